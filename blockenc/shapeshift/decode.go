@@ -1,0 +1,370 @@
+package shapeshift
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"sync"
+
+	"github.com/pierrec/lz4/v4"
+)
+
+// header is a parsed and validated column header. Its slices alias src.
+type header struct {
+	count   int
+	log     uint
+	nChunks int
+	comp    [numForms]int
+	offsets []byte // nChunks little-endian uint32 end offsets into data
+	data    []byte // chunk bodies
+	dataAt  int    // offset of data in src, for error messages
+}
+
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)
+}
+
+// parseHeader checks the checksum, then the header and the offsets table.
+// Chunk bodies are not looked at.
+func parseHeader(src []byte) (header, error) {
+	var h header
+	if len(src) < 4+3 {
+		return h, corrupt("column of %d bytes is shorter than the minimum", len(src))
+	}
+	body := src[:len(src)-4]
+	want := binary.LittleEndian.Uint32(src[len(body):])
+	if got := crc32.Checksum(body, castagnoli); got != want {
+		return h, corrupt("checksum %#08x, stored %#08x, offset %d", got, want, len(body))
+	}
+	if body[0] != Version {
+		return h, corrupt("version %d, want %d, offset 0", body[0], Version)
+	}
+	p := 1
+	count, k := binary.Uvarint(body[p:])
+	if k <= 0 || count > MaxLen {
+		return h, corrupt("bad value count, offset %d", p)
+	}
+	p += k
+	if p >= len(body) {
+		return h, corrupt("truncated header, offset %d", p)
+	}
+	lg := body[p]
+	if lg < MinLogChunkSize || lg > MaxLogChunkSize {
+		return h, corrupt("log chunk size %d out of range, offset %d", lg, p)
+	}
+	p++
+	h.count, h.log = int(count), uint(lg)
+	h.nChunks = (h.count + 1<<h.log - 1) >> h.log
+	total := 0
+	for f := range h.comp {
+		c, k := binary.Uvarint(body[p:])
+		if k <= 0 || c > uint64(h.nChunks) {
+			return h, corrupt("bad composition count for %v, offset %d", Form(f), p)
+		}
+		h.comp[f] = int(c)
+		total += int(c)
+		p += k
+	}
+	if total != h.nChunks {
+		return h, corrupt("composition sums to %d chunks, want %d, offset %d", total, h.nChunks, p)
+	}
+	if uint(len(body)-p) < uint(4*h.nChunks) {
+		return h, corrupt("offsets table truncated, offset %d", p)
+	}
+	h.offsets = body[p : p+4*h.nChunks]
+	h.dataAt = p + 4*h.nChunks
+	h.data = body[h.dataAt:]
+	prev := uint32(0)
+	for c := 0; c < h.nChunks; c++ {
+		end := binary.LittleEndian.Uint32(h.offsets[4*c:])
+		if end <= prev || uint64(end) > uint64(len(h.data)) {
+			return h, corrupt("chunk %d end %d out of order or range, offset %d", c, end, p+4*c)
+		}
+		prev = end
+	}
+	if int(prev) != len(h.data) {
+		return h, corrupt("%d bytes after the last chunk, offset %d", len(h.data)-int(prev), h.dataAt+int(prev))
+	}
+	return h, nil
+}
+
+// chunk returns chunk c's body (form byte first), its value count and its
+// offset in the column.
+func (h *header) chunk(c int) ([]byte, int, int) {
+	start := uint32(0)
+	if c > 0 {
+		start = binary.LittleEndian.Uint32(h.offsets[4*c-4:])
+	}
+	end := binary.LittleEndian.Uint32(h.offsets[4*c:])
+	n := 1 << h.log
+	if c == h.nChunks-1 {
+		n = h.count - c<<h.log
+	}
+	return h.data[start:end], n, h.dataAt + int(start)
+}
+
+// checkChunk validates the length and fixed fields of a chunk body holding n
+// values, everything needed to read BytePack, BitPack, Constant, Zero and
+// Raw chunks in place and to size every other form. at is the body's offset
+// in the column, for errors.
+func checkChunk(b []byte, n int, at int) error {
+	f := Form(b[0])
+	want := 0
+	switch f {
+	case Zero:
+		want = hdrZero
+	case Constant:
+		want = hdrConstant
+	case BytePack, LZ4:
+		if len(b) < hdrBytePack {
+			break
+		}
+		w := int(b[9])
+		if w < 1 || w > 8 {
+			return corrupt("%v width %d, offset %d", f, w, at+9)
+		}
+		if f == LZ4 {
+			if len(b) == hdrLZ4 {
+				return corrupt("LZ4 chunk without data, offset %d", at)
+			}
+			return nil
+		}
+		want = sizeBytePack(n, w)
+		if len(b) == want {
+			for i, x := range b[want-(8-w):] {
+				if x != 0 {
+					return corrupt("nonzero BytePack padding, offset %d", at+want-(8-w)+i)
+				}
+			}
+		}
+	case BitPack:
+		if len(b) < hdrBitPack {
+			break
+		}
+		bits := int(b[9])
+		if bits < 1 || bits > 64 {
+			return corrupt("BitPack width %d, offset %d", bits, at+9)
+		}
+		want = sizeBitPack(n, bits)
+	case Delta:
+		if len(b) < hdrDelta {
+			break
+		}
+		bits := int(b[17])
+		if bits > 64 {
+			return corrupt("Delta width %d, offset %d", bits, at+17)
+		}
+		want = sizeDelta(n, bits)
+	case RunLength:
+		if len(b) < hdrRunLength {
+			break
+		}
+		r := int(binary.LittleEndian.Uint16(b[9:])) + 1
+		vw, lw := int(b[11]), int(b[12])
+		if vw < 1 || vw > 8 || lw < 1 || lw > 2 || r > n {
+			return corrupt("RunLength runs %d widths %d/%d, offset %d", r, vw, lw, at+9)
+		}
+		want = sizeRunLength(r, vw, lw)
+	case Patched:
+		if len(b) < hdrPatched {
+			break
+		}
+		lo, hi := int(b[9]), int(b[10])
+		e := int(binary.LittleEndian.Uint16(b[11:]))
+		if lo > 63 || hi < 1 || lo+hi > 64 || e < 1 || e >= n {
+			return corrupt("Patched widths %d/%d exceptions %d, offset %d", lo, hi, e, at+9)
+		}
+		want = sizePatched(n, lo, e, hi)
+	case Raw:
+		want = sizeRaw(n)
+	default:
+		return corrupt("unknown form %d, offset %d", b[0], at)
+	}
+	if len(b) != want {
+		return corrupt("%v chunk of %d values is %d bytes, want %d, offset %d", f, n, len(b), want, at)
+	}
+	return nil
+}
+
+// lz4Pool holds scratch buffers for LZ4 chunks in Decode.
+var lz4Pool = sync.Pool{New: func() any { return new([]byte) }}
+
+// decodeChunk decodes a chunk body into dst (len(dst) values). It checks the
+// body first and everything checkChunk cannot (run lengths, exception
+// positions, LZ4 data); scratch is grown as needed for LZ4.
+func decodeChunk(dst []int64, b []byte, at int, scratch *[]byte) error {
+	n := len(dst)
+	if err := checkChunk(b, n, at); err != nil {
+		return err
+	}
+	switch Form(b[0]) {
+	case Zero:
+		clear(dst)
+	case Constant:
+		fill(dst, int64(binary.LittleEndian.Uint64(b[1:])))
+	case BytePack:
+		unpackBytes(dst, b[hdrBytePack:], int(b[9]), int64(binary.LittleEndian.Uint64(b[1:])))
+	case BitPack:
+		unpackBits(dst, b[hdrBitPack:], int(b[9]), int64(binary.LittleEndian.Uint64(b[1:])))
+	case Delta:
+		decodeDelta(dst, b)
+	case RunLength:
+		return decodeRunLength(dst, b, at)
+	case Patched:
+		return decodePatched(dst, b, at)
+	case LZ4:
+		w := int(b[9])
+		need := n*w + 8
+		if cap(*scratch) < need {
+			*scratch = make([]byte, need)
+		}
+		buf := (*scratch)[:need]
+		k, err := lz4.UncompressBlock(b[hdrLZ4:], buf[:n*w])
+		if err != nil || k != n*w {
+			return corrupt("LZ4 data does not decompress to %d bytes, offset %d", n*w, at+hdrLZ4)
+		}
+		clear(buf[n*w:])
+		unpackBytes(dst, buf, w, int64(binary.LittleEndian.Uint64(b[1:])))
+	case Raw:
+		src := b[1:]
+		for i := range dst {
+			dst[i] = int64(binary.LittleEndian.Uint64(src[8*i:]))
+		}
+	}
+	return nil
+}
+
+func fill(dst []int64, v int64) {
+	for i := range dst {
+		dst[i] = v
+	}
+}
+
+// unpackBytes stores base + the i-th w-byte little-endian field of src in
+// dst[i]. src holds len(dst)*w bytes plus at least 8-w more.
+func unpackBytes(dst []int64, src []byte, w int, base int64) {
+	switch w {
+	case 1:
+		src = src[:len(dst)]
+		for i, x := range src {
+			dst[i] = base + int64(x)
+		}
+	case 2:
+		src = src[:2*len(dst)]
+		for i := range dst {
+			dst[i] = base + int64(binary.LittleEndian.Uint16(src[2*i:]))
+		}
+	case 4:
+		src = src[:4*len(dst)]
+		for i := range dst {
+			dst[i] = base + int64(binary.LittleEndian.Uint32(src[4*i:]))
+		}
+	case 8:
+		src = src[:8*len(dst)]
+		for i := range dst {
+			dst[i] = base + int64(binary.LittleEndian.Uint64(src[8*i:]))
+		}
+	default:
+		mask := lowMask(8 * w)
+		for i := range dst {
+			dst[i] = base + int64(binary.LittleEndian.Uint64(src[i*w:])&mask)
+		}
+	}
+}
+
+func decodeDelta(dst []int64, b []byte) {
+	first := int64(binary.LittleEndian.Uint64(b[1:]))
+	dmin := int64(binary.LittleEndian.Uint64(b[9:]))
+	dst[0] = first
+	unpackBits(dst[1:], b[hdrDelta:], int(b[17]), dmin)
+	acc := first
+	for i := 1; i < len(dst); i++ {
+		acc += dst[i]
+		dst[i] = acc
+	}
+}
+
+func decodeRunLength(dst []int64, b []byte, at int) error {
+	base := int64(binary.LittleEndian.Uint64(b[1:]))
+	r := int(binary.LittleEndian.Uint16(b[9:])) + 1
+	vw, lw := int(b[11]), int(b[12])
+	lens := b[hdrRunLength : hdrRunLength+r*lw]
+	vals := b[hdrRunLength+r*lw:]
+	mask := lowMask(8 * vw)
+	pos := 0
+	for j := 0; j < r; j++ {
+		var l int
+		if lw == 1 {
+			l = int(lens[j]) + 1
+		} else {
+			l = int(binary.LittleEndian.Uint16(lens[2*j:])) + 1
+		}
+		if l > len(dst)-pos {
+			return corrupt("RunLength run %d overruns the chunk, offset %d", j, at+hdrRunLength+j*lw)
+		}
+		fill(dst[pos:pos+l], base+int64(binary.LittleEndian.Uint64(vals[j*vw:])&mask))
+		pos += l
+	}
+	if pos != len(dst) {
+		return corrupt("RunLength runs cover %d of %d values, offset %d", pos, len(dst), at)
+	}
+	return nil
+}
+
+func decodePatched(dst []int64, b []byte, at int) error {
+	base := int64(binary.LittleEndian.Uint64(b[1:]))
+	lo, hi := int(b[9]), int(b[10])
+	e := int(binary.LittleEndian.Uint16(b[11:]))
+	p := hdrPatched
+	unpackBits(dst, b[p:], lo, base)
+	p += packedBytes(len(dst), lo)
+	pos := b[p : p+2*e]
+	highs := b[p+2*e:]
+	prev := -1
+	for j := 0; j < e; j++ {
+		i := int(binary.LittleEndian.Uint16(pos[2*j:]))
+		if i <= prev || i >= len(dst) {
+			return corrupt("Patched exception %d at %d out of order or range, offset %d", j, i, at+p+2*j)
+		}
+		prev = i
+		dst[i] += int64(getBits(highs, hi, j) << uint(lo))
+	}
+	return nil
+}
+
+// Decode appends the values of the column in src to dst and returns the
+// extended slice. It reuses dst's spare capacity and allocates only to grow
+// it. On corrupt input it returns dst unchanged and an error wrapping
+// ErrCorrupt.
+func Decode(dst []int64, src []byte) ([]int64, error) {
+	h, err := parseHeader(src)
+	if err != nil {
+		return dst, err
+	}
+	orig, start := dst, len(dst)
+	if cap(dst)-start < h.count {
+		grown := make([]int64, start, start+h.count)
+		copy(grown, dst)
+		dst = grown
+	}
+	out := dst[start : start+h.count]
+	var scratch *[]byte
+	var comp [numForms]int
+	for c := 0; c < h.nChunks; c++ {
+		b, n, at := h.chunk(c)
+		if Form(b[0]).IsValid() {
+			comp[b[0]]++
+		}
+		if Form(b[0]) == LZ4 && scratch == nil {
+			scratch = lz4Pool.Get().(*[]byte)
+			defer lz4Pool.Put(scratch)
+		}
+		if err := decodeChunk(out[c<<h.log:c<<h.log+n], b, at, scratch); err != nil {
+			return orig, err
+		}
+	}
+	if comp != h.comp {
+		return orig, corrupt("chunk forms %v disagree with the composition %v, offset 1", comp, h.comp)
+	}
+	return dst[:start+h.count], nil
+}

@@ -1,0 +1,44 @@
+package shapeshift
+
+import "github.com/pierrec/lz4/v4"
+
+// forceChunk encodes v as one chunk body of form f, bypassing selection.
+// ok is false when f cannot represent v.
+func forceChunk(v []int64, f Form) (body []byte, ok bool) {
+	e := new(encoder)
+	m := measure(v)
+	rb := bitLen(uint64(m.max - m.min))
+	ch := choice{form: f, w: byteWidth(rb), rb: rb, db: bitLen(uint64(m.dmax - m.dmin)), lw: 1}
+	if m.longest > 256 {
+		ch.lw = 2
+	}
+	switch f {
+	case Zero:
+		ok = m.min == 0 && m.max == 0
+	case Constant:
+		ok = m.min == m.max
+	case BitPack:
+		ok = rb > 0
+	case Patched:
+		ch.pb = rb / 2
+		for _, x := range v {
+			if uint64(x-m.min)>>uint(ch.pb) != 0 {
+				ch.pe++
+			}
+		}
+		ok = ch.pe >= 1 && ch.pe < len(v)
+	case LZ4:
+		packed := putBytePack(nil, v, m.min, ch.w)[:len(v)*ch.w]
+		e.lz = make([]byte, lz4.CompressBlockBound(len(packed)))
+		k, err := e.comp.CompressBlock(packed, e.lz)
+		ch.lzSize = k
+		ok = err == nil && k > 0
+	default:
+		ok = true
+	}
+	if !ok {
+		return nil, false
+	}
+	e.write(v, m, ch)
+	return e.body, true
+}

@@ -1,0 +1,116 @@
+package shapeshift
+
+import (
+	"errors"
+	"strconv"
+)
+
+// ErrCorrupt is wrapped by every error that Decode and Open return for
+// malformed, truncated or checksum-failing input; test with errors.Is.
+var ErrCorrupt = errors.New("shapeshift: corrupt column")
+
+// Version is the format version written in byte 0 of every column.
+const Version = 1
+
+// Chunk size limits, as log2 of the number of values per chunk.
+const (
+	MinLogChunkSize     = 8
+	MaxLogChunkSize     = 16
+	DefaultLogChunkSize = 14
+)
+
+// MaxLen is the largest number of values one column may hold. It keeps every
+// chunk offset (a uint32) in range even if every chunk were stored Raw.
+const MaxLen = 1 << 28
+
+// Form is how one chunk is stored. Form values are written into columns:
+// they are part of the format, never renumber or reuse them.
+type Form uint8
+
+const (
+	Zero      Form = 0 // part of the format, never reuse: every value is 0
+	Constant  Form = 1 // part of the format, never reuse: every value equals one int64
+	BytePack  Form = 2 // part of the format, never reuse: min + w-byte offsets, w 1..8
+	BitPack   Form = 3 // part of the format, never reuse: min + b-bit offsets, b 1..64
+	Delta     Form = 4 // part of the format, never reuse: first + bit-packed deltas
+	RunLength Form = 5 // part of the format, never reuse: (length, value) runs
+	Patched   Form = 6 // part of the format, never reuse: bit-packed with exceptions
+	LZ4       Form = 7 // part of the format, never reuse: LZ4 block over a BytePack body
+	Raw       Form = 8 // part of the format, never reuse: 8-byte little-endian values
+
+	numForms = 9
+)
+
+var formNames = [numForms]string{"Zero", "Constant", "BytePack", "BitPack", "Delta", "RunLength", "Patched", "LZ4", "Raw"}
+
+// String returns the form's name, or "Form(n)" for an unknown value.
+func (f Form) String() string {
+	if f.IsValid() {
+		return formNames[f]
+	}
+	return "Form(" + strconv.Itoa(int(f)) + ")"
+}
+
+// IsValid reports whether f is a form this version of the format knows.
+func (f Form) IsValid() bool { return f < numForms }
+
+// Target says what the encoder optimises for when it picks a chunk's form.
+// Targets are not written into columns.
+type Target uint8
+
+const (
+	// Balanced (the default) takes the smallest form unless a faster form
+	// is within a few percent of its size.
+	Balanced Target = 0
+	// Smaller takes the smallest form; ties go to the faster one.
+	Smaller Target = 1
+	// Faster gives up more size for forms that decode faster, favouring
+	// forms that Get reads in place.
+	Faster Target = 2
+
+	numTargets = 3
+)
+
+var targetNames = [numTargets]string{"Balanced", "Smaller", "Faster"}
+
+// String returns the target's name, or "Target(n)".
+func (t Target) String() string {
+	if t.IsValid() {
+		return targetNames[t]
+	}
+	return "Target(" + strconv.Itoa(int(t)) + ")"
+}
+
+// IsValid reports whether t is a known target.
+func (t Target) IsValid() bool { return t < numTargets }
+
+// Options control Encode. The zero value means the defaults.
+type Options struct {
+	// Target is what form selection optimises for. Default Balanced; an
+	// unknown value is treated as Balanced.
+	Target Target
+	// LogChunkSize is log2 of the values per chunk, MinLogChunkSize (8) to
+	// MaxLogChunkSize (16). 0 means DefaultLogChunkSize (14); other values
+	// out of range are clamped.
+	LogChunkSize int
+}
+
+// DefaultOptions returns the options the zero value stands for.
+func DefaultOptions() Options {
+	return Options{Target: Balanced, LogChunkSize: DefaultLogChunkSize}
+}
+
+func (o Options) normalized() Options {
+	if !o.Target.IsValid() {
+		o.Target = Balanced
+	}
+	switch {
+	case o.LogChunkSize == 0:
+		o.LogChunkSize = DefaultLogChunkSize
+	case o.LogChunkSize < MinLogChunkSize:
+		o.LogChunkSize = MinLogChunkSize
+	case o.LogChunkSize > MaxLogChunkSize:
+		o.LogChunkSize = MaxLogChunkSize
+	}
+	return o
+}

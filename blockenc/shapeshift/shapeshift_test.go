@@ -1,0 +1,210 @@
+package shapeshift
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+)
+
+var targets = []Target{Smaller, Balanced, Faster}
+
+// checkColumn decodes enc both ways and compares with want.
+func checkColumn(t *testing.T, enc []byte, want []int64) {
+	t.Helper()
+	got, err := Decode([]int64{-7}, enc)
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	if got[0] != -7 || !slices.Equal(got[1:], want) {
+		t.Fatalf("Decode mismatch: got %d values, want %d (first diff %d)", len(got)-1, len(want), firstDiff(got[1:], want))
+	}
+	col, err := Open(enc)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if col.Len() != len(want) {
+		t.Fatalf("Len = %d, want %d", col.Len(), len(want))
+	}
+	for i, w := range want {
+		if g := col.Get(i); g != w {
+			t.Fatalf("Get(%d) = %d, want %d", i, g, w)
+		}
+	}
+	// Backwards too, so decoded chunks are revisited.
+	for i := len(want) - 1; i >= 0; i -= 97 {
+		if g := col.Get(i); g != want[i] {
+			t.Fatalf("Get(%d) backwards = %d, want %d", i, g, want[i])
+		}
+	}
+}
+
+func firstDiff(a, b []int64) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+func TestRoundTripDistributions(t *testing.T) {
+	for _, d := range datasets {
+		for _, tg := range targets {
+			for _, lg := range []int{8, 12, 0} {
+				t.Run(fmt.Sprintf("data=%s/target=%v/log=%d", d.name, tg, lg), func(t *testing.T) {
+					v := genData(d, 1, 40000)
+					enc := Encode(nil, v, Options{Target: tg, LogChunkSize: lg})
+					checkColumn(t, enc, v)
+				})
+			}
+		}
+	}
+}
+
+func TestRoundTripChunkEdges(t *testing.T) {
+	for _, lg := range []int{8, 10, 16} {
+		size := 1 << lg
+		for _, n := range []int{0, 1, 2, 63, 64, 65, size - 1, size, size + 1, 2*size + 3} {
+			for _, d := range datasets {
+				v := genData(d, uint64(n), n)
+				enc := Encode(nil, v, Options{LogChunkSize: lg})
+				t.Run(fmt.Sprintf("log=%d/n=%d/data=%s", lg, n, d.name), func(t *testing.T) {
+					checkColumn(t, enc, v)
+				})
+			}
+		}
+	}
+}
+
+// TestEveryForm makes sure each form is chosen by some input and round trips.
+func TestEveryForm(t *testing.T) {
+	seen := map[Form]bool{}
+	for _, d := range datasets {
+		for _, tg := range targets {
+			v := genData(d, 2, 20000)
+			col, err := Open(Encode(nil, v, Options{Target: tg}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for f := range col.Composition() {
+				seen[f] = true
+			}
+		}
+	}
+	for f := Form(0); f < numForms; f++ {
+		if f == Raw {
+			continue // BytePack w=8 is never larger than Raw by more than 16 bytes
+		}
+		if !seen[f] {
+			t.Errorf("form %v never chosen", f)
+		}
+	}
+}
+
+// TestForcedForms encodes chunks in every form directly (bypassing
+// selection) and decodes them, so forms that selection rarely picks are
+// still covered.
+func TestForcedForms(t *testing.T) {
+	for _, d := range datasets {
+		for _, n := range []int{1, 2, 5, 64, 100, 256, 1000} {
+			v := genData(d, 3, n)
+			for f := Form(0); f < numForms; f++ {
+				body, ok := forceChunk(v, f)
+				if !ok {
+					continue
+				}
+				got := make([]int64, n)
+				if err := decodeChunk(got, body, 0, new([]byte)); err != nil {
+					t.Fatalf("data=%s n=%d form=%v: %v", d.name, n, f, err)
+				}
+				if !slices.Equal(got, v) {
+					t.Fatalf("data=%s n=%d form=%v: first diff at %d", d.name, n, f, firstDiff(got, v))
+				}
+			}
+		}
+	}
+}
+
+func TestErrCorruptShortInputs(t *testing.T) {
+	for n := 0; n < 20; n++ {
+		_, err := Decode(nil, make([]byte, n))
+		if !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("Decode(%d zero bytes) = %v", n, err)
+		}
+		if _, err := Open(make([]byte, n)); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("Open(%d zero bytes) = %v", n, err)
+		}
+	}
+}
+
+func TestDecodeReusesCapacity(t *testing.T) {
+	v := genData(datasets[2], 1, 5000)
+	enc := Encode(nil, v, Options{})
+	buf := make([]int64, 3, 6000)
+	got, err := Decode(buf, enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &got[0] != &buf[0] {
+		t.Fatal("Decode reallocated despite enough capacity")
+	}
+	allocs := testing.AllocsPerRun(20, func() { got, _ = Decode(got[:0], enc) })
+	if allocs != 0 {
+		t.Fatalf("Decode into a large enough dst: %v allocs", allocs)
+	}
+}
+
+func TestGetZeroAllocs(t *testing.T) {
+	for _, d := range datasets {
+		v := genData(d, 1, 50000)
+		col, err := Open(Encode(nil, v, Options{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		allocs := testing.AllocsPerRun(1000, func() {
+			i = (i + 7919) % len(v)
+			_ = col.Get(i)
+		})
+		if allocs != 0 {
+			t.Errorf("data=%s: Get allocates %v", d.name, allocs)
+		}
+	}
+}
+
+func TestEncodeAppendsAndIsDeterministic(t *testing.T) {
+	v := genData(datasets[4], 9, 30000)
+	a := Encode(nil, v, Options{})
+	b := Encode([]byte("prefix"), v, Options{})
+	if string(b[:6]) != "prefix" || !slices.Equal(a, b[6:]) {
+		t.Fatal("Encode with a prefix differs from Encode into nil")
+	}
+}
+
+func TestCloneIndependent(t *testing.T) {
+	v := genData(datasets[5], 4, 70000) // gauge: Delta chunks, decoded on Get
+	col, err := Open(Encode(nil, v, Options{LogChunkSize: 10}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := col.Clone()
+	for i := 0; i < len(v); i += 333 {
+		j := len(v) - 1 - i
+		if col.Get(i) != v[i] || c2.Get(j) != v[j] {
+			t.Fatalf("clone mismatch at %d/%d", i, j)
+		}
+	}
+}
+
+func TestStrings(t *testing.T) {
+	if Delta.String() != "Delta" || Form(200).String() != "Form(200)" || Form(200).IsValid() {
+		t.Fatal("Form.String")
+	}
+	if Faster.String() != "Faster" || Target(9).String() != "Target(9)" {
+		t.Fatal("Target.String")
+	}
+	if o := (Options{}).normalized(); o != DefaultOptions() {
+		t.Fatalf("zero Options normalise to %+v", o)
+	}
+}
