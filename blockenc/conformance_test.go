@@ -1,0 +1,452 @@
+package blockenc_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/kvenc/kvenc/blockenc"
+)
+
+// randomCells returns n sorted, distinct cells: keys 0..256 bytes built on
+// a few long shared prefixes, the empty key, keys with many versions,
+// deletes, empty and repeated values up to 4 KiB, seqs from 0 to MaxSeq.
+func randomCells(rng *rand.Rand, n int) []blockenc.Cell {
+	prefixes := [][]byte{nil, []byte("a"), bytes.Repeat([]byte("p"), 100)}
+	for range 3 {
+		p := make([]byte, rng.IntN(200))
+		for i := range p {
+			p[i] = byte('a' + rng.IntN(3)) // small alphabet: long shared runs
+		}
+		prefixes = append(prefixes, p)
+	}
+	var cells []blockenc.Cell
+	var prevVal []byte
+	for len(cells) < n {
+		p := prefixes[rng.IntN(len(prefixes))]
+		key := append([]byte(nil), p...)
+		for range rng.IntN(257 - len(p)) {
+			if rng.IntN(4) == 0 {
+				break
+			}
+			key = append(key, byte(rng.IntN(256)))
+		}
+		if rng.IntN(50) == 0 {
+			key = nil
+		}
+		versions := 1
+		if rng.IntN(10) == 0 {
+			versions = 1 + rng.IntN(40)
+		}
+		for range versions {
+			c := blockenc.Cell{Key: key, Kind: blockenc.KindPut}
+			if rng.IntN(5) == 0 {
+				c.Kind = blockenc.KindDelete
+			}
+			switch rng.IntN(4) {
+			case 0:
+				c.Seq = uint64(rng.IntN(200))
+			case 1:
+				c.Seq = rng.Uint64() >> 1 // up to MaxSeq
+			default:
+				c.Seq = 1<<40 + uint64(rng.IntN(1<<20))
+			}
+			if rng.IntN(100) == 0 {
+				c.Seq = blockenc.MaxSeq
+			}
+			switch r := rng.IntN(10); {
+			case r == 0:
+				// empty value
+			case r <= 2 && prevVal != nil:
+				c.Value = prevVal
+			case r == 3:
+				c.Value = randBytes(rng, rng.IntN(4097))
+			default:
+				c.Value = randBytes(rng, rng.IntN(20))
+			}
+			prevVal = c.Value
+			cells = append(cells, c)
+		}
+	}
+	return sortCells(cells)
+}
+
+// sortCells sorts cells and drops repeated (key, seq) pairs.
+func sortCells(cells []blockenc.Cell) []blockenc.Cell {
+	slices.SortStableFunc(cells, blockenc.Compare)
+	return slices.CompactFunc(cells, func(a, b blockenc.Cell) bool { return blockenc.Compare(a, b) == 0 })
+}
+
+func randBytes(rng *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	return b
+}
+
+func encode(t testing.TB, opts blockenc.Options, cells []blockenc.Cell) []byte {
+	t.Helper()
+	e := blockenc.NewEncoder(opts)
+	for i, c := range cells {
+		if err := e.Add(c); err != nil {
+			t.Fatalf("Add cell %d: %v", i, err)
+		}
+	}
+	b, err := e.Finish()
+	if err != nil {
+		t.Fatalf("Finish: %v", err)
+	}
+	if e.Len() != len(cells) || e.Size() != len(b) {
+		t.Fatalf("Len %d Size %d, want %d and %d", e.Len(), e.Size(), len(cells), len(b))
+	}
+	return b
+}
+
+func sameCell(a, b blockenc.Cell) bool {
+	return bytes.Equal(a.Key, b.Key) && bytes.Equal(a.Value, b.Value) && a.Seq == b.Seq && a.Kind == b.Kind
+}
+
+func fmtCell(c blockenc.Cell) string {
+	return fmt.Sprintf("{%q seq %d %v %d-byte value}", c.Key, c.Seq, c.Kind, len(c.Value))
+}
+
+// checkAll reads the whole block with First/Next and compares.
+func checkAll(t *testing.T, s *blockenc.Seeker, cells []blockenc.Cell) {
+	t.Helper()
+	i := 0
+	for ok := s.First(); ok; ok = s.Next() {
+		if i >= len(cells) {
+			t.Fatalf("more cells than the %d added", len(cells))
+		}
+		if got := s.Cell(); !sameCell(got, cells[i]) {
+			t.Fatalf("cell %d: got %s, want %s", i, fmtCell(got), fmtCell(cells[i]))
+		}
+		i++
+	}
+	if s.Err() != nil || i != len(cells) {
+		t.Fatalf("read %d of %d cells, err %v", i, len(cells), s.Err())
+	}
+	if s.Next() || s.Cell().Key != nil {
+		t.Fatal("Next after the end moved")
+	}
+}
+
+// checkSeek checks SeekGE(target) against a binary search of cells, and
+// that Next continues from the right cell.
+func checkSeek(t *testing.T, s *blockenc.Seeker, cells []blockenc.Cell, target []byte) {
+	t.Helper()
+	want := sort.Search(len(cells), func(i int) bool { return bytes.Compare(cells[i].Key, target) >= 0 })
+	ok := s.SeekGE(target)
+	if s.Err() != nil {
+		t.Fatalf("SeekGE(%q): %v", target, s.Err())
+	}
+	if want == len(cells) {
+		if ok {
+			t.Fatalf("SeekGE(%q) past the last key found %s", target, fmtCell(s.Cell()))
+		}
+		return
+	}
+	if !ok {
+		t.Fatalf("SeekGE(%q): not found, want cell %d %s", target, want, fmtCell(cells[want]))
+	}
+	if got := s.Cell(); !sameCell(got, cells[want]) {
+		t.Fatalf("SeekGE(%q): got %s, want cell %d %s", target, fmtCell(got), want, fmtCell(cells[want]))
+	}
+	if want+1 < len(cells) {
+		if !s.Next() || !sameCell(s.Cell(), cells[want+1]) {
+			t.Fatalf("Next after SeekGE(%q): got %s, want %s", target, fmtCell(s.Cell()), fmtCell(cells[want+1]))
+		}
+	}
+}
+
+// seekTargets returns every key, a key just after each key, a proper prefix
+// of each key, a key before the first and keys past the last.
+func seekTargets(cells []blockenc.Cell) [][]byte {
+	var ts [][]byte
+	for _, c := range cells {
+		ts = append(ts, c.Key, append(slices.Clip(c.Key), 0))
+		if len(c.Key) > 0 {
+			ts = append(ts, c.Key[:len(c.Key)/2])
+			last := slices.Clone(c.Key)
+			last[len(last)-1]++
+			ts = append(ts, last)
+		}
+	}
+	ts = append(ts, nil, []byte{}, bytes.Repeat([]byte{0xff}, 300))
+	if len(cells) > 0 {
+		ts = append(ts, append(slices.Clone(cells[len(cells)-1].Key), 0xff))
+	}
+	return ts
+}
+
+func allOptions() []blockenc.Options {
+	var opts []blockenc.Options
+	for _, e := range blockenc.Encodings() {
+		opts = append(opts, blockenc.Options{Encoding: e})
+	}
+	// RowIndex restart edge cases: every cell a restart, and odd intervals.
+	opts = append(opts,
+		blockenc.Options{Encoding: blockenc.RowIndex, RestartInterval: 1},
+		blockenc.Options{Encoding: blockenc.RowIndex, RestartInterval: 3},
+		blockenc.Options{Encoding: blockenc.RowIndex, RestartInterval: 1000})
+	return opts
+}
+
+func optName(o blockenc.Options) string {
+	if o.Encoding == blockenc.RowIndex && o.RestartInterval != 0 {
+		return fmt.Sprintf("encoding=%v/restart=%d", o.Encoding, o.RestartInterval)
+	}
+	return "encoding=" + o.Encoding.String()
+}
+
+// TestConformance runs round trip, seeks and reuse over every encoding.
+func TestConformance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	sets := map[string][]blockenc.Cell{
+		"empty":  nil,
+		"one":    {{Key: []byte("k"), Value: []byte("v"), Seq: 1, Kind: blockenc.KindPut}},
+		"random": randomCells(rng, 600),
+		"emptykey": {
+			{Key: nil, Seq: 3, Kind: blockenc.KindDelete},
+			{Key: nil, Value: []byte("x"), Seq: 2, Kind: blockenc.KindPut},
+			{Key: []byte{0}, Seq: 0, Kind: blockenc.KindPut},
+		},
+	}
+	for name, cells := range sets {
+		for _, opts := range allOptions() {
+			t.Run("cells="+name+"/"+optName(opts), func(t *testing.T) {
+				block := encode(t, opts, cells)
+				if err := blockenc.Verify(block); err != nil {
+					t.Fatalf("Verify: %v", err)
+				}
+				s, err := blockenc.NewSeeker(block)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkAll(t, s, cells)
+				targets := seekTargets(cells)
+				for _, tg := range targets { // in key order of cells: mostly ascending
+					checkSeek(t, s, cells, tg)
+				}
+				rng.Shuffle(len(targets), func(i, j int) { targets[i], targets[j] = targets[j], targets[i] })
+				for _, tg := range targets {
+					checkSeek(t, s, cells, tg)
+				}
+				slices.SortFunc(targets, bytes.Compare)
+				for _, tg := range targets { // strictly ascending: the forward fast paths
+					checkSeek(t, s, cells, tg)
+				}
+				checkAll(t, s, cells) // First after seeks starts over
+			})
+		}
+	}
+}
+
+// TestReuse: one Seeker through Init over every encoding; one Encoder
+// through Reset gives identical bytes.
+func TestReuse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	a, b := randomCells(rng, 200), randomCells(rng, 150)
+	var s blockenc.Seeker
+	for _, opts := range allOptions() {
+		e := blockenc.NewEncoder(opts)
+		var blocks [2][]byte
+		for round := range 2 {
+			for i, cells := range [][]blockenc.Cell{a, b} {
+				e.Reset()
+				for _, c := range cells {
+					if err := e.Add(c); err != nil {
+						t.Fatal(err)
+					}
+				}
+				blk, err := e.Finish()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if round == 1 && !bytes.Equal(blk, blocks[i]) {
+					t.Fatalf("%s: re-encoding after Reset differs at offset %d", optName(opts), firstDiff(blk, blocks[i]))
+				}
+				blocks[i] = blk
+				if err := s.Init(blk); err != nil {
+					t.Fatal(err)
+				}
+				checkAll(t, &s, cells)
+				checkSeek(t, &s, cells, cells[len(cells)/2].Key)
+			}
+		}
+	}
+	// Init over a bad block leaves a seeker that reports it, then recovers.
+	if err := s.Init([]byte{1, 2, 3}); !errors.Is(err, blockenc.ErrCorrupt) || s.First() || s.Err() == nil {
+		t.Fatalf("Init on garbage: err %v, First moved or Err nil", err)
+	}
+	if err := s.Init(encode(t, blockenc.DefaultOptions(), a)); err != nil || s.Err() != nil {
+		t.Fatalf("Init after garbage: %v", err)
+	}
+	checkAll(t, &s, a)
+}
+
+// TestFinishTwice: Finish leaves the encoder able to continue the block.
+func TestFinishTwice(t *testing.T) {
+	cells := randomCells(rand.New(rand.NewPCG(5, 6)), 50)
+	for _, opts := range allOptions() {
+		e := blockenc.NewEncoder(opts)
+		for _, c := range cells[:20] {
+			if err := e.Add(c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := e.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cells[20:] {
+			if err := e.Add(c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		blk, err := e.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := encode(t, opts, cells); !bytes.Equal(blk, want) {
+			t.Fatalf("%s: differs at offset %d", optName(opts), firstDiff(blk, want))
+		}
+	}
+}
+
+// TestAddCopies: the caller may reuse a cell's slices after Add.
+func TestAddCopies(t *testing.T) {
+	for _, opts := range allOptions() {
+		e := blockenc.NewEncoder(opts)
+		key, val := []byte("key0"), []byte("val0")
+		for i := range 5 {
+			key[3], val[3] = byte('0'+i), byte('0'+i%2)
+			if err := e.Add(blockenc.Cell{Key: key, Value: val, Seq: 1, Kind: blockenc.KindPut}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		key[3], val[3] = 'x', 'x'
+		blk, _ := e.Finish()
+		s, err := blockenc.NewSeeker(blk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; s.Next(); i++ {
+			c := s.Cell()
+			if string(c.Key) != "key"+string(rune('0'+i)) || string(c.Value) != "val"+string(rune('0'+i%2)) {
+				t.Fatalf("%s: cell %d is %q=%q", optName(opts), i, c.Key, c.Value)
+			}
+		}
+	}
+}
+
+func TestAddErrors(t *testing.T) {
+	put := func(k string, seq uint64) blockenc.Cell {
+		return blockenc.Cell{Key: []byte(k), Seq: seq, Kind: blockenc.KindPut}
+	}
+	for _, opts := range allOptions() {
+		e := blockenc.NewEncoder(opts)
+		if err := e.Add(put("b", 5)); err != nil {
+			t.Fatal(err)
+		}
+		size := e.Size()
+		for _, tc := range []struct {
+			c    blockenc.Cell
+			want error
+		}{
+			{put("b", 5), blockenc.ErrOutOfOrder}, // same key and seq
+			{put("b", 6), blockenc.ErrOutOfOrder}, // newer version after older
+			{put("a", 9), blockenc.ErrOutOfOrder},
+			{put("c", blockenc.MaxSeq+1), blockenc.ErrTooLarge},
+			{blockenc.Cell{Key: make([]byte, blockenc.MaxKeyLen+1), Seq: 1}, blockenc.ErrTooLarge},
+			{blockenc.Cell{Key: []byte("c"), Value: make([]byte, blockenc.MaxValueLen+1)}, blockenc.ErrTooLarge},
+			{blockenc.Cell{Key: []byte("c"), Kind: 2}, blockenc.ErrInvalidKind},
+		} {
+			if err := e.Add(tc.c); !errors.Is(err, tc.want) {
+				t.Errorf("%s: Add(%s) = %v, want %v", optName(opts), fmtCell(tc.c), err, tc.want)
+			}
+		}
+		if e.Len() != 1 || e.Size() != size {
+			t.Errorf("%s: failed Adds changed the block", optName(opts))
+		}
+		// The limits themselves are fine.
+		if err := e.Add(blockenc.Cell{Key: bytes.Repeat([]byte("c"), blockenc.MaxKeyLen), Value: make([]byte, blockenc.MaxValueLen), Seq: blockenc.MaxSeq}); err != nil {
+			t.Errorf("%s: Add at the limits: %v", optName(opts), err)
+		}
+		blk, err := e.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := blockenc.Verify(blk); err != nil {
+			t.Errorf("%s: block at the limits: %v", optName(opts), err)
+		}
+	}
+	for _, opts := range []blockenc.Options{{Encoding: 5}, {Encoding: blockenc.RowIndex, RestartInterval: -1}, {RestartInterval: 1 << 17}} {
+		e := blockenc.NewEncoder(opts)
+		if err := e.Add(put("a", 1)); !errors.Is(err, blockenc.ErrInvalidOptions) {
+			t.Errorf("Add with %+v: %v", opts, err)
+		}
+		if _, err := e.Finish(); !errors.Is(err, blockenc.ErrInvalidOptions) {
+			t.Errorf("Finish with %+v: %v", opts, err)
+		}
+	}
+}
+
+func TestEncodingNames(t *testing.T) {
+	want := []string{"none", "prefix", "diff", "fastdiff", "rowindex"}
+	for i, e := range blockenc.Encodings() {
+		if int(e) != i || e.String() != want[i] || !e.IsValid() {
+			t.Errorf("encoding %d: %v valid=%v", i, e, e.IsValid())
+		}
+	}
+	if e := blockenc.Encoding(5); e.IsValid() || e.String() != "Encoding(5)" {
+		t.Errorf("Encoding(5): %v valid=%v", e, e.IsValid())
+	}
+}
+
+// TestZeroAllocs: SeekGE, Next and Cell allocate nothing after Init.
+func TestZeroAllocs(t *testing.T) {
+	cells := randomCells(rand.New(rand.NewPCG(7, 8)), 300)
+	targets := seekTargets(cells)
+	for _, opts := range allOptions() {
+		s, err := blockenc.NewSeeker(encode(t, opts, cells))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sink int
+		i := 0
+		allocs := testing.AllocsPerRun(200, func() {
+			s.SeekGE(targets[i%len(targets)])
+			i += 7
+			for range 3 {
+				s.Next()
+				sink += len(s.Cell().Key)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %v allocs per SeekGE+Next+Cell", optName(opts), allocs)
+		}
+		allocs = testing.AllocsPerRun(20, func() {
+			for ok := s.First(); ok; ok = s.Next() {
+				sink += len(s.Cell().Value)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %v allocs per full scan", optName(opts), allocs)
+		}
+		_ = sink
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}

@@ -1,0 +1,234 @@
+package blockenc
+
+import (
+	"encoding/binary"
+
+	"github.com/kvenc/kvenc/vlong"
+)
+
+// The hot loop: one step function per encoding decodes the cell at s.off
+// into s.key, s.val and s.kind, notes where its seq is, and moves s.off past
+// it. Every length read is bounds-checked here, so Init needs no pass over
+// the cells; a bad cell sets s.err and returns false.
+
+// step decodes the next cell (the caller checked s.idx < s.count).
+func (s *Seeker) step() bool {
+	switch s.enc {
+	case None:
+		return s.stepNone()
+	case Prefix, RowIndex:
+		return s.stepPrefix()
+	case Diff:
+		return s.stepDiff()
+	default:
+		return s.stepFastDiff()
+	}
+}
+
+// readLen reads a uvarint length at b[off:] (0 <= off <= len(b)). It
+// returns the value and the offset after it, or a negative offset if the
+// varint is truncated or the value is 2^31 or more. Once p is negative,
+// further readLen calls keep it negative, so callers check once.
+func readLen(b []byte, off int) (int, int) {
+	if uint(off) < uint(len(b)) && b[off] < 0x80 {
+		return int(b[off]), off + 1
+	}
+	return readLenSlow(b, off)
+}
+
+func readLenSlow(b []byte, off int) (int, int) {
+	if off < 0 || off > len(b) {
+		return 0, -1
+	}
+	v, n := binary.Uvarint(b[off:])
+	if n <= 0 || v >= 1<<31 {
+		return 0, -1
+	}
+	return int(v), off + n
+}
+
+// setKey makes the current key its first shared bytes followed by suffix:
+// the key reconstruction every prefix encoding shares.
+func (s *Seeker) setKey(shared int, suffix []byte) bool {
+	if shared > len(s.key) {
+		return s.corrupt("shared prefix longer than previous key")
+	}
+	n := shared + len(suffix)
+	if n > MaxKeyLen {
+		return s.corrupt("key too long")
+	}
+	if n > cap(s.keyBuf) {
+		nb := make([]byte, n, max(n, 2*cap(s.keyBuf), 64))
+		copy(nb, s.key[:shared])
+		s.keyBuf = nb
+	}
+	// s.key is s.keyBuf[:len(s.key)], so the shared prefix is in place.
+	copy(s.keyBuf[shared:n], suffix)
+	s.key = s.keyBuf[:n:n]
+	return true
+}
+
+// setValue makes b[p:p+n] the current value and returns the offset after
+// it, or a negative offset if it does not fit.
+func (s *Seeker) setValue(p, n int) int {
+	if n > MaxValueLen || n > len(s.cells)-p {
+		return -1
+	}
+	s.val = s.cells[p : p+n : p+n]
+	return p + n
+}
+
+// setKind reads a kind byte at p.
+func (s *Seeker) setKind(p int) int {
+	if p >= len(s.cells) || s.cells[p] > byte(KindPut) {
+		return -1
+	}
+	s.kind = Kind(s.cells[p])
+	return p + 1
+}
+
+// skipSeq notes the seq vlong at p and moves past it without decoding it:
+// a seek decodes only the seq of the cell it lands on.
+func (s *Seeker) skipSeq(p int) bool {
+	if p < 0 || p >= len(s.cells) {
+		return s.corrupt("cell overruns the block")
+	}
+	n := vlong.LenFromFirstByte(s.cells[p])
+	if n > len(s.cells)-p {
+		return s.corrupt("seq overruns the block")
+	}
+	s.seqOff = p
+	s.off = p + n
+	s.idx++
+	if s.idx == s.count && s.off != len(s.cells) {
+		return s.corrupt("bytes after the last cell")
+	}
+	return true
+}
+
+// None: klen | vlen | key | value | kind | seq.
+func (s *Seeker) stepNone() bool {
+	b := s.cells
+	klen, p := readLen(b, s.off)
+	vlen, p := readLen(b, p)
+	if p < 0 || klen > MaxKeyLen || klen > len(b)-p {
+		return s.corrupt("bad key")
+	}
+	s.key = b[p : p+klen : p+klen]
+	p = s.setValue(p+klen, vlen)
+	if p < 0 {
+		return s.corrupt("bad value")
+	}
+	return s.skipSeq(s.setKind(p))
+}
+
+// Prefix and RowIndex: shared | suffix len | vlen | suffix | value | kind |
+// seq. RowIndex restart cells have shared = 0 and sit at the offsets the
+// restart array gives.
+func (s *Seeker) stepPrefix() bool {
+	b := s.cells
+	shared, p := readLen(b, s.off)
+	slen, p := readLen(b, p)
+	vlen, p := readLen(b, p)
+	if p < 0 || slen > len(b)-p {
+		return s.corrupt("bad key")
+	}
+	if s.idx == s.nextRestart {
+		if shared != 0 || s.off != s.restartOffset(s.ri) {
+			return s.corrupt("restart offset is not a whole-key cell")
+		}
+		s.ri++
+		s.nextRestart += s.interval
+	}
+	if !s.setKey(shared, b[p:p+slen]) {
+		return false
+	}
+	p = s.setValue(p+slen, vlen)
+	if p < 0 {
+		return s.corrupt("bad value")
+	}
+	return s.skipSeq(s.setKind(p))
+}
+
+// Diff: flags | [klen] | [vlen] | shared | suffix | value | [kind] | seq.
+func (s *Seeker) stepDiff() bool {
+	b := s.cells
+	p := s.off
+	if p >= len(b) {
+		return s.corrupt("cell overruns the block")
+	}
+	flags := b[p]
+	p++
+	if flags&^diffKnownFlags != 0 {
+		return s.corrupt("unknown diff flags")
+	}
+	klen, vlen := len(s.key), len(s.val)
+	if flags&diffSameKeyLen == 0 {
+		klen, p = readLen(b, p)
+	}
+	if flags&diffSameValueLen == 0 {
+		vlen, p = readLen(b, p)
+	}
+	shared, p := readLen(b, p)
+	if p < 0 || shared > klen || klen-shared > len(b)-p {
+		return s.corrupt("bad key")
+	}
+	slen := klen - shared
+	if !s.setKey(shared, b[p:p+slen]) {
+		return false
+	}
+	p = s.setValue(p+slen, vlen)
+	if p < 0 {
+		return s.corrupt("bad value")
+	}
+	if flags&diffSameKind == 0 {
+		p = s.setKind(p)
+	}
+	return s.skipSeq(p)
+}
+
+// FastDiff: flags | [suffix len - 15] | [shared] | [vlen] | suffix |
+// [value] | seq.
+func (s *Seeker) stepFastDiff() bool {
+	b := s.cells
+	p := s.off
+	if p >= len(b) {
+		return s.corrupt("cell overruns the block")
+	}
+	flags := b[p]
+	p++
+	slen := int(flags & fdSuffixMask)
+	if slen == fdSuffixEscape {
+		var x int
+		x, p = readLen(b, p)
+		slen += x
+	}
+	var shared int
+	if flags&fdSameKeyLen != 0 {
+		shared = len(s.key) - slen
+	} else {
+		shared, p = readLen(b, p)
+	}
+	vlen := len(s.val)
+	switch flags & (fdSameValue | fdSameValueLen) {
+	case 0:
+		vlen, p = readLen(b, p)
+	case fdSameValue | fdSameValueLen:
+		return s.corrupt("same value and same value length both set")
+	}
+	if p < 0 || shared < 0 || slen > len(b)-p {
+		return s.corrupt("bad key")
+	}
+	if !s.setKey(shared, b[p:p+slen]) {
+		return false
+	}
+	p += slen
+	if flags&fdSameValue == 0 {
+		p = s.setValue(p, vlen)
+		if p < 0 {
+			return s.corrupt("bad value")
+		}
+	}
+	s.kind = Kind(flags >> 7)
+	return s.skipSeq(p)
+}

@@ -1,0 +1,291 @@
+package blockenc
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"math/bits"
+
+	"github.com/kvenc/kvenc/vlong"
+)
+
+// Diff flags byte: part of the format, never reuse. Other bits must be 0.
+const (
+	diffSameKeyLen   = 1 << 0 // key length omitted: equals the previous key's
+	diffSameValueLen = 1 << 1 // value length omitted: equals the previous value's
+	diffSameKind     = 1 << 2 // kind byte omitted: equals the previous kind
+	diffKnownFlags   = diffSameKeyLen | diffSameValueLen | diffSameKind
+)
+
+// FastDiff flags byte: part of the format, never reuse.
+const (
+	fdSuffixMask   = 0x0f   // suffix length 0..14; 15: suffix length - 15 follows as uvarint
+	fdSuffixEscape = 15     // nibble value meaning "uvarint follows"
+	fdSameKeyLen   = 1 << 4 // shared length omitted: key length equals the previous key's
+	fdSameValueLen = 1 << 5 // value length omitted: equals the previous value's
+	fdSameValue    = 1 << 6 // value omitted: equals the previous value (fdSameValueLen is then 0)
+	fdPut          = 1 << 7 // the kind: 1 = KindPut, 0 = KindDelete
+)
+
+// Encoder builds one block from cells added in order.
+//
+// The zero Encoder is not usable; call NewEncoder. An Encoder is not safe
+// for concurrent use.
+type Encoder struct {
+	opts     Options
+	err      error    // sticky: invalid options
+	buf      []byte   // the cells, as they will appear in the block
+	restarts []uint32 // RowIndex: offsets of restart cells in buf
+	n        int      // cells added
+
+	prevKey  []byte // copy of the previous key
+	prevSeq  uint64
+	prevKind Kind
+	prevVal  int // offset of the previous value in buf
+	prevVLen int // length of the previous value
+}
+
+// NewEncoder returns an Encoder for opts. Invalid options are reported by
+// Add and Finish (ErrInvalidOptions).
+func NewEncoder(opts Options) *Encoder {
+	e := &Encoder{}
+	e.setOptions(opts)
+	e.Reset()
+	return e
+}
+
+func (e *Encoder) setOptions(opts Options) {
+	if opts.RestartInterval == 0 {
+		opts.RestartInterval = DefaultRestartInterval
+	}
+	e.opts = opts
+	switch {
+	case !opts.Encoding.IsValid():
+		e.err = fmt.Errorf("%w: encoding %d", ErrInvalidOptions, opts.Encoding)
+	case opts.RestartInterval < 0 || opts.RestartInterval > maxRestartInterval:
+		e.err = fmt.Errorf("%w: restart interval %d not in [1, %d]", ErrInvalidOptions, opts.RestartInterval, maxRestartInterval)
+	}
+}
+
+// Reset empties the encoder for a new block with the same options, keeping
+// its buffers.
+func (e *Encoder) Reset() {
+	e.buf = e.buf[:0]
+	e.restarts = e.restarts[:0]
+	e.n = 0
+	e.prevKey = e.prevKey[:0]
+	e.prevSeq = 0
+	e.prevKind = KindPut
+	e.prevVal, e.prevVLen = 0, 0
+}
+
+// Len returns the number of cells added since NewEncoder or Reset.
+func (e *Encoder) Len() int { return e.n }
+
+// Size returns the length in bytes of the block Finish would return now.
+func (e *Encoder) Size() int {
+	return e.headerLen() + len(e.buf) + restartLen*len(e.restarts) + trailerLen
+}
+
+func (e *Encoder) headerLen() int {
+	n := 3 + uvarintLen(uint64(e.n))
+	if e.opts.Encoding == RowIndex {
+		n += uvarintLen(uint64(e.opts.RestartInterval))
+	}
+	return n
+}
+
+// Add appends c to the block. c must sort after the previously added cell
+// (Compare > 0). Add copies what it needs: the caller may reuse c's slices
+// when Add returns. On error the block is unchanged.
+func (e *Encoder) Add(c Cell) error {
+	if e.err != nil {
+		return e.err
+	}
+	switch {
+	case len(c.Key) > MaxKeyLen:
+		return fmt.Errorf("%w: key of %d bytes (max %d)", ErrTooLarge, len(c.Key), MaxKeyLen)
+	case len(c.Value) > MaxValueLen:
+		return fmt.Errorf("%w: value of %d bytes (max %d)", ErrTooLarge, len(c.Value), MaxValueLen)
+	case c.Seq > MaxSeq:
+		return fmt.Errorf("%w: seq %d (max %d)", ErrTooLarge, c.Seq, uint64(MaxSeq))
+	case !c.Kind.IsValid():
+		return fmt.Errorf("%w: %d", ErrInvalidKind, c.Kind)
+	}
+	if e.n > 0 {
+		if Compare(Cell{Key: e.prevKey, Seq: e.prevSeq}, c) >= 0 {
+			return fmt.Errorf("%w: cell %d (key %q seq %d) after key %q seq %d",
+				ErrOutOfOrder, e.n, c.Key, c.Seq, e.prevKey, e.prevSeq)
+		}
+	}
+	if uint64(len(e.buf))+uint64(len(c.Key))+uint64(len(c.Value))+64 > math.MaxUint32 {
+		return fmt.Errorf("%w: block over 4 GiB", ErrTooLarge)
+	}
+
+	shared := sharedPrefixLen(e.prevKey, c.Key)
+	switch e.opts.Encoding {
+	case None:
+		e.addNone(c)
+	case Prefix:
+		e.addPrefix(c, shared)
+	case Diff:
+		e.addDiff(c, shared)
+	case FastDiff:
+		e.addFastDiff(c, shared)
+	case RowIndex:
+		if e.n%e.opts.RestartInterval == 0 {
+			e.restarts = append(e.restarts, uint32(len(e.buf)))
+			shared = 0
+		}
+		e.addPrefix(c, shared)
+	}
+	e.buf = vlong.Append(e.buf, int64(c.Seq))
+	e.prevKey = append(e.prevKey[:0], c.Key...)
+	e.prevSeq = c.Seq
+	e.prevKind = c.Kind
+	e.n++
+	return nil
+}
+
+// putValue appends v and remembers where it is, so FastDiff can compare
+// the next value against the block itself instead of a copy (HBASE-30390).
+func (e *Encoder) putValue(v []byte) {
+	e.prevVal, e.prevVLen = len(e.buf), len(v)
+	e.buf = append(e.buf, v...)
+}
+
+func (e *Encoder) addNone(c Cell) {
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Key)))
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Value)))
+	e.buf = append(e.buf, c.Key...)
+	e.putValue(c.Value)
+	e.buf = append(e.buf, byte(c.Kind))
+}
+
+// addPrefix writes a Prefix cell; RowIndex writes the same cells.
+func (e *Encoder) addPrefix(c Cell, shared int) {
+	e.buf = binary.AppendUvarint(e.buf, uint64(shared))
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Key)-shared))
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Value)))
+	e.buf = append(e.buf, c.Key[shared:]...)
+	e.putValue(c.Value)
+	e.buf = append(e.buf, byte(c.Kind))
+}
+
+func (e *Encoder) addDiff(c Cell, shared int) {
+	var flags byte
+	sameKeyLen := len(c.Key) == len(e.prevKey)
+	sameValueLen := len(c.Value) == e.prevVLen
+	sameKind := c.Kind == e.prevKind
+	if sameKeyLen {
+		flags |= diffSameKeyLen
+	}
+	if sameValueLen {
+		flags |= diffSameValueLen
+	}
+	if sameKind {
+		flags |= diffSameKind
+	}
+	e.buf = append(e.buf, flags)
+	if !sameKeyLen {
+		e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Key)))
+	}
+	if !sameValueLen {
+		e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Value)))
+	}
+	e.buf = binary.AppendUvarint(e.buf, uint64(shared))
+	e.buf = append(e.buf, c.Key[shared:]...)
+	e.putValue(c.Value)
+	if !sameKind {
+		e.buf = append(e.buf, byte(c.Kind))
+	}
+}
+
+func (e *Encoder) addFastDiff(c Cell, shared int) {
+	suffix := len(c.Key) - shared
+	var flags byte
+	if suffix < fdSuffixEscape {
+		flags = byte(suffix)
+	} else {
+		flags = fdSuffixEscape
+	}
+	sameKeyLen := len(c.Key) == len(e.prevKey)
+	if sameKeyLen {
+		flags |= fdSameKeyLen
+	}
+	prev := e.buf[e.prevVal : e.prevVal+e.prevVLen]
+	sameValue := bytes.Equal(c.Value, prev)
+	sameValueLen := !sameValue && len(c.Value) == len(prev)
+	if sameValue {
+		flags |= fdSameValue
+	}
+	if sameValueLen {
+		flags |= fdSameValueLen
+	}
+	if c.Kind == KindPut {
+		flags |= fdPut
+	}
+	e.buf = append(e.buf, flags)
+	if suffix >= fdSuffixEscape {
+		e.buf = binary.AppendUvarint(e.buf, uint64(suffix-fdSuffixEscape))
+	}
+	if !sameKeyLen {
+		e.buf = binary.AppendUvarint(e.buf, uint64(shared))
+	}
+	if !sameValue && !sameValueLen {
+		e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Value)))
+	}
+	e.buf = append(e.buf, c.Key[shared:]...)
+	if !sameValue {
+		e.putValue(c.Value)
+	}
+}
+
+// Finish returns the block holding every cell added so far, in a new slice
+// the caller owns. The Encoder is unchanged: more cells may be added and
+// Finish called again, or Reset starts a new block.
+func (e *Encoder) Finish() ([]byte, error) {
+	if e.err != nil {
+		return nil, e.err
+	}
+	b := make([]byte, 0, e.Size())
+	b = append(b, formatVersion, byte(e.opts.Encoding), 0)
+	b = binary.AppendUvarint(b, uint64(e.n))
+	if e.opts.Encoding == RowIndex {
+		b = binary.AppendUvarint(b, uint64(e.opts.RestartInterval))
+	}
+	b = append(b, e.buf...)
+	for _, r := range e.restarts {
+		b = binary.LittleEndian.AppendUint32(b, r)
+	}
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
+	return b, nil
+}
+
+// sharedPrefixLen returns the length of the common prefix of a and b,
+// comparing 8 bytes at a time.
+func sharedPrefixLen(a, b []byte) int {
+	n := min(len(a), len(b))
+	a, b = a[:n], b[:n]
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:])
+		if x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
+	}
+	for ; i < n && a[i] == b[i]; i++ {
+	}
+	return i
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}

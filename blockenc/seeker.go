@@ -1,0 +1,341 @@
+package blockenc
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+
+	"github.com/kvenc/kvenc/vlong"
+)
+
+// minCellLen is the fewest bytes any cell takes (a FastDiff flags byte and
+// a one-byte seq); it bounds the cell count a header may claim.
+const minCellLen = 2
+
+// Seeker reads the cells of one block: First, SeekGE, Next, Cell.
+//
+// NewSeeker and Init check the block's checksum and header (and the
+// RowIndex restart array) once; the moves then check every bound they read,
+// so no input makes them panic. A move that meets bad bytes returns false
+// and Err says where; the error is sticky until the next Init.
+//
+// The slices in the Cell returned by Cell alias the block or a key buffer
+// inside the Seeker: they are valid until the next First, SeekGE, Next or
+// Init, and must not be modified. Copy them to keep them.
+//
+// After Init the Seeker is positioned before the first cell: Next moves to
+// it. SeekGE, Next and Cell do not allocate once the key buffer has grown to
+// the longest key seen. A Seeker is not safe for concurrent use; many
+// Seekers may read one block at once.
+type Seeker struct {
+	cells     []byte // the cell stream, header and index cut off
+	restarts  []byte // RowIndex: uint32 little-endian cell offsets
+	hdrLen    int    // offset of cells in the block, for error positions
+	enc       Encoding
+	count     int // cells in the block
+	interval  int // RowIndex restart interval
+	nRestarts int
+
+	off         int // offset in cells of the next cell to decode
+	idx         int // index of the next cell to decode
+	ri          int // RowIndex: number of the next restart to meet
+	nextRestart int // RowIndex: index of the cell at restart ri; -1 otherwise
+
+	key    []byte // current key: aliases cells (None) or keyBuf
+	val    []byte // current value: aliases cells
+	kind   Kind
+	seq    uint64
+	seqOff int // offset in cells of the current cell's seq vlong
+	valid  bool
+	err    error
+	keyBuf []byte // reconstructed keys of the prefix encodings
+}
+
+// NewSeeker returns a Seeker over block, positioned before the first cell.
+// It returns an error wrapping ErrCorrupt if the block's checksum, header or
+// restart index is bad.
+func NewSeeker(block []byte) (*Seeker, error) {
+	s := &Seeker{}
+	if err := s.Init(block); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Init points s at a new block, keeping its key buffer, and positions it
+// before the first cell. On error (wrapping ErrCorrupt) every move returns
+// false and Err returns the same error.
+func (s *Seeker) Init(block []byte) error {
+	*s = Seeker{keyBuf: s.keyBuf[:0]}
+	if err := s.init(block); err != nil {
+		s.err = err
+		return err
+	}
+	s.rewind()
+	return nil
+}
+
+func (s *Seeker) init(block []byte) error {
+	const minBlock = 3 + 1 + trailerLen // header with count 0, no cells
+	if len(block) < minBlock {
+		return fmt.Errorf("%w: block of %d bytes (min %d)", ErrCorrupt, len(block), minBlock)
+	}
+	body := block[:len(block)-trailerLen]
+	want := binary.LittleEndian.Uint32(block[len(body):])
+	if got := crc32.Checksum(body, crcTable); got != want {
+		return fmt.Errorf("%w: checksum %#08x, trailer says %#08x", ErrCorrupt, got, want)
+	}
+	if body[0] != formatVersion {
+		return fmt.Errorf("%w: offset 0: format version %d (want %d)", ErrCorrupt, body[0], formatVersion)
+	}
+	s.enc = Encoding(body[1])
+	if !s.enc.IsValid() {
+		return fmt.Errorf("%w: offset 1: unknown encoding %d", ErrCorrupt, body[1])
+	}
+	if body[2]&^knownFlags != 0 {
+		return fmt.Errorf("%w: offset 2: unsupported flags %#02x", ErrCorrupt, body[2])
+	}
+	p := 3
+	count, n := binary.Uvarint(body[p:])
+	if n <= 0 {
+		return fmt.Errorf("%w: offset %d: bad cell count", ErrCorrupt, p)
+	}
+	p += n
+	if s.enc == RowIndex {
+		iv, n := binary.Uvarint(body[p:])
+		if n <= 0 || iv == 0 || iv > maxRestartInterval {
+			return fmt.Errorf("%w: offset %d: bad restart interval", ErrCorrupt, p)
+		}
+		p += n
+		s.interval = int(iv)
+	}
+	s.hdrLen = p
+	cells := body[p:]
+	if count > uint64(len(cells)/minCellLen) {
+		return fmt.Errorf("%w: %d cells cannot fit in %d bytes", ErrCorrupt, count, len(cells))
+	}
+	s.count = int(count)
+	if s.count == 0 && len(cells) != 0 {
+		return fmt.Errorf("%w: offset %d: %d bytes after zero cells", ErrCorrupt, p, len(cells))
+	}
+	if s.enc == RowIndex {
+		s.nRestarts = (s.count + s.interval - 1) / s.interval
+		if restartLen*s.nRestarts > len(cells) {
+			return fmt.Errorf("%w: %d restarts cannot fit in %d bytes", ErrCorrupt, s.nRestarts, len(cells))
+		}
+		end := len(cells) - restartLen*s.nRestarts
+		s.restarts = cells[end:]
+		cells = cells[:end]
+		// Restart 0 is the first cell; offsets increase and stay inside the
+		// cells, so restartKey never reads out of the stream. Whether each
+		// offset is a cell boundary is checked by the scan that reaches it.
+		prev := -1
+		for i := 0; i < s.nRestarts; i++ {
+			r := int(binary.LittleEndian.Uint32(s.restarts[restartLen*i:]))
+			if (i == 0 && r != 0) || r <= prev || r >= len(cells) {
+				return fmt.Errorf("%w: offset %d: restart %d at %d", ErrCorrupt, p+end+restartLen*i, i, r)
+			}
+			prev = r
+		}
+	}
+	s.cells = cells
+	return nil
+}
+
+// Err returns the error that stopped the Seeker (wrapping ErrCorrupt), or
+// nil. A move that returns false with Err() == nil has reached the end.
+func (s *Seeker) Err() error { return s.err }
+
+// Cell returns the current cell, or the zero Cell if the Seeker is not on
+// one. Key and Value alias the block or the Seeker's key buffer: valid until
+// the next move or Init; do not modify them.
+func (s *Seeker) Cell() Cell {
+	if !s.valid {
+		return Cell{}
+	}
+	return Cell{Key: s.key, Value: s.val, Seq: s.seq, Kind: s.kind}
+}
+
+// First moves to the first cell. It returns false if the block is empty or
+// on error (see Err).
+func (s *Seeker) First() bool {
+	if s.err != nil {
+		return false
+	}
+	s.rewind()
+	return s.Next()
+}
+
+// Next moves to the next cell (from before the first cell: to the first
+// one). It returns false at the end of the block or on error (see Err).
+func (s *Seeker) Next() bool {
+	if s.idx >= s.count || s.err != nil {
+		s.valid = false
+		return false
+	}
+	return s.step() && s.land()
+}
+
+// SeekGE moves to the first cell whose key is >= key; for a key with many
+// versions that is the newest. It returns false if every key is smaller, or
+// on error (see Err).
+//
+// RowIndex binary-searches its restart keys and scans at most one restart
+// interval. The other encodings scan forward: from the current cell when it
+// is before key (so ascending seeks cost only the distance moved), else from
+// the block start.
+func (s *Seeker) SeekGE(key []byte) bool {
+	if s.err != nil {
+		return false
+	}
+	if s.enc == RowIndex {
+		return s.seekRowIndex(key)
+	}
+	if !s.valid || bytes.Compare(s.key, key) >= 0 {
+		s.rewind()
+	}
+	return s.scan(key)
+}
+
+// scan steps forward until the key is >= key.
+func (s *Seeker) scan(key []byte) bool {
+	for s.idx < s.count {
+		if !s.step() {
+			return false
+		}
+		if bytes.Compare(s.key, key) >= 0 {
+			return s.land()
+		}
+	}
+	s.valid = false
+	return false
+}
+
+func (s *Seeker) seekRowIndex(key []byte) bool {
+	lo := 0
+	if s.valid && bytes.Compare(s.key, key) < 0 {
+		// Ascending: if key is before the next restart, the answer is in
+		// this interval; else search only the restarts after it.
+		if s.ri >= s.nRestarts {
+			return s.scan(key)
+		}
+		k, ok := s.restartKey(s.ri)
+		if !ok {
+			return false
+		}
+		if bytes.Compare(k, key) >= 0 {
+			return s.scan(key)
+		}
+		lo = s.ri + 1
+	}
+	// Find the first restart at or after lo whose key is >= key; the answer
+	// is in the interval before it.
+	hi := s.nRestarts
+	if hi == 0 {
+		s.valid = false
+		return false // empty block
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		k, ok := s.restartKey(m)
+		if !ok {
+			return false
+		}
+		if bytes.Compare(k, key) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	s.toRestart(max(lo-1, 0))
+	return s.scan(key)
+}
+
+// restartOffset returns the offset of restart i (0 <= i < nRestarts),
+// checked against the cells by init.
+func (s *Seeker) restartOffset(i int) int {
+	return int(binary.LittleEndian.Uint32(s.restarts[restartLen*i:]))
+}
+
+// restartKey returns the key stored whole at restart i without moving.
+func (s *Seeker) restartKey(i int) ([]byte, bool) {
+	b := s.cells
+	off := s.restartOffset(i)
+	shared, p := readLen(b, off)
+	suffix, p := readLen(b, p)
+	_, p = readLen(b, p) // value length
+	if p < 0 || shared != 0 || suffix > len(b)-p {
+		s.off, s.idx = off, i*s.interval
+		return nil, s.corrupt("bad restart cell")
+	}
+	return b[p : p+suffix], true
+}
+
+// rewind positions s before the first cell, with the empty "previous
+// cell" the encoders start from.
+func (s *Seeker) rewind() {
+	s.off, s.idx = 0, 0
+	s.ri, s.nextRestart = 0, -1
+	if s.enc == RowIndex {
+		s.nextRestart = 0
+	}
+	s.key, s.val, s.kind = s.keyBuf[:0], nil, KindPut
+	s.valid = false
+}
+
+// toRestart positions s before the cell at restart i.
+func (s *Seeker) toRestart(i int) {
+	s.off, s.idx = s.restartOffset(i), i*s.interval
+	s.ri, s.nextRestart = i, i*s.interval
+	s.key, s.val, s.kind = s.keyBuf[:0], nil, KindPut
+	s.valid = false
+}
+
+// land makes the cell just stepped over current: decodes its seq.
+func (s *Seeker) land() bool {
+	b := s.cells[s.seqOff:] // seqOff < len(cells): checked by skipSeq
+	if b[0] < 0x80 {
+		s.seq = uint64(b[0])
+	} else {
+		v, _, err := vlong.Decode(b)
+		if err != nil || v < 0 {
+			s.off = s.seqOff
+			return s.corrupt("bad seq")
+		}
+		s.seq = uint64(v)
+	}
+	s.valid = true
+	return true
+}
+
+// corrupt records an error at the current cell and offset and returns false.
+func (s *Seeker) corrupt(what string) bool {
+	s.err = fmt.Errorf("%w: cell %d offset %d: %s", ErrCorrupt, s.idx, s.hdrLen+s.off, what)
+	s.valid = false
+	return false
+}
+
+// Verify checks a whole block: checksum, header, that every cell decodes,
+// and that the cells are in order (key ascending, seq descending, no
+// duplicates). NewSeeker checks less, for speed; use Verify on blocks that
+// did not come from an Encoder of this package.
+func Verify(block []byte) error {
+	var s Seeker
+	if err := s.Init(block); err != nil {
+		return err
+	}
+	var prev []byte
+	var prevSeq uint64
+	for i := 0; s.Next(); i++ {
+		if i > 0 {
+			c := bytes.Compare(prev, s.key)
+			if c > 0 || (c == 0 && prevSeq <= s.seq) {
+				return fmt.Errorf("%w: cell %d out of order", ErrCorrupt, i)
+			}
+		}
+		prev = append(prev[:0], s.key...)
+		prevSeq = s.seq
+	}
+	return s.Err()
+}
