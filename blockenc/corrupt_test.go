@@ -1,0 +1,167 @@
+package blockenc_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kvenc/kvenc/blockenc"
+)
+
+// smallCells is a short block's worth of cells that exercises every flag:
+// versions, deletes, repeated and empty values, a long suffix, big seqs.
+func smallCells() []blockenc.Cell {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var cells []blockenc.Cell
+	for i, k := range []string{"", "a", "abc", "abc", "abcd", "abcdefghijklmnopqrstuvwxyz", "abd", "b"} {
+		c := blockenc.Cell{Key: []byte(k), Seq: uint64(100 - i), Kind: blockenc.KindPut, Value: []byte("v")}
+		switch i % 4 {
+		case 1:
+			c.Kind, c.Value = blockenc.KindDelete, nil
+		case 2:
+			c.Seq = 1<<40 - uint64(i)
+			c.Value = randBytes(rng, 20)
+		}
+		cells = append(cells, c)
+	}
+	return sortCells(cells)
+}
+
+func fixCRC(b []byte) {
+	if len(b) >= 4 {
+		binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], crc32.MakeTable(crc32.Castagnoli)))
+	}
+}
+
+// exercise drives a seeker over block through every kind of move and
+// reports whether it saw an error; any error must wrap ErrCorrupt.
+func exercise(t *testing.T, block []byte) error {
+	t.Helper()
+	s, err := blockenc.NewSeeker(block)
+	if err != nil {
+		if !errors.Is(err, blockenc.ErrCorrupt) {
+			t.Fatalf("NewSeeker error %v does not wrap ErrCorrupt", err)
+		}
+		return err
+	}
+	var keys [][]byte
+	for ok := s.First(); ok; ok = s.Next() {
+		keys = append(keys, bytes.Clone(s.Cell().Key))
+	}
+	for _, k := range append(keys, nil, []byte("abc"), []byte("zzz")) {
+		s.SeekGE(k)
+		s.Next()
+	}
+	if err := s.Err(); err != nil && !errors.Is(err, blockenc.ErrCorrupt) {
+		t.Fatalf("Err %v does not wrap ErrCorrupt", err)
+	}
+	return s.Err()
+}
+
+// TestCorruptBytes: every single-byte change and every truncation of a
+// block is an error from NewSeeker, never a panic.
+func TestCorruptBytes(t *testing.T) {
+	cells := smallCells()
+	for _, opts := range allOptions() {
+		block := encode(t, opts, cells)
+		if exercise(t, block) != nil {
+			t.Fatalf("%s: good block fails", optName(opts))
+		}
+		bad := bytes.Clone(block)
+		for i := range block {
+			for _, x := range []byte{0x01, 0x80, 0xff, 0x5a} {
+				bad[i] ^= x
+				if _, err := blockenc.NewSeeker(bad); !errors.Is(err, blockenc.ErrCorrupt) {
+					t.Fatalf("%s: byte %d ^ %#x: NewSeeker error %v", optName(opts), i, x, err)
+				}
+				bad[i] ^= x
+			}
+		}
+		for n := range len(block) {
+			if _, err := blockenc.NewSeeker(block[:n]); !errors.Is(err, blockenc.ErrCorrupt) {
+				t.Fatalf("%s: truncated to %d bytes: NewSeeker error %v", optName(opts), n, err)
+			}
+		}
+	}
+}
+
+// TestHostileBlocks: blocks whose checksum is right but whose contents were
+// changed (what a fuzzer can build) never panic; moves stop with an error
+// wrapping ErrCorrupt, or give cells that Verify accepts.
+func TestHostileBlocks(t *testing.T) {
+	cells := smallCells()
+	errs, oks := 0, 0
+	for _, opts := range allOptions() {
+		block := encode(t, opts, cells)
+		bad := bytes.Clone(block)
+		for i := range len(block) - 4 {
+			for _, v := range []byte{0, 1, 2, 3, 4, 5, 0x0f, 0x10, 0x40, 0x7f, 0x80, 0x8e, 0xc1, 0xff} {
+				bad[i] = v
+				fixCRC(bad)
+				if exercise(t, bad) != nil {
+					errs++
+				} else if blockenc.Verify(bad) == nil {
+					// Accepted and in order: seeks must agree with the scan.
+					oks++
+					checkConsistent(t, bad)
+				}
+				copy(bad, block)
+			}
+		}
+		for n := 4; n < len(block); n++ { // truncated, checksum recomputed
+			tr := bytes.Clone(block[:n])
+			fixCRC(tr)
+			exercise(t, tr)
+		}
+	}
+	if errs == 0 || oks == 0 {
+		t.Fatalf("hostile blocks: %d errors, %d accepted: expected both", errs, oks)
+	}
+}
+
+// checkConsistent checks a block Verify accepts: every seek agrees with a
+// binary search over the cells a full scan returns.
+func checkConsistent(t *testing.T, block []byte) {
+	t.Helper()
+	s, err := blockenc.NewSeeker(block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells []blockenc.Cell
+	for ok := s.First(); ok; ok = s.Next() {
+		c := s.Cell()
+		cells = append(cells, blockenc.Cell{Key: bytes.Clone(c.Key), Value: bytes.Clone(c.Value), Seq: c.Seq, Kind: c.Kind})
+	}
+	for _, k := range seekTargets(cells) {
+		checkSeek(t, s, cells, k)
+	}
+}
+
+// TestCorruptHeader: specific header faults give specific errors.
+func TestCorruptHeader(t *testing.T) {
+	good := encode(t, blockenc.Options{Encoding: blockenc.RowIndex, RestartInterval: 2}, smallCells())
+	for _, tc := range []struct {
+		name string
+		mod  func(b []byte) []byte
+	}{
+		{"version", func(b []byte) []byte { b[0] = 2; return b }},
+		{"encoding 5", func(b []byte) []byte { b[1] = 5; return b }},
+		{"flags", func(b []byte) []byte { b[2] = 1; return b }},
+		{"count too big", func(b []byte) []byte { b[3] = 0x7f; return b }},
+		{"count too small", func(b []byte) []byte { b[3]--; return b }},
+		{"interval 0", func(b []byte) []byte { b[4] = 0; return b }},
+		{"restart 0 not at 0", func(b []byte) []byte { b[len(b)-4-4*4] = 1; return b }},
+		{"restarts not increasing", func(b []byte) []byte { b[len(b)-4-4*3] = 0; return b }},
+		{"restart not on a cell", func(b []byte) []byte { b[len(b)-4-4*3]++; return b }},
+		{"trailing byte", func(b []byte) []byte { return append(b[:len(b)-4], 0, 0, 0, 0, 0) }},
+	} {
+		b := tc.mod(bytes.Clone(good))
+		fixCRC(b)
+		if err := blockenc.Verify(b); !errors.Is(err, blockenc.ErrCorrupt) {
+			t.Errorf("%s: Verify = %v", tc.name, err)
+		}
+	}
+}
