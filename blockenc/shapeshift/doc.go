@@ -1,0 +1,135 @@
+// Package shapeshift stores an int64 column as chunks that each pick their
+// own encoding ("form"), after Druid's shape-shifting columns (PR #6016):
+// zero and constant chunks cost a byte or nine, sorted chunks store
+// bit-packed deltas, sparse chunks store exceptions, repetitive chunks are
+// run-length or LZ4 coded, and everything else is frame-of-reference packed.
+// Unlike Druid's, the format is one deterministic pure-Go byte layout.
+//
+// Encode picks each chunk's form from cheap per-chunk metrics (min, max,
+// runs, longest run, min and max delta, a histogram of value widths for
+// exception counts, and a repeated-pair count that gates the LZ4 trial):
+// every form's size is computed exactly from them, multiplied by a speed
+// factor for the Target (see factors.go), and the lowest score wins. Only
+// LZ4 is trial-encoded. Decode decodes a whole column; Open validates a
+// column once so that Column.Get cannot fail.
+//
+// # Format (version 1)
+//
+// All fixed-width integers are little-endian. uvarint is encoding/binary's
+// unsigned varint.
+//
+//	column := version u8 (=1)
+//	          count uvarint            number of values, <= MaxLen (2^28)
+//	          k u8                     log2 of values per chunk, 8..16
+//	          composition [9]uvarint   chunks per form, in form id order 0..8
+//	          ends [nChunks]u32        end of each chunk, relative to data
+//	          data                     the chunks, back to back
+//	          crc u32                  CRC-32C (Castagnoli) of all bytes before it
+//
+// nChunks = ceil(count / 2^k); every chunk holds 2^k values except the last,
+// which holds the rest. Chunk c spans data[ends[c-1]:ends[c]] (ends[-1] = 0);
+// ends are strictly increasing and the last equals len(data). A chunk is a
+// form byte followed by the form's payload. In the payloads, "min" is an
+// int64, "offsets" are min-relative values taken as uint64 (value - min with
+// two's-complement wrap-around, so a range may span the whole int64 line),
+// and n is the chunk's value count.
+//
+//	form          id  payload
+//	Zero           0  (none)                                       every value is 0
+//	Constant       1  value i64                                    every value equals it
+//	BytePack       2  min i64 | w u8 (1..8) | n*w bytes | 8-w zero bytes
+//	BitPack        3  min i64 | b u8 (1..64) | bits(n, b)
+//	Delta          4  first i64 | dmin i64 | b u8 (0..64) | bits(n-1, b)
+//	RunLength      5  min i64 | runs-1 u16 | vw u8 (1..8) | lw u8 (1..2) |
+//	                  runs*lw bytes lengths-1 | runs*vw bytes values | 8-vw zero bytes
+//	Patched        6  min i64 | b u8 (0..63) | hb u8 (1..64-b) | e u16 (1..n-1) |
+//	                  bits(n, b) low parts | e*u16 positions | bits(e, hb) high parts
+//	LZ4            7  min i64 | w u8 (1..8) | LZ4 block decompressing to the n*w bytes
+//	                  that BytePack would store (without its padding)
+//	Raw            8  n*i64
+//
+// bits(n, b) is n fields of b bits: field j occupies stream bits
+// [j*b, j*b+b), stream bit i being bit i%8 of byte i/8 (least significant
+// first), zero-padded to a multiple of 8 bytes, ceil(n*b/64)*8 bytes in all.
+// The padding lets readers load whole little-endian words: BytePack and
+// RunLength pad so that the last w-byte field can be read with one 8-byte
+// load.
+//
+// Decoding, per form: BytePack and BitPack value j = min + field j. Delta
+// value 0 = first, value j = value j-1 + dmin + field j-1. RunLength repeats
+// min + value r for length r + 1 values, run after run; the lengths must sum
+// to n. Patched value j = min + low field j, then for exception x at
+// (strictly increasing) position p: value p += high field x << b. LZ4 is
+// BytePack after decompression. All arithmetic wraps.
+//
+// Form ids are part of the format and are never reused. Open and Decode
+// check, in this order, the checksum, the header, the ends, every chunk's
+// length against its form and n, and the content that lengths cannot vouch
+// for (run lengths, exception positions, the LZ4 block, BytePack padding);
+// any failure is an error wrapping ErrCorrupt.
+//
+// # Worked examples
+//
+// Each example is one chunk body, form byte first (TestDocExamples checks
+// these bytes).
+//
+// Zero, [0 0 0 0]:
+//
+//	00
+//
+// Constant, [7 7 7 7]:
+//
+//	01 | 07 00 00 00 00 00 00 00
+//
+// BytePack, [1000 1001 1300 1002]: min 1000, offsets 0 1 300 2 fit in w=2:
+//
+//	02 | e8 03 00 00 00 00 00 00 | 02 | 00 00  01 00  2c 01  02 00 | 00 00 00 00 00 00
+//
+// BitPack, [3 5 4 10]: min 3, offsets 0 2 1 7 in b=3 bits: 000 010 001 111
+// at stream bits 0, 3, 6, 9, so byte 0 = 0x50 (bits 4 and 6) and byte 1 =
+// 0x0e (stream bits 9..11), padded to one word:
+//
+//	03 | 03 00 00 00 00 00 00 00 | 03 | 50 0e 00 00 00 00 00 00
+//
+// Delta, [100 110 120 131]: first 100, deltas 10 10 11, dmin 10, fields
+// 0 0 1 in b=1 bit (stream bit 2 set, byte 0x04):
+//
+//	04 | 64 00 00 00 00 00 00 00 | 0a 00 00 00 00 00 00 00 | 01 | 04 00 00 00 00 00 00 00
+//
+// RunLength, [5 5 5 9 9 5]: min 5, three runs (3x5, 2x9, 1x5), lengths-1
+// 2 1 0 in lw=1 byte, offsets 0 4 0 in vw=1 byte, 7 zero bytes of padding:
+//
+//	05 | 05 00 00 00 00 00 00 00 | 02 00 | 01 | 01 | 02 01 00 | 00 04 00 | 00 00 00 00 00 00 00
+//
+// Patched, [1 0 2 1 0 900 3 1]: min 0, b=5 low bits, one exception: 900 =
+// 28<<5 + 4 at position 5, high part 28 in hb=5 bits. Low fields 1 0 2 1 0
+// 4 3 1 at stream bits 0, 5, 10, ... give bytes 01 88 00 c8 08:
+//
+//	06 | 00 00 00 00 00 00 00 00 | 05 | 05 | 01 00 | 01 88 00 c8 08 00 00 00 | 05 00 |
+//	1c 00 00 00 00 00 00 00
+//
+// LZ4, 64 values cycling 70000 70001 70300: min 70000, w=2, BytePack body
+// 00 00 01 00 2c 01 repeated (128 bytes); the LZ4 block is a 6-byte literal
+// run, a 108-byte match at distance 6 (token 0x6f, length byte 0x59), and 14
+// final literals (token 0xe0):
+//
+//	07 | 70 11 01 00 00 00 00 00 | 02 | 6f 00 00 01 00 2c 01 06 00 59
+//	e0 00 00 01 00 2c 01 00 00 01 00 2c 01 00 00
+//
+// Raw, [-1 2]:
+//
+//	08 | ff ff ff ff ff ff ff ff | 02 00 00 00 00 00 00 00
+//
+// A whole column: 256 zeros then [3 5 4 10], k=8 (two chunks, Zero then
+// the BitPack chunk above, ending at data offsets 1 and 19):
+//
+//	01 | 84 02 | 08 | 01 00 00 01 00 00 00 00 00 | 01 00 00 00 | 13 00 00 00 |
+//	00 | 03 03 00 00 00 00 00 00 00 03 50 0e 00 00 00 00 00 00 | 94 66 90 e3
+//
+// # Reading
+//
+// Column.Get reads Zero, Constant, BytePack, BitPack and Raw chunks in place
+// (one or two loads) and decodes any other chunk whole into a buffer that
+// it keeps until Get moves to another such chunk, so scans in order decode
+// each chunk once. Get never allocates.
+package shapeshift

@@ -1,0 +1,63 @@
+package shapeshift
+
+import (
+	"encoding/hex"
+	"strings"
+	"testing"
+)
+
+// TestDocExamples pins the worked examples in doc.go.
+func TestDocExamples(t *testing.T) {
+	lz := make([]int64, 64)
+	for i := range lz {
+		lz[i] = []int64{70000, 70001, 70300}[i%3]
+	}
+	cases := []struct {
+		f    Form
+		v    []int64
+		want string
+	}{
+		{Zero, []int64{0, 0, 0, 0}, "00"},
+		{Constant, []int64{7, 7, 7, 7}, "01 | 07 00 00 00 00 00 00 00"},
+		{BytePack, []int64{1000, 1001, 1300, 1002}, "02 | e8 03 00 00 00 00 00 00 | 02 | 00 00  01 00  2c 01  02 00 | 00 00 00 00 00 00"},
+		{BitPack, []int64{3, 5, 4, 10}, "03 | 03 00 00 00 00 00 00 00 | 03 | 50 0e 00 00 00 00 00 00"},
+		{Delta, []int64{100, 110, 120, 131}, "04 | 64 00 00 00 00 00 00 00 | 0a 00 00 00 00 00 00 00 | 01 | 04 00 00 00 00 00 00 00"},
+		{RunLength, []int64{5, 5, 5, 9, 9, 5}, "05 | 05 00 00 00 00 00 00 00 | 02 00 | 01 | 01 | 02 01 00 | 00 04 00 | 00 00 00 00 00 00 00"},
+		{Patched, []int64{1, 0, 2, 1, 0, 900, 3, 1}, "06 | 00 00 00 00 00 00 00 00 | 05 | 05 | 01 00 | 01 88 00 c8 08 00 00 00 | 05 00 | 1c 00 00 00 00 00 00 00"},
+		{LZ4, lz, "07 | 70 11 01 00 00 00 00 00 | 02 | 6f 00 00 01 00 2c 01 06 00 59 e0 00 00 01 00 2c 01 00 00 01 00 2c 01 00 00"},
+		{Raw, []int64{-1, 2}, "08 | ff ff ff ff ff ff ff ff | 02 00 00 00 00 00 00 00"},
+	}
+	for _, c := range cases {
+		got, ok := forceChunk(c.v, c.f)
+		if !ok {
+			t.Fatalf("%v: cannot force", c.f)
+		}
+		if want := unhex(t, c.want); string(got) != string(want) {
+			t.Errorf("%v: got %x, want %x", c.f, got, want)
+		}
+		// Selection picks these forms for these inputs too (for the other
+		// tiny examples, BitPack is smaller).
+		if c.f == Zero || c.f == Constant || c.f == BitPack {
+			col, err := Open(Encode(nil, c.v, Options{}))
+			if err != nil || col.Composition()[c.f] != 1 {
+				t.Errorf("%v example encodes as %v (%v)", c.f, col.Composition(), err)
+			}
+		}
+	}
+	v := append(make([]int64, 256), 3, 5, 4, 10)
+	want := unhex(t, `01 | 84 02 | 08 | 01 00 00 01 00 00 00 00 00 | 01 00 00 00 | 13 00 00 00 |
+		00 | 03 03 00 00 00 00 00 00 00 03 50 0e 00 00 00 00 00 00 | 94 66 90 e3`)
+	if got := Encode(nil, v, Options{LogChunkSize: 8}); string(got) != string(want) {
+		t.Errorf("column: got %x, want %x", got, want)
+	}
+}
+
+func unhex(t *testing.T, s string) []byte {
+	t.Helper()
+	s = strings.NewReplacer("|", "", " ", "", "\n", "", "\t", "").Replace(s)
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
