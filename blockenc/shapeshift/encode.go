@@ -58,9 +58,7 @@ func Encode(dst []byte, values []int64, opts Options) []byte {
 	nChunks := (len(values) + size - 1) / size
 	var comp [numForms]int
 	start := len(dst)
-	dst = append(dst, Version)
-	dst = binary.AppendUvarint(dst, uint64(len(values)))
-	dst = append(dst, byte(o.LogChunkSize))
+	dst = appendHeader(dst, len(values), o.LogChunkSize)
 	// Offsets follow the composition, which is known only at the end:
 	// encode chunks into e.body first, recording end offsets in place.
 	ends := e.ends[:0]
@@ -71,16 +69,28 @@ func Encode(dst []byte, values []int64, opts Options) []byte {
 		comp[f]++
 		ends = append(ends, uint32(len(e.body)))
 	}
+	e.ends = ends
+	return appendColumn(dst, start, &comp, ends, e.body)
+}
+
+// appendColumn appends the composition, the ends table, the chunk bodies
+// and the checksum of everything from dst[start:] on.
+func appendColumn(dst []byte, start int, comp *[numForms]int, ends []uint32, body []byte) []byte {
 	for _, n := range comp {
 		dst = binary.AppendUvarint(dst, uint64(n))
 	}
 	for _, off := range ends {
 		dst = binary.LittleEndian.AppendUint32(dst, off)
 	}
-	e.ends = ends
-	dst = append(dst, e.body...)
+	dst = append(dst, body...)
 	crc := crc32.Checksum(dst[start:], castagnoli)
 	return binary.LittleEndian.AppendUint32(dst, crc)
+}
+
+func appendHeader(dst []byte, count, logChunk int) []byte {
+	dst = append(dst, Version)
+	dst = binary.AppendUvarint(dst, uint64(count))
+	return append(dst, byte(logChunk))
 }
 
 // metrics are what one pass over a chunk learns.

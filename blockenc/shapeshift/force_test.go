@@ -42,3 +42,27 @@ func forceChunk(v []int64, f Form) (body []byte, ok bool) {
 	e.write(v, m, ch)
 	return e.body, true
 }
+
+// encodeForced encodes values with every chunk forced into form f (chunks
+// that f cannot represent fall back to normal selection).
+func encodeForced(values []int64, f Form, logChunk int) []byte {
+	size := 1 << logChunk
+	dst := appendHeader(nil, len(values), logChunk)
+	var comp [numForms]int
+	var ends []uint32
+	var body []byte
+	e := new(encoder)
+	for lo := 0; lo < len(values); lo += size {
+		v := values[lo:min(lo+size, len(values))]
+		b, ok := forceChunk(v, f)
+		if !ok {
+			e.body = e.body[:0]
+			e.encodeChunk(v)
+			b = e.body
+		}
+		comp[b[0]]++
+		body = append(body, b...)
+		ends = append(ends, uint32(len(body)))
+	}
+	return appendColumn(dst, 0, &comp, ends, body)
+}
