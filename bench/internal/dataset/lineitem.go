@@ -1,0 +1,132 @@
+// Package dataset generates the benchmark data at run time, deterministically:
+// TPC-H lineitem through go-tpc's dbgen, synthetic time series with fixed
+// seeds, and the key sets of the block seek benchmarks.
+//
+// TPC notice: the lineitem data is produced by go-tpc's port of the TPC-H
+// dbgen tool (TPC Benchmark H, Copyright Transaction Processing Performance
+// Council). It is generated in memory at run time and never committed;
+// results computed from it are not TPC-H results and may not be called so.
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/pingcap/go-tpc/tpch/dbgen"
+)
+
+// LineitemOrders is the number of orders of the "scale 0.1 prefix": SF1
+// generation stopped after the first 150,000 orders (600,572 rows).
+const LineitemOrders = 150_000
+
+// Lineitem is one row. Money is in cents, discount and tax in hundredths,
+// dates in days since 1970-01-01.
+type Lineitem struct {
+	OrderKey, PartKey, SuppKey, LineNumber int64
+	Quantity, ExtendedPrice                int64
+	Discount, Tax                          int64
+	ShipDate, CommitDate, ReceiptDate      int64
+	ReturnFlag, LineStatus                 byte
+	ShipInstruct, ShipMode, Comment        string
+}
+
+// IntColumns names the integer columns in the order IntColumn returns them.
+var IntColumns = []string{
+	"orderkey", "partkey", "suppkey", "linenumber", "quantity",
+	"extendedprice", "discount", "tax", "shipdate", "commitdate", "receiptdate",
+}
+
+// IntColumn returns column c (an index into IntColumns) of every row.
+func IntColumn(rows []Lineitem, c int) []int64 {
+	out := make([]int64, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		out[i] = [...]int64{r.OrderKey, r.PartKey, r.SuppKey, r.LineNumber, r.Quantity,
+			r.ExtendedPrice, r.Discount, r.Tax, r.ShipDate, r.CommitDate, r.ReceiptDate}[c]
+	}
+	return out
+}
+
+var (
+	genMu    sync.Mutex // dbgen keeps its state in package globals
+	genCache = map[int][]Lineitem{}
+)
+
+var errEnough = errors.New("dataset: enough orders")
+
+// LineitemRows returns the lineitem rows of the first orders orders of
+// TPC-H SF1 (LineitemOrders gives the 0.1 prefix). Results are cached per
+// process; callers must not modify them.
+func LineitemRows(orders int) ([]Lineitem, error) {
+	genMu.Lock()
+	defer genMu.Unlock()
+	if rows, ok := genCache[orders]; ok {
+		return rows, nil
+	}
+	l := &lineLoader{want: orders, rows: make([]Lineitem, 0, orders*4+orders/8)}
+	err := quietStdout(func() error {
+		dbgen.InitDbGen(1)
+		return dbgen.DbGen(map[dbgen.Table]dbgen.Loader{dbgen.TLine: l}, []dbgen.Table{dbgen.TLine})
+	})
+	if err != nil && l.seen < orders {
+		return nil, fmt.Errorf("dataset: lineitem: %w", err)
+	}
+	genCache[orders] = l.rows
+	return l.rows, nil
+}
+
+// lineLoader collects rows and stops generation after want orders by
+// returning errEnough (dbgen stops at the first loader error).
+type lineLoader struct {
+	want, seen int
+	rows       []Lineitem
+}
+
+func (l *lineLoader) Load(item any) error {
+	if l.seen >= l.want {
+		return errEnough
+	}
+	o := item.(*dbgen.Order)
+	for i := range o.Lines {
+		li := &o.Lines[i]
+		l.rows = append(l.rows, Lineitem{
+			OrderKey: int64(li.OKey), PartKey: int64(li.PartKey), SuppKey: int64(li.SuppKey),
+			LineNumber: int64(li.LCnt), Quantity: int64(li.Quantity), ExtendedPrice: int64(li.EPrice),
+			Discount: int64(li.Discount), Tax: int64(li.Tax),
+			ShipDate: days(li.SDate), CommitDate: days(li.CDate), ReceiptDate: days(li.RDate),
+			ReturnFlag: li.RFlag, LineStatus: li.LStatus,
+			ShipInstruct: li.ShipInstruct, ShipMode: li.ShipMode, Comment: li.Comment,
+		})
+	}
+	l.seen++
+	return nil
+}
+
+func (l *lineLoader) Flush() error { return nil }
+
+// days turns dbgen's "1996-03-13" into days since 1970-01-01 (-1 if it does
+// not parse, which dbgen never produces).
+func days(s string) int64 {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return -1
+	}
+	return t.Unix() / 86400
+}
+
+// quietStdout runs fn with os.Stdout pointed at the null device: dbgen
+// prints "generating ..." lines that would break the result tables.
+func quietStdout(fn func() error) error {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return fn()
+	}
+	defer null.Close()
+	saved := os.Stdout
+	os.Stdout = null
+	defer func() { os.Stdout = saved }()
+	return fn()
+}
