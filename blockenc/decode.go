@@ -36,6 +36,19 @@ func readLen(b []byte, off int) (int, int) {
 	return readLenSlow(b, off)
 }
 
+// readLens3 reads three uvarint lengths at p >= 0 like readLen; the
+// common case, all three under 128, costs one bounds check. Prefix and
+// RowIndex cells and RowIndex restart keys start this way.
+func readLens3(b []byte, p int) (x, y, z, q int) {
+	if p+3 <= len(b) && (b[p]|b[p+1]|b[p+2]) < 0x80 {
+		return int(b[p]), int(b[p+1]), int(b[p+2]), p + 3
+	}
+	x, q = readLen(b, p)
+	y, q = readLen(b, q)
+	z, q = readLen(b, q)
+	return x, y, z, q
+}
+
 func readLenSlow(b []byte, off int) (int, int) {
 	if off < 0 || off > len(b) {
 		return 0, -1
@@ -127,9 +140,7 @@ func (s *Seeker) stepNone() bool {
 // restart array gives.
 func (s *Seeker) stepPrefix() bool {
 	b := s.cells
-	shared, p := readLen(b, s.off)
-	slen, p := readLen(b, p)
-	vlen, p := readLen(b, p)
+	shared, slen, vlen, p := readLens3(b, s.off)
 	if p < 0 || slen > len(b)-p {
 		return s.corrupt("bad key")
 	}

@@ -30,6 +30,7 @@ const minCellLen = 2
 // Seekers may read one block at once.
 type Seeker struct {
 	cells     []byte // the cell stream, header and index cut off
+	tail      []byte // the block from the first cell to its end (for seqs)
 	restarts  []byte // RowIndex: uint32 little-endian cell offsets
 	hdrLen    int    // offset of cells in the block, for error positions
 	enc       Encoding
@@ -111,6 +112,7 @@ func (s *Seeker) init(block []byte) error {
 		s.interval = int(iv)
 	}
 	s.hdrLen = p
+	s.tail = block[p:]
 	cells := body[p:]
 	if count > uint64(len(cells)/minCellLen) {
 		return fmt.Errorf("%w: %d cells cannot fit in %d bytes", ErrCorrupt, count, len(cells))
@@ -262,9 +264,7 @@ func (s *Seeker) restartOffset(i int) int {
 func (s *Seeker) restartKey(i int) ([]byte, bool) {
 	b := s.cells
 	off := s.restartOffset(i)
-	shared, p := readLen(b, off)
-	suffix, p := readLen(b, p)
-	_, p = readLen(b, p) // value length
+	shared, suffix, _, p := readLens3(b, off)
 	if p < 0 || shared != 0 || suffix > len(b)-p {
 		s.off, s.idx = off, i*s.interval
 		return nil, s.corrupt("bad restart cell")
@@ -294,11 +294,14 @@ func (s *Seeker) toRestart(i int) {
 
 // land makes the cell just stepped over current: decodes its seq.
 func (s *Seeker) land() bool {
-	b := s.cells[s.seqOff:] // seqOff < len(cells): checked by skipSeq
+	b := s.tail[s.seqOff:] // seqOff < len(cells): checked by skipSeq
 	if b[0] < 0x80 {
 		s.seq = uint64(b[0])
 	} else {
-		v, _, err := vlong.Decode(b)
+		// The vlong lies inside the cells (skipSeq checked its length), and
+		// tail goes on to the end of the block, so the last seqs of a block
+		// too are usually read with DecodeWide's one 8-byte load.
+		v, _, err := vlong.DecodeWide(b)
 		if err != nil || v < 0 {
 			s.off = s.seqOff
 			return s.corrupt("bad seq")
