@@ -9,23 +9,25 @@ package shapeshift
 // form that decodes 1 ns/value slower must be about 5% smaller to win
 // (Druid's FASTBUTSMALLISH weighed LZ4 at 1.05 against bytepacking).
 //
-// The costs are medians of BenchmarkDecodeForm in this package (see
-// bench_test.go), measured with
+// The costs come from BenchmarkDecodeForm in bench_test.go (bulk Decode of
+// 65536 values, every chunk forced into one form), run as
 //
-//	go test ./blockenc/shapeshift/ -run '^$' -bench 'DecodeForm' -count 5
+//	go test ./blockenc/shapeshift/ -run '^$' -bench DecodeForm -benchtime 100ms -count 5
 //
-// on the development machine (2 shared cores, amd64, Go 1.26); see the
-// comment on each entry. Only their ratios matter.
+// on the development machine (2 shared vCPUs, Xeon, amd64, Go 1.26.8). That
+// machine ran other engineers' builds at the same time (load 5-6): run to
+// run spread was 2-10x, so each number is the minimum of the 5 runs, the
+// least disturbed one. Only their ratios matter here.
 var formCost = [numForms]float64{
-	Zero:      0.05, // fill loop, no input
-	Constant:  0.05, // fill loop, no input
-	BytePack:  0.30, // TODO measured
-	BitPack:   0.40, // TODO measured
-	Delta:     0.60, // TODO measured
-	RunLength: 0.30, // base; see runLengthCost
-	Patched:   0.45, // base; see patchedCost
-	LZ4:       1.00, // TODO measured
-	Raw:       0.25, // TODO measured
+	Zero:      0.21, // clear()
+	Constant:  0.33, // fill loop
+	BytePack:  0.70, // w=1: 0.70, w=2: 0.75, w=4: 1.67
+	BitPack:   0.80, // b=8: 0.78, b=13: 1.07, b=32: 0.80
+	Delta:     1.65, // timestamps 1.65, counter 1.79: unpack + prefix sum
+	RunLength: 0.35, // fill; plus runCost per run (runs data: 1.25 at 1 run per 40 values)
+	Patched:   0.95, // outliers (0.5% exceptions) 1.03, sparse (b=0, 1%) 1.02
+	LZ4:       2.00, // random8 (w=1, few matches) 0.66, lowcard (w=6, short matches) 4.47
+	Raw:       0.92, // random64
 }
 
 // costWeight is the weight of decode cost against size per target.
@@ -57,6 +59,6 @@ func patchedCost(exceptions, n int) float64 {
 }
 
 const (
-	runCost       = 3.0 // TODO measured: ns per run
-	exceptionCost = 2.0 // TODO measured: ns per exception
+	runCost       = 36.0 // ns per run: (1.25 - 0.35) * 40, from the runs data
+	exceptionCost = 5.0  // ns per exception: a scattered add, not measured alone
 )
