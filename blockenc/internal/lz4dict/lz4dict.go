@@ -1,0 +1,165 @@
+// Package lz4dict is an LZ4 block compressor that can match into a preset
+// dictionary, which pierrec/lz4/v4 cannot do (it only decompresses with one,
+// through UncompressBlockWithDict). Its output is the plain LZ4 block format
+// and is checked against pierrec's decoder in tests and fuzzing; kvenc uses
+// it for LZ4Dict blocks (Lucene LUCENE-9447: the first part of a block is the
+// dictionary for the sub-blocks after it).
+//
+// # Format
+//
+// The output is a standard LZ4 block: a run of sequences
+//
+//	token u8 | [literal length: 255-bytes + remainder] | literals | offset u16 LE | [match length: 255-bytes + remainder]
+//
+// where the token's high nibble is the literal length (15 = more follows) and
+// its low nibble the match length minus 4. With a dictionary, an offset may
+// reach back past the start of the output into the end of the dictionary, as
+// if the dictionary preceded the output. The rules of the LZ4 specification
+// are kept: offsets are 1..65535, the last match starts at least 12 bytes
+// before the end of the input, the last 5 bytes are literals, and the final
+// sequence has no match part.
+//
+// # Algorithm
+//
+// Greedy single-hash matching, like LZ4's fast mode: a table maps the hash of
+// 4 bytes to the last position seen; every dictionary position is inserted
+// first, then the input is scanned, extending each 4-byte hit backwards over
+// pending literals and forwards as far as it goes. Misses accelerate the scan
+// (one byte more per 64 bytes without a match).
+package lz4dict
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+const (
+	minMatch     = 4
+	maxOffset    = 65535
+	lastLiterals = 5  // the last 5 bytes are always literals
+	mfLimit      = 12 // the last match starts at least 12 bytes before the end
+	maxHashLog   = 16
+	minHashLog   = 8
+	skipShift    = 7 // one more byte of stride per 128 bytes without a match
+	prime6       = 227718039650203
+)
+
+// MaxDictLen is the largest dictionary prefix a match can reach: offsets are
+// at most 65535, so bytes further back than that are never used.
+const MaxDictLen = maxOffset
+
+// CompressBound returns the largest output CompressBlock can produce for n
+// input bytes (the LZ4 bound: every byte a literal, plus length bytes and a token).
+func CompressBound(n int) int { return n + n/255 + 16 }
+
+// Compressor compresses LZ4 blocks, optionally against a dictionary. Its zero
+// value is ready to use; reuse one to keep its buffers. Not safe for
+// concurrent use.
+type Compressor struct {
+	buf   []byte  // dictionary tail followed by the input
+	table []int32 // hash -> position in buf + 1; 0 means empty
+}
+
+// CompressBlock appends the LZ4 block encoding of src to dst, matching into
+// dict (which may be nil), and returns the extended slice. The result decodes
+// with pierrec/lz4/v4's UncompressBlockWithDict(out, dst, dict) (or
+// UncompressBlock when dict is empty) into exactly src. Output may be larger
+// than src for incompressible input, at most CompressBound(len(src)) bytes;
+// callers that care store src raw then.
+func (c *Compressor) CompressBlock(dst, src, dict []byte) []byte {
+	if len(dict) > MaxDictLen {
+		dict = dict[len(dict)-MaxDictLen:]
+	}
+	c.buf = append(append(c.buf[:0], dict...), src...)
+	buf := c.buf
+	start, n := len(dict), len(buf)
+
+	hashLog := bits.Len(uint(n))
+	hashLog = min(max(hashLog, minHashLog), maxHashLog)
+	size := 1 << hashLog
+	if cap(c.table) < size {
+		c.table = make([]int32, size)
+	}
+	table := c.table[:size]
+	clear(table)
+	// Hash 6 bytes (a match is still verified on 4): on text, hashing only
+	// 4 bytes let short, frequent matches evict the long ones (measured on
+	// the test corpus: text 45.4 KB vs 33.7 KB with 6 bytes and 2^16 slots).
+	// Every hashed position p has p+8 <= n, so the 8-byte load stays in buf.
+	hash := func(p int) uint32 {
+		return uint32((binary.LittleEndian.Uint64(buf[p:]) << 16 * prime6) >> (64 - hashLog))
+	}
+
+	for p := 0; p < start && p+8 <= n; p++ {
+		table[hash(p)] = int32(p + 1)
+	}
+
+	anchor, p := start, start
+	matchLimit := n - lastLiterals // a match may not cover the last 5 bytes
+	for p+mfLimit <= n {
+		h := hash(p)
+		cand := int(table[h]) - 1
+		table[h] = int32(p + 1)
+		if cand < 0 || p-cand > maxOffset ||
+			binary.LittleEndian.Uint32(buf[cand:]) != binary.LittleEndian.Uint32(buf[p:]) {
+			p += 1 + (p-anchor)>>skipShift
+			continue
+		}
+		// Extend backwards over pending literals, then forwards.
+		for p > anchor && cand > 0 && buf[p-1] == buf[cand-1] {
+			p--
+			cand--
+		}
+		m := minMatch
+		for p+m+8 <= matchLimit {
+			if x := binary.LittleEndian.Uint64(buf[p+m:]) ^ binary.LittleEndian.Uint64(buf[cand+m:]); x != 0 {
+				m += bits.TrailingZeros64(x) >> 3
+				goto matched
+			}
+			m += 8
+		}
+		for p+m < matchLimit && buf[cand+m] == buf[p+m] {
+			m++
+		}
+	matched:
+		dst = appendSequence(dst, buf[anchor:p], p-cand, m)
+		p += m
+		anchor = p
+		if p-2 >= start && p-2+8 <= n {
+			table[hash(p-2)] = int32(p - 2 + 1)
+		}
+	}
+	return appendSequence(dst, buf[anchor:n], 0, 0)
+}
+
+// appendSequence appends one LZ4 sequence: the literals, then a match of
+// length m at offset off (m == 0: the final, literal-only sequence).
+func appendSequence(dst, lit []byte, off, m int) []byte {
+	ml := m - minMatch
+	tok := byte(min(len(lit), 15)) << 4
+	if m > 0 {
+		tok |= byte(min(ml, 15))
+	}
+	dst = append(dst, tok)
+	if len(lit) >= 15 {
+		dst = appendLength(dst, len(lit)-15)
+	}
+	dst = append(dst, lit...)
+	if m == 0 {
+		return dst
+	}
+	dst = append(dst, byte(off), byte(off>>8))
+	if ml >= 15 {
+		dst = appendLength(dst, ml-15)
+	}
+	return dst
+}
+
+// appendLength appends an LZ4 length continuation: 255s, then the remainder.
+func appendLength(dst []byte, n int) []byte {
+	for n >= 255 {
+		dst = append(dst, 255)
+		n -= 255
+	}
+	return append(dst, byte(n))
+}
