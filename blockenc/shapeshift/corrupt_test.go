@@ -98,7 +98,7 @@ func TestResealedMutations(t *testing.T) {
 	buf := make([]byte, len(enc))
 	rejected := 0
 	for i := 0; i < len(enc)-4; i++ {
-		for _, x := range []byte{0x01, 0x10, 0x80, 0xff} {
+		for _, x := range []byte{0x01, 0xfe} {
 			copy(buf, enc)
 			buf[i] ^= x
 			reseal(buf)

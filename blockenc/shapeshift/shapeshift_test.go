@@ -157,13 +157,13 @@ func TestDecodeReusesCapacity(t *testing.T) {
 
 func TestGetZeroAllocs(t *testing.T) {
 	for _, d := range datasets {
-		v := genData(d, 1, 50000)
+		v := genData(d, 1, 20000)
 		col, err := Open(Encode(nil, v, Options{}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		i := 0
-		allocs := testing.AllocsPerRun(1000, func() {
+		allocs := testing.AllocsPerRun(300, func() {
 			i = (i + 7919) % len(v)
 			_ = col.Get(i)
 		})
