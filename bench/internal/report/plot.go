@@ -68,7 +68,7 @@ func SaveBars(path string, b Bars) error {
 		p.Legend.Add(name, bar)
 	}
 	p.NominalX(b.Categories...)
-	width := vg.Length(max(6, float64(len(b.Categories))*float64(n)*0.25)) * vg.Inch
+	width := vg.Length(max(8, float64(len(b.Categories))*float64(n)*0.3)) * vg.Inch
 	return p.Save(min(width, 16*vg.Inch), 5*vg.Inch, path)
 }
 

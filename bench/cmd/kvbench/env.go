@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"time"
+
+	"github.com/kvenc/kvenc/bench/internal/dataset"
+	"github.com/kvenc/kvenc/bench/internal/measure"
+	"github.com/kvenc/kvenc/bench/internal/report"
+)
+
+// env is what every subcommand shares: the config, stdout, the output
+// directory, temporary directories and the dataset cache.
+type env struct {
+	cfg     config
+	stdout  io.Writer
+	start   time.Time
+	tmp     string // created on first use, removed by close
+	printed map[string]bool
+}
+
+func newEnv(cfg config, stdout io.Writer) (*env, error) {
+	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+		return nil, err
+	}
+	if err := measure.SetBenchtime(cfg.benchtime); err != nil {
+		return nil, err
+	}
+	return &env{cfg: cfg, stdout: stdout, start: time.Now(), printed: map[string]bool{}}, nil
+}
+
+func (e *env) header() {
+	report.Header(e.stdout, nil)
+	fmt.Fprintf(e.stdout, "settings -count %d, -benchtime %s, -scale %g\n\n", e.cfg.count, e.cfg.benchtime, e.cfg.scale)
+}
+
+// dataset prints a "dataset" line once per distinct description.
+func (e *env) dataset(format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	if !e.printed[line] {
+		e.printed[line] = true
+		fmt.Fprintf(e.stdout, "dataset  %s\n", line)
+	}
+}
+
+// lineitem returns the lineitem rows at the configured scale.
+func (e *env) lineitem() ([]dataset.Lineitem, error) {
+	orders := int(e.cfg.scale * 10 * dataset.LineitemOrders)
+	rows, err := dataset.LineitemRows(max(orders, 1))
+	if err != nil {
+		return nil, err
+	}
+	e.dataset("lineitem: %d rows, the first %d orders of TPC-H SF1 (go-tpc dbgen, generated now)", len(rows), orders)
+	return rows, nil
+}
+
+// seriesLen is the number of values per synthetic time series.
+func (e *env) seriesLen() int { return int(e.cfg.scale * 6_000_000) }
+
+// emit prints t and writes its CSV.
+func (e *env) emit(t *report.Table) error {
+	if err := t.Fprint(e.stdout); err != nil {
+		return err
+	}
+	_, err := t.WriteCSV(e.cfg.out)
+	return err
+}
+
+// outPath is a file name inside -out.
+func (e *env) outPath(name string) string { return filepath.Join(e.cfg.out, name) }
+
+// tempDir returns a directory removed when the run ends.
+func (e *env) tempDir() (string, error) {
+	if e.tmp == "" {
+		d, err := os.MkdirTemp("", "kvbench-")
+		if err != nil {
+			return "", err
+		}
+		e.tmp = d
+	}
+	return os.MkdirTemp(e.tmp, "")
+}
+
+func (e *env) close() {
+	if e.tmp != "" {
+		os.RemoveAll(e.tmp)
+	}
+}
+
+func (e *env) elapsed() time.Duration { return time.Since(e.start).Round(100 * time.Millisecond) }
+
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}

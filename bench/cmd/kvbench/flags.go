@@ -1,0 +1,89 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// config is what the flags set.
+type config struct {
+	datasets   []string // empty: every dataset
+	scale      float64  // fraction of TPC-H SF1
+	out        string
+	count      int
+	quick      bool
+	cpuprofile string
+	benchtime  string
+}
+
+// datasetNames are the values -dataset accepts.
+var datasetNames = []string{"lineitem", "timeseries", "user", "random"}
+
+func parseFlags(args []string, stderr io.Writer) (config, string, error) {
+	var cfg config
+	var ds string
+	fs := flag.NewFlagSet("kvbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&ds, "dataset", "", "comma-separated datasets to use (default all): "+strings.Join(datasetNames, ", ")+
+		"\n(user, lineitem and random are the seek key sets; lineitem and timeseries the ints columns)")
+	fs.Float64Var(&cfg.scale, "scale", 0.1, "TPC-H scale as a fraction of SF1 (0.1: the first 150,000 orders, 600,572 rows); also sizes the time series")
+	fs.StringVar(&cfg.out, "out", "out", "directory for CSV and PNG files (created)")
+	fs.IntVar(&cfg.count, "count", 0, "rounds per measurement; tables show medians (default 5, 3 with -quick)")
+	fs.BoolVar(&cfg.quick, "quick", false, "shorter runs (make bench): 100ms per measurement")
+	fs.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile to this file")
+	fs.StringVar(&cfg.benchtime, "benchtime", "", "time per measurement in go test -benchtime syntax (default 500ms, 100ms with -quick)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: kvbench [flags] seek|ints|store|ycsb|all [flags]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, "", err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return cfg, "", errors.New("no subcommand")
+	}
+	cmd := fs.Arg(0)
+	if err := fs.Parse(fs.Args()[1:]); err != nil {
+		return cfg, "", err
+	}
+	if fs.NArg() > 0 {
+		return cfg, "", fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if cmd != "all" && !slices.ContainsFunc(subcommands, func(s subcommand) bool { return s.name == cmd }) {
+		return cfg, "", fmt.Errorf("unknown subcommand %q", cmd)
+	}
+	if ds != "" {
+		for _, d := range strings.Split(ds, ",") {
+			if !slices.Contains(datasetNames, d) {
+				return cfg, "", fmt.Errorf("unknown dataset %q (want %s)", d, strings.Join(datasetNames, ", "))
+			}
+			cfg.datasets = append(cfg.datasets, d)
+		}
+	}
+	if cfg.scale <= 0 || cfg.scale > 1 {
+		return cfg, "", fmt.Errorf("-scale %v: want 0 < scale <= 1", cfg.scale)
+	}
+	if cfg.count <= 0 {
+		cfg.count = 5
+		if cfg.quick {
+			cfg.count = 3
+		}
+	}
+	if cfg.benchtime == "" {
+		cfg.benchtime = "500ms"
+		if cfg.quick {
+			cfg.benchtime = "100ms"
+		}
+	}
+	return cfg, cmd, nil
+}
+
+// uses reports whether dataset d is selected.
+func (c config) uses(d string) bool {
+	return len(c.datasets) == 0 || slices.Contains(c.datasets, d)
+}

@@ -1,0 +1,74 @@
+// Command kvbench runs kvenc's benchmarks against its peers and writes
+// what it finds as aligned tables on stdout, one CSV file per table and PNG
+// plots in -out.
+//
+//	kvbench [flags] seek|ints|store|ycsb|all [flags]
+//
+// Subcommands:
+//
+//	seek   block seeks per kvenc encoding vs Pebble v2's rowblk on the same cells
+//	ints   shapeshift integer columns vs LZ4 byte packing, uvarint, zstd and
+//	       Pebble colblk uints on TPC-H lineitem and time series columns
+//	store  kvenc's store vs raw Badger v4 vs Pebble v2 (needs package kv)
+//	ycsb   YCSB workloads A-F through go-ycsb (needs package kv)
+//	all    every subcommand above
+//
+// Data is generated at run time with fixed seeds (TPC-H lineitem through
+// go-tpc's dbgen: see internal/dataset for the TPC notice). Every timing is
+// testing.Benchmark run in this process, the subjects of one table
+// interleaved, repeated -count times; tables show medians and the ratio
+// kvenc / peer (below 1 means kvenc is smaller or faster).
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "kvbench:", err)
+		os.Exit(1)
+	}
+}
+
+type subcommand struct {
+	name string
+	run  func(*env) error
+}
+
+// subcommands in the order "all" runs them.
+var subcommands = []subcommand{
+	{"seek", runSeek},
+	{"ints", runInts},
+	{"store", runStore},
+	{"ycsb", runYCSB},
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	cfg, cmd, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	e, err := newEnv(cfg, stdout)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	stop, err := startCPUProfile(cfg.cpuprofile)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	e.header()
+	for _, sc := range subcommands {
+		if cmd == "all" || cmd == sc.name {
+			if err := sc.run(e); err != nil {
+				return fmt.Errorf("%s: %w", sc.name, err)
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "CSV and PNG files in %s; wall time %s\n", cfg.out, e.elapsed())
+	return nil
+}

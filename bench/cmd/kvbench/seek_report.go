@@ -1,0 +1,66 @@
+package main
+
+import (
+	"math"
+
+	"github.com/kvenc/kvenc/bench/internal/report"
+	"github.com/kvenc/kvenc/bench/internal/seekbench"
+	"github.com/kvenc/kvenc/blockenc"
+)
+
+// seekGoals checks issue 3's goals on every key set.
+func seekGoals(all [][]seekRow) *report.Table {
+	t := report.NewTable("seek_goals", "seek goals (issue 3)", "keyset", "goal", "kvenc", "other", "ratio", "met")
+	add := func(set, goal string, a, b float64, prec int) {
+		met := "no"
+		if a <= b {
+			met = "yes"
+		}
+		f := func(v float64) string { return report.Float(v, prec) }
+		t.Add(set, goal, f(a), f(b), report.Ratio(a, b), met)
+	}
+	for _, rows := range all {
+		ri, fd, p := findSeek(rows, blockenc.RowIndex), findSeek(rows, blockenc.FastDiff), rows[len(rows)-1]
+		if ri == nil || fd == nil || p.name != seekbench.PebbleName {
+			continue
+		}
+		set := p.set
+		add(set, "RowIndex SeekGE rand ns <= pebble", ri.random, p.random, 1)
+		smallest := math.Inf(1)
+		for _, r := range rows[:len(rows)-1] {
+			smallest = math.Min(smallest, float64(r.bytes)/float64(r.cells))
+		}
+		add(set, "FastDiff B/cell = smallest of ours", float64(fd.bytes)/float64(fd.cells), smallest, 2)
+		add(set, "FastDiff B/cell <= pebble", float64(fd.bytes)/float64(fd.cells), float64(p.bytes)/float64(p.cells), 2)
+		add(set, "RowIndex Next ns/cell <= pebble", ri.next, p.next, 2)
+	}
+	t.Note("\"other\" is Pebble's number, or for \"smallest of ours\" the smallest kvenc encoding's.")
+	return t
+}
+
+// seekPlots draws SeekGE (random) ns and bytes per cell by subject, one bar
+// per key set.
+func seekPlots(e *env, sets []string, all [][]seekRow) error {
+	var cats []string
+	for _, r := range all[0] {
+		cats = append(cats, r.name)
+	}
+	ns := make([][]float64, len(all))
+	bpc := make([][]float64, len(all))
+	for s, rows := range all {
+		for _, r := range rows {
+			ns[s] = append(ns[s], r.random)
+			bpc[s] = append(bpc[s], float64(r.bytes)/float64(r.cells))
+		}
+	}
+	if err := report.SaveBars(e.outPath("seek_ns.png"), report.Bars{
+		Title: "SeekGE to random keys in one ~32 KiB block", YLabel: "ns/op",
+		Categories: cats, Series: sets, Values: ns, LogY: true,
+	}); err != nil {
+		return err
+	}
+	return report.SaveBars(e.outPath("seek_bytes.png"), report.Bars{
+		Title: "Encoded bytes per cell (8-byte values, 5-7-byte seqs)", YLabel: "bytes/cell",
+		Categories: cats, Series: sets, Values: bpc,
+	})
+}

@@ -1,0 +1,104 @@
+package seekbench
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/kvenc/kvenc/bench/internal/dataset"
+	"github.com/kvenc/kvenc/blockenc"
+)
+
+func kvencSubjects(kvs []dataset.KV, order [][]byte) ([]Subject, error) {
+	var out []Subject
+	for _, enc := range blockenc.Encodings() {
+		name := KvencName(enc)
+		e := blockenc.NewEncoder(blockenc.Options{Encoding: enc, RestartInterval: 16})
+		for _, kv := range kvs {
+			if err := e.Add(blockenc.Cell{Key: kv.Key, Value: kv.Value, Seq: kv.Seq, Kind: blockenc.KindPut}); err != nil {
+				return nil, err
+			}
+		}
+		block, err := e.Finish()
+		if err != nil {
+			return nil, err
+		}
+		if err := checkKvenc(name, block, kvs); err != nil {
+			return nil, err
+		}
+		out = append(out, Subject{
+			Name: name, Bytes: len(block), Cells: len(kvs),
+			SeekRandom:    kvencSeek(block, order),
+			SeekAscending: kvencSeek(block, ascending(kvs)),
+			Scan:          kvencScan(block),
+		})
+	}
+	return out, nil
+}
+
+// KvencName is the subject name of kvenc's encoding enc.
+func KvencName(enc blockenc.Encoding) string { return "kvenc-" + enc.String() }
+
+func checkKvenc(name string, block []byte, kvs []dataset.KV) error {
+	s, err := blockenc.NewSeeker(block)
+	if err != nil {
+		return err
+	}
+	for i, kv := range kvs {
+		if !s.SeekGE(kv.Key) {
+			return mismatch(name, "SeekGE found nothing", i, nil, kv.Key)
+		}
+		if c := s.Cell(); !bytes.Equal(c.Key, kv.Key) || !bytes.Equal(c.Value, kv.Value) || c.Seq != kv.Seq {
+			return mismatch(name, "SeekGE", i, c.Key, kv.Key)
+		}
+	}
+	n := 0
+	for ok := s.First(); ok; ok = s.Next() {
+		if n >= len(kvs) || !bytes.Equal(s.Cell().Key, kvs[n].Key) {
+			return mismatch(name, "scan", n, s.Cell().Key, nil)
+		}
+		n++
+	}
+	if n != len(kvs) || s.Err() != nil {
+		return mismatch(name, "scan ended early", n, nil, nil)
+	}
+	return nil
+}
+
+func kvencSeek(block []byte, keys [][]byte) func(b *testing.B) {
+	return func(b *testing.B) {
+		s, err := blockenc.NewSeeker(block)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sink := 0
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if !s.SeekGE(keys[i%len(keys)]) {
+				b.Fatal("SeekGE found nothing")
+			}
+			sink += len(s.Cell().Value)
+		}
+		sinkInt = sink
+	}
+}
+
+func kvencScan(block []byte) func(b *testing.B) {
+	return func(b *testing.B) {
+		s, err := blockenc.NewSeeker(block)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sink := 0
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			for ok := s.First(); ok; ok = s.Next() {
+				c := s.Cell()
+				sink += len(c.Key) + len(c.Value)
+			}
+		}
+		sinkInt = sink
+	}
+}
+
+// sinkInt keeps the compiler from dropping benchmark work.
+var sinkInt int

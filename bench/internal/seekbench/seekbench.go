@@ -1,0 +1,72 @@
+// Package seekbench measures seeking in one ~32 KiB block of cells: kvenc's
+// blockenc seekers, one per encoding, against Pebble v2's row block (restart
+// interval 16) built from the same cells.
+//
+// Every subject answers four questions on the same cells: bytes per cell,
+// SeekGE to random existing keys (ns/op), SeekGE to every key in ascending
+// order (ns/op), and a First+Next scan over the whole block (ns/cell).
+// Before anything is timed, each subject's block is checked: SeekGE to
+// every key must land on that key with its value, and a scan must return
+// every cell in order. A subject that fails is reported as an error, never
+// as a number.
+package seekbench
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kvenc/kvenc/bench/internal/dataset"
+)
+
+// Subject is one block implementation built over a key set.
+type Subject struct {
+	Name  string
+	Bytes int // encoded block size
+	Cells int
+	// SeekRandom, SeekAscending and Scan are benchmark bodies; Scan does
+	// one full pass per op.
+	SeekRandom, SeekAscending, Scan func(b *testing.B)
+}
+
+// Subjects builds every subject over kvs: one per kvenc encoding, then
+// Pebble's rowblk. It returns an error if any block fails its check.
+func Subjects(kvs []dataset.KV) ([]Subject, error) {
+	order := randomOrder(kvs)
+	var out []Subject
+	kv, err := kvencSubjects(kvs, order)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, kv...)
+	p, err := pebbleSubject(kvs, order)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, p), nil
+}
+
+// PebbleName is the name of the peer subject.
+const PebbleName = "pebble-rowblk"
+
+// randomOrder returns the keys in a fixed pseudo-random order.
+func randomOrder(kvs []dataset.KV) [][]byte {
+	r := rand.New(rand.NewPCG(7, 107))
+	keys := make([][]byte, len(kvs))
+	for i, j := range r.Perm(len(kvs)) {
+		keys[i] = kvs[j].Key
+	}
+	return keys
+}
+
+func ascending(kvs []dataset.KV) [][]byte {
+	keys := make([][]byte, len(kvs))
+	for i := range kvs {
+		keys[i] = kvs[i].Key
+	}
+	return keys
+}
+
+func mismatch(name, what string, i int, got, want []byte) error {
+	return fmt.Errorf("seekbench: %s: %s at cell %d: got %x, want %x", name, what, i, got, want)
+}
