@@ -4,7 +4,9 @@ go 1.26
 
 require (
 	github.com/cockroachdb/pebble/v2 v2.1.7
+	github.com/klauspost/compress v1.18.0
 	github.com/kvenc/kvenc v0.0.0-00010101000000-000000000000
+	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/pingcap/go-tpc v1.0.7
 	gonum.org/v1/plot v0.17.0
 )
@@ -31,7 +33,6 @@ require (
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/golang/protobuf v1.5.3 // indirect
 	github.com/golang/snappy v0.0.5-0.20231225225746-43d5d4cd4e0e // indirect
-	github.com/klauspost/compress v1.18.0 // indirect
 	github.com/kr/pretty v0.3.1 // indirect
 	github.com/kr/text v0.2.0 // indirect
 	github.com/matttproud/golang_protobuf_extensions v1.0.4 // indirect
