@@ -43,6 +43,10 @@ func readLens3(b []byte, p int) (x, y, z, q int) {
 	if p+3 <= len(b) && (b[p]|b[p+1]|b[p+2]) < 0x80 {
 		return int(b[p]), int(b[p+1]), int(b[p+2]), p + 3
 	}
+	return readLens3Slow(b, p)
+}
+
+func readLens3Slow(b []byte, p int) (x, y, z, q int) {
 	x, q = readLen(b, p)
 	y, q = readLen(b, q)
 	z, q = readLen(b, q)
@@ -70,14 +74,27 @@ func (s *Seeker) setKey(shared int, suffix []byte) bool {
 	if n > MaxKeyLen {
 		return s.corrupt("key too long")
 	}
-	if n > cap(s.keyBuf) {
-		nb := make([]byte, n, max(n, 2*cap(s.keyBuf), 64))
+	if n+16 > cap(s.keyBuf) {
+		nb := make([]byte, n, max(n+16, 2*cap(s.keyBuf), 64))
 		copy(nb, s.key[:shared])
 		s.keyBuf = nb
 	}
+	s.shared = shared
 	// s.key is s.keyBuf[:len(s.key)], so the shared prefix is in place.
-	copy(s.keyBuf[shared:n], suffix)
-	s.key = s.keyBuf[:n:n]
+	// A suffix of up to 16 bytes (the common case) is copied with two
+	// 8-byte loads and stores, not a memmove call: keyBuf keeps 16 spare
+	// bytes, and the bytes loaded past the suffix are only read when
+	// cap(suffix) shows they are in the block.
+	buf := s.keyBuf[:cap(s.keyBuf)]
+	if len(suffix) <= 16 && cap(suffix) >= 16 {
+		le := binary.LittleEndian
+		dst, src := buf[shared:shared+16], suffix[:16]
+		le.PutUint64(dst, le.Uint64(src))
+		le.PutUint64(dst[8:], le.Uint64(src[8:]))
+	} else {
+		copy(buf[shared:n], suffix)
+	}
+	s.key = buf[:n:n]
 	return true
 }
 
@@ -140,7 +157,13 @@ func (s *Seeker) stepNone() bool {
 // restart array gives.
 func (s *Seeker) stepPrefix() bool {
 	b := s.cells
-	shared, slen, vlen, p := readLens3(b, s.off)
+	p := s.off
+	var shared, slen, vlen int
+	if p+3 <= len(b) && (b[p]|b[p+1]|b[p+2]) < 0x80 { // readLens3, inlined by hand
+		shared, slen, vlen, p = int(b[p]), int(b[p+1]), int(b[p+2]), p+3
+	} else {
+		shared, slen, vlen, p = readLens3Slow(b, p)
+	}
 	if p < 0 || slen > len(b)-p {
 		return s.corrupt("bad key")
 	}

@@ -48,6 +48,7 @@ type Seeker struct {
 	kind   Kind
 	seq    uint64
 	seqOff int // offset in cells of the current cell's seq vlong
+	shared int // prefix encodings: bytes the current key shares with the previous
 	valid  bool
 	err    error
 	keyBuf []byte // reconstructed keys of the prefix encodings
@@ -201,12 +202,31 @@ func (s *Seeker) SeekGE(key []byte) bool {
 }
 
 // scan steps forward until the key is >= key.
+//
+// In the prefix encodings most steps need no key comparison: once the
+// current key is known to be below key with m bytes in common, a next key
+// that shares more than m bytes with it is below key too, and one that
+// shares fewer is above it (cells are sorted). Only a next key sharing
+// exactly m bytes is compared, from byte m on.
 func (s *Seeker) scan(key []byte) bool {
+	m := -1 // common prefix of s.key and key while s.key < key; -1: unknown
 	for s.idx < s.count {
 		if !s.step() {
 			return false
 		}
-		if bytes.Compare(s.key, key) >= 0 {
+		if m >= 0 && s.enc != None {
+			if s.shared > m {
+				continue
+			}
+			if s.shared < m {
+				return s.land()
+			}
+		} else {
+			m = 0
+		}
+		// s.key and key agree on their first m bytes.
+		m += sharedPrefixLen(s.key[m:], key[m:])
+		if m == len(key) || (m < len(s.key) && s.key[m] > key[m]) {
 			return s.land()
 		}
 	}
@@ -295,13 +315,25 @@ func (s *Seeker) toRestart(i int) {
 // land makes the cell just stepped over current: decodes its seq.
 func (s *Seeker) land() bool {
 	b := s.tail[s.seqOff:] // seqOff < len(cells): checked by skipSeq
-	if b[0] < 0x80 {
-		s.seq = uint64(b[0])
-	} else {
-		// The vlong lies inside the cells (skipSeq checked its length), and
-		// tail goes on to the end of the block, so the last seqs of a block
-		// too are usually read with DecodeWide's one 8-byte load.
-		v, _, err := vlong.DecodeWide(b)
+	c := b[0]
+	switch {
+	case c < 0x80: // one byte, 0..127
+		s.seq = uint64(c)
+	case c&^7 == 0x88 && len(b) >= vlong.MaxLen:
+		// Non-negative multi-byte vlong (markers 0x88..0x8f: 8..1 payload
+		// bytes), with 8 bytes readable after the marker: one load and a
+		// shift, no branch on the width. Seqs of mixed widths made
+		// vlong.DecodeWide's switch mispredict: scan 24.8 -> see doc.go.
+		// skipSeq checked that the payload lies inside the cells.
+		pl := 0x90 - uint(c) // payload bytes, 1..8
+		u := binary.BigEndian.Uint64(b[1:vlong.MaxLen]) >> (64 - 8*pl)
+		if u > MaxSeq {
+			s.off = s.seqOff
+			return s.corrupt("bad seq")
+		}
+		s.seq = u
+	default: // negative, or too near the block end for the wide load
+		v, _, err := vlong.Decode(b)
 		if err != nil || v < 0 {
 			s.off = s.seqOff
 			return s.corrupt("bad seq")
