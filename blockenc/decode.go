@@ -145,7 +145,13 @@ func (s *Seeker) stepNone() bool {
 		return s.corrupt("bad key")
 	}
 	s.key = b[p : p+klen : p+klen]
-	p = s.setValue(p+klen, vlen)
+	return s.valueKindSeq(p+klen, vlen)
+}
+
+// valueKindSeq reads the value | kind | seq tail of None, Prefix and
+// RowIndex cells.
+func (s *Seeker) valueKindSeq(p, vlen int) bool {
+	p = s.setValue(p, vlen)
 	if p < 0 {
 		return s.corrupt("bad value")
 	}
@@ -174,14 +180,7 @@ func (s *Seeker) stepPrefix() bool {
 		s.ri++
 		s.nextRestart += s.interval
 	}
-	if !s.setKey(shared, b[p:p+slen]) {
-		return false
-	}
-	p = s.setValue(p+slen, vlen)
-	if p < 0 {
-		return s.corrupt("bad value")
-	}
-	return s.skipSeq(s.setKind(p))
+	return s.setKey(shared, b[p:p+slen]) && s.valueKindSeq(p+slen, vlen)
 }
 
 // Diff: flags | [klen] | [vlen] | shared | suffix | value | [kind] | seq.
