@@ -372,6 +372,10 @@ func Decode(dst []int64, src []byte) ([]int64, error) {
 	}
 	out := dst[start : start+h.count]
 	var scratch *[]byte
+	if h.comp[LZ4] > 0 {
+		scratch = lz4Pool.Get().(*[]byte)
+		defer lz4Pool.Put(scratch)
+	}
 	var comp [numForms]int
 	for c := 0; c < h.nChunks; c++ {
 		b, n, at := h.chunk(c)
@@ -379,8 +383,7 @@ func Decode(dst []int64, src []byte) ([]int64, error) {
 			comp[b[0]]++
 		}
 		if Form(b[0]) == LZ4 && scratch == nil {
-			scratch = lz4Pool.Get().(*[]byte)
-			defer lz4Pool.Put(scratch)
+			return orig, corrupt("LZ4 chunk %d not in the composition, offset %d", c, at)
 		}
 		if err := decodeChunk(out[c<<h.log:c<<h.log+n], b, at, scratch); err != nil {
 			return orig, err

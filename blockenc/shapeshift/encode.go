@@ -40,6 +40,10 @@ type encoder struct {
 
 var encoderPool = sync.Pool{New: func() any { return new(encoder) }}
 
+// maxPooledBody keeps encoders that grew for very large columns out of the
+// pool, so one big Encode does not pin its buffers forever.
+const maxPooledBody = 16 << 20
+
 // Encode appends the column encoding of values to dst and returns the
 // extended slice. It panics if len(values) > MaxLen (a caller bug, not an
 // input-bytes condition). Encoding is deterministic: the same values and
@@ -50,7 +54,11 @@ func Encode(dst []byte, values []int64, opts Options) []byte {
 	}
 	o := opts.normalized()
 	e := encoderPool.Get().(*encoder)
-	defer encoderPool.Put(e)
+	defer func() {
+		if cap(e.body) <= maxPooledBody {
+			encoderPool.Put(e)
+		}
+	}()
 	e.target = o.Target
 	e.body = e.body[:0]
 
