@@ -55,7 +55,7 @@ func seekPlots(e *env, sets []string, all [][]seekRow) error {
 	}
 	if err := report.SaveBars(e.outPath("seek_ns.png"), report.Bars{
 		Title: "SeekGE to random keys in one ~32 KiB block", YLabel: "ns/op",
-		Categories: cats, Series: sets, Values: ns, LogY: true,
+		Categories: cats, Series: sets, Values: ns,
 	}); err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"slices"
 	"testing"
+
+	"github.com/kvenc/kvenc/bench/internal/israce"
 )
 
 func TestKeySetsSortedAndSized(t *testing.T) {
@@ -71,7 +73,7 @@ func TestTimeSeriesShapes(t *testing.T) {
 // against dbgen's own expected output. dbgen builds a 300 MB text pool first
 // (about 10 s), so the test is skipped under -race and with -short.
 func TestLineitem(t *testing.T) {
-	if raceEnabled || testing.Short() {
+	if israce.Enabled || testing.Short() {
 		t.Skip("dbgen set-up takes ~10 s (much longer under -race)")
 	}
 	rows, err := LineitemRows(10)

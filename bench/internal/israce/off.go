@@ -1,5 +1,6 @@
 //go:build !race
 
-package dataset
+package israce
 
-const raceEnabled = false
+// Enabled is true when built with -race.
+const Enabled = false

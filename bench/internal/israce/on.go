@@ -1,6 +1,8 @@
 //go:build race
 
-package dataset
+// Package israce tells tests whether the race detector is on, so that they
+// can skip work that takes minutes under it (dbgen's set-up).
+package israce
 
-// raceEnabled: tests skip dbgen's 10 s text pool set-up under -race.
-const raceEnabled = true
+// Enabled is true when built with -race.
+const Enabled = true

@@ -18,7 +18,6 @@ type Bars struct {
 	Series        []string
 	// Values[s][c] is series s at category c; NaN draws no bar.
 	Values [][]float64
-	LogY   bool
 }
 
 // Line is one series of a line chart.
@@ -40,10 +39,6 @@ func SaveBars(path string, b Bars) error {
 	p.Title.Text = b.Title
 	p.Y.Label.Text = b.YLabel
 	p.Legend.Top = true
-	if b.LogY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	}
 	n := len(b.Series)
 	w := vg.Points(max(2, 60/float64(max(n, 1))))
 	for s, name := range b.Series {
@@ -52,8 +47,8 @@ func SaveBars(path string, b Bars) error {
 		}
 		vals := make(plotter.Values, len(b.Categories))
 		for c, v := range b.Values[s] {
-			if math.IsNaN(v) || (b.LogY && v <= 0) {
-				v = floorFor(b.LogY)
+			if math.IsNaN(v) {
+				v = 0 // missing: no bar
 			}
 			vals[c] = v
 		}
@@ -72,23 +67,12 @@ func SaveBars(path string, b Bars) error {
 	return p.Save(min(width, 16*vg.Inch), 5*vg.Inch, path)
 }
 
-// floorFor is what a missing bar is drawn as: nothing on a linear axis,
-// a tiny value on a log axis (which cannot show zero).
-func floorFor(logY bool) float64 {
-	if logY {
-		return 1e-3
-	}
-	return 0
-}
-
 // SaveLines draws l as a PNG at path.
 func SaveLines(path string, l Lines) error {
 	p := plot.New()
 	p.Title.Text = l.Title
 	p.X.Label.Text = l.XLabel
 	p.Y.Label.Text = l.YLabel
-	p.Legend.Top = true
-	p.Legend.Left = true
 	if l.LogX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}

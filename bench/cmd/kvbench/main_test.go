@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kvenc/kvenc/bench/internal/israce"
+)
+
+// tinyArgs make a run take seconds: 6,000-value time series, one round,
+// each measurement a single iteration.
+func tinyArgs(dir string, extra ...string) []string {
+	return append([]string{"-quick", "-scale", "0.001", "-count", "1", "-benchtime", "1x", "-out", dir}, extra...)
+}
+
+func TestAllOnTinyData(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	args := append([]string{"all"}, tinyArgs(dir, "-dataset", "timeseries,user,random")...)
+	if err := run(args, &out, io.Discard); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	stdout := out.String()
+	for _, want := range []string{
+		"machine  linux/", "go       go1.", "dataset  seek key set user:", "dataset  time series:",
+		"== seek:", "== seek goals", "== ints: encoded bytes per value", "== ints: shapeshift chunk forms",
+		"store: needs package kv (issue 7), not built yet", "ycsb: needs package kv (issue 7), not built yet",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	if strings.Contains(stdout, "FAILED CHECK") {
+		t.Errorf("a codec failed its check:\n%s", stdout)
+	}
+	// name: first header, rows, numeric columns from this index on
+	csvs := []struct {
+		name, first string
+		rows        int
+		numericFrom int
+	}{
+		{"seek", "keyset", 2 * 6, 2},
+		{"seek_goals", "keyset", 2 * 4, 2},
+		{"ints_size", "column", 4 + 1, 1},
+		{"ints_decode", "column", 4 + 1, 1},
+		{"ints_get", "column", 4 + 1, 1},
+		{"ints_encode", "column", 4 + 1, 1},
+		{"ints_forms", "column", 4 * 3, 2},
+		{"ints_select", "codec", 7, 1},
+		{"ints_all", "column", 4 * 7, 2},
+	}
+	for _, c := range csvs {
+		recs := readCSV(t, filepath.Join(dir, c.name+".csv"))
+		if len(recs) != c.rows+1 || recs[0][0] != c.first {
+			t.Errorf("%s.csv: %d records, header %v; want %d rows under a header starting %q", c.name, len(recs), recs[0], c.rows, c.first)
+			continue
+		}
+		for _, rec := range recs[1:] {
+			for i := c.numericFrom; i < len(rec); i++ {
+				checkNumber(t, c.name, recs[0][i], rec[i])
+			}
+		}
+	}
+	for _, name := range []string{"seek_ns", "seek_bytes", "ints_size", "ints_select"} {
+		checkPNG(t, filepath.Join(dir, name+".png"))
+	}
+}
+
+// checkNumber accepts numbers, ratios ("0.83x"), "-" (not measured),
+// yes/no and form lists; anything else in a numeric column is a bug.
+func checkNumber(t *testing.T, file, col, cell string) {
+	t.Helper()
+	v := strings.TrimSuffix(cell, "x")
+	if _, err := strconv.ParseFloat(v, 64); err == nil || cell == "-" || cell == "yes" || cell == "no" {
+		return
+	}
+	if col == "forms" || col == "error" || col == "codec" || col == "target" {
+		return
+	}
+	t.Errorf("%s.csv column %q: %q is not a number", file, col, cell)
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("%s: %v (%d records)", path, err, len(recs))
+	}
+	return recs
+}
+
+func checkPNG(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Errorf("%s: %v", path, err)
+		return
+	}
+	if b := img.Bounds(); b.Dx() < 300 || b.Dy() < 200 {
+		t.Errorf("%s: %v is too small for a plot", path, b)
+	}
+}
+
+// TestSeekLineitem runs the seek key set that needs dbgen (a 10 s set-up,
+// minutes under -race, where it is skipped).
+func TestSeekLineitem(t *testing.T) {
+	if israce.Enabled || testing.Short() {
+		t.Skip("dbgen set-up is slow under -race")
+	}
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := run(append([]string{"seek"}, tinyArgs(dir, "-dataset", "lineitem")...), &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if recs := readCSV(t, filepath.Join(dir, "seek.csv")); len(recs) != 1+6 || recs[1][0] != "lineitem" {
+		t.Errorf("seek.csv: %v", recs)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"nosuch"},
+		{"seek", "-dataset", "nosuch"},
+		{"seek", "-scale", "2"},
+		{"seek", "extra"},
+	} {
+		if _, _, err := parseFlags(args, io.Discard); err == nil {
+			t.Errorf("parseFlags(%q): no error", args)
+		}
+	}
+	cfg, cmd, err := parseFlags([]string{"-count", "2", "ints", "-quick", "-dataset", "timeseries"}, io.Discard)
+	if err != nil || cmd != "ints" || cfg.count != 2 || !cfg.quick || cfg.benchtime != "50ms" || !cfg.uses("timeseries") || cfg.uses("lineitem") {
+		t.Errorf("parseFlags: %+v %q %v", cfg, cmd, err)
+	}
+}
