@@ -1,0 +1,99 @@
+package kv
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// refBuf is a pooled, reference-counted buffer holding one block read from
+// Badger on a cache miss. The reader that read it holds one reference; the
+// buffer returns to its pool when the last reference is released. Blocks in
+// the block cache never live in a refBuf: they are plain immutable slices
+// freed by the garbage collector, so the hot path counts nothing.
+type refBuf struct {
+	b    []byte
+	refs atomic.Int32
+	pool *bufPool
+}
+
+// retain adds a reference. It panics on a released buffer (a bug, not bad
+// input).
+func (r *refBuf) retain() {
+	if r.refs.Add(1) <= 1 {
+		panic("kv: retain of a released block buffer")
+	}
+}
+
+// release drops a reference and returns the buffer to its pool when it was
+// the last one. Under -tags invariants the bytes are poisoned first, so a
+// reader that kept a slice sees garbage and its checks fail loudly.
+func (r *refBuf) release() {
+	n := r.refs.Add(-1)
+	switch {
+	case n < 0:
+		panic("kv: release of a released block buffer")
+	case n == 0:
+		if invariants {
+			for i := range r.b {
+				r.b[i] = 0xdb
+			}
+		}
+		r.pool.put(r)
+	}
+}
+
+// check is the per-access liveness check: HBase's checkRefCnt. The read
+// path calls it per cell only under -tags invariants, or when a Store is
+// built with refcountHot (the benchmark of what the check costs).
+func (r *refBuf) check() {
+	if r.refs.Load() <= 0 {
+		panic(fmt.Sprintf("kv: use of a released block buffer (refs %d)", r.refs.Load()))
+	}
+}
+
+// bufPool hands out refBufs in power-of-two size classes from 4 KiB to
+// 1 MiB (larger buffers are allocated and dropped).
+type bufPool struct {
+	classes [9]sync.Pool
+	gets    atomic.Int64 // buffers handed out
+	puts    atomic.Int64 // buffers returned
+}
+
+const minBufClass = 12 // 4 KiB
+
+func bufClass(n int) int {
+	c := 0
+	for size := 1 << minBufClass; size < n; size <<= 1 {
+		c++
+	}
+	return c
+}
+
+// get returns a buffer of length n holding one reference.
+func (p *bufPool) get(n int) *refBuf {
+	p.gets.Add(1)
+	c := bufClass(n)
+	var r *refBuf
+	if c < len(p.classes) {
+		if v := p.classes[c].Get(); v != nil {
+			r = v.(*refBuf)
+		} else {
+			r = &refBuf{b: make([]byte, 1<<(minBufClass+c)), pool: p}
+		}
+	} else {
+		r = &refBuf{b: make([]byte, n), pool: p}
+	}
+	r.b = r.b[:n]
+	r.refs.Store(1)
+	return r
+}
+
+func (p *bufPool) put(r *refBuf) {
+	p.puts.Add(1)
+	c := bufClass(cap(r.b))
+	if c < len(p.classes) && cap(r.b) == 1<<(minBufClass+c) {
+		r.b = r.b[:cap(r.b)]
+		p.classes[c].Put(r)
+	}
+}

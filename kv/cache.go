@@ -1,0 +1,121 @@
+package kv
+
+import (
+	"container/list"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kvenc/kvenc/blockenc"
+)
+
+// blockID names one block: segment id and block number in the segment.
+type blockID struct {
+	seg   uint64
+	block int
+}
+
+// cachedBlock is an immutable, verified block shared by every reader. The
+// slot holds one Seeker already initialised on the block (its CRC checked
+// once), so a hot Get does not re-verify 32 KiB per lookup: a reader swaps
+// it out and back in, and makes a new Seeker when another reader holds it.
+type cachedBlock struct {
+	id   blockID
+	data []byte
+	slot atomic.Pointer[blockenc.Seeker]
+	elem *list.Element
+	// ref is set only on Stores built with refcountHot (benchmark): the
+	// per-cell check of HBase's design, measured against none.
+	ref *refBuf
+}
+
+// blockCache is an LRU of decoded blocks bounded by bytes. One mutex guards
+// the map per lookup; nothing is counted per cell.
+type blockCache struct {
+	mu     sync.Mutex
+	max    int64
+	size   int64
+	m      map[blockID]*cachedBlock
+	lru    list.List // front: most recently used
+	hits   atomic.Int64
+	misses atomic.Int64
+}
+
+func newBlockCache(max int64) *blockCache {
+	return &blockCache{max: max, m: make(map[blockID]*cachedBlock)}
+}
+
+func (c *blockCache) get(id blockID) *cachedBlock {
+	if c.max <= 0 {
+		return nil
+	}
+	c.mu.Lock()
+	b := c.m[id]
+	if b != nil {
+		c.lru.MoveToFront(b.elem)
+	}
+	c.mu.Unlock()
+	if b != nil {
+		c.hits.Add(1)
+	} else {
+		c.misses.Add(1)
+	}
+	return b
+}
+
+// add inserts b (or returns the block another reader inserted first).
+func (c *blockCache) add(b *cachedBlock) *cachedBlock {
+	if c.max <= 0 || int64(len(b.data)) > c.max {
+		return b
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := c.m[b.id]; old != nil {
+		return old
+	}
+	b.elem = c.lru.PushFront(b)
+	c.m[b.id] = b
+	c.size += int64(len(b.data))
+	for c.size > c.max {
+		e := c.lru.Back()
+		old := e.Value.(*cachedBlock)
+		c.lru.Remove(e)
+		delete(c.m, old.id)
+		c.size -= int64(len(old.data))
+	}
+	return b
+}
+
+// dropSegment forgets every block of a deleted segment.
+func (c *blockCache) dropSegment(seg uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, b := range c.m {
+		if id.seg == seg {
+			c.lru.Remove(b.elem)
+			delete(c.m, id)
+			c.size -= int64(len(b.data))
+		}
+	}
+}
+
+func (c *blockCache) bytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.size
+}
+
+// seeker returns a Seeker on b: the one in its slot, or a new one.
+func (b *cachedBlock) seeker() (*blockenc.Seeker, error) {
+	if s := b.slot.Swap(nil); s != nil {
+		return s, nil
+	}
+	return blockenc.NewSeeker(b.data)
+}
+
+// putSeeker gives s back to b's slot unless it is in error or the slot is
+// taken.
+func (b *cachedBlock) putSeeker(s *blockenc.Seeker) {
+	if s.Err() == nil {
+		b.slot.CompareAndSwap(nil, s)
+	}
+}

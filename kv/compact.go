@@ -1,0 +1,109 @@
+package kv
+
+import "math"
+
+// maxCompactInputs bounds how many segments one background compaction
+// merges.
+const maxCompactInputs = 10
+
+// Compact merges every segment into one (after flushing the memstores),
+// dropping the versions no reader can see and the tombstones with nothing
+// older beneath them.
+func (s *Store) Compact() error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if err := s.flushAll(); err != nil {
+		return err
+	}
+	if err := s.compact(true); err != nil {
+		return err
+	}
+	return s.reap()
+}
+
+// pickTier chooses a size tier among segs (newest first): the first run of
+// adjacent segments, walking towards older ones, in which each next
+// segment is at most twice the size of the run so far. Adjacent segments
+// hold adjacent seq ranges, so the merged segment does too.
+func pickTier(segs []*segment) []*segment {
+	for i := range segs {
+		sum := segs[i].meta.bytes + 1
+		j := i + 1
+		for j < len(segs) && j-i < maxCompactInputs && segs[j].meta.bytes+1 <= 2*sum {
+			sum += segs[j].meta.bytes + 1
+			j++
+		}
+		if j-i >= 2 {
+			return segs[i:j]
+		}
+	}
+	return nil
+}
+
+// compact merges one tier (or, with all, every segment) into a new
+// segment. The new meta and the deletion of the old metas are one Badger
+// transaction; the old blocks are deleted once no iterator holds them.
+func (s *Store) compact(all bool) error {
+	s.compactMu.Lock()
+	defer s.compactMu.Unlock()
+	s.mu.RLock()
+	segs := append([]*segment(nil), s.segs...)
+	s.mu.RUnlock()
+	var in []*segment
+	if all {
+		if len(segs) == 0 {
+			return nil
+		}
+		in = segs
+	} else if in = pickTier(segs); in == nil {
+		return nil
+	}
+	// Tombstones can go when every segment outside the input is newer:
+	// segments are sorted newest first and the input is a run, so when it
+	// ends with the oldest segment.
+	dropTombstones := in[len(in)-1] == segs[len(segs)-1]
+
+	rp, points := s.gcPoints()
+	w := s.newSegWriter()
+	f := gcFilter{rp: rp, points: points, dropTombstones: dropTombstones, emit: w.add}
+	m := versionMerge{}
+	var walSeq uint64
+	for _, g := range in {
+		walSeq = max(walSeq, g.meta.walSeq)
+		m.srcs = append(m.srcs, &segSource{s: s, g: g, rp: math.MaxUint64, all: true, bi: -1})
+	}
+	err := m.next(f.add)
+	for _, src := range m.srcs {
+		src.close()
+	}
+	if err != nil {
+		w.abort()
+		return err
+	}
+	f.finish()
+	out, err := w.finish(walSeq, in)
+	if err != nil {
+		return err
+	}
+	gone := make(map[*segment]bool, len(in))
+	for _, g := range in {
+		gone[g] = true
+	}
+	s.mu.Lock()
+	keep := []*segment{out}
+	for _, g := range s.segs {
+		if gone[g] {
+			g.obsolete.Store(true)
+			s.obsolete = append(s.obsolete, g)
+		} else {
+			keep = append(keep, g)
+		}
+	}
+	sortSegs(keep)
+	s.segs = keep
+	s.mu.Unlock()
+	s.compactions.Add(1)
+	return nil
+}
+

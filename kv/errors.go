@@ -1,0 +1,33 @@
+package kv
+
+import (
+	"errors"
+
+	"github.com/kvenc/kvenc/blockenc"
+)
+
+// Errors. Every error kv returns about bad stored bytes wraps ErrCorrupt and
+// says where (segment, block, WAL seq); test with errors.Is.
+var (
+	// ErrNotFound: Get found no live value for the key.
+	ErrNotFound = errors.New("kv: not found")
+	// ErrClosed: the Store (or the Snapshot or Iterator) was closed.
+	ErrClosed = errors.New("kv: closed")
+	// ErrCorrupt: stored bytes (a block, a segment meta, a WAL record or
+	// the block index) are not what kv wrote. It is blockenc.ErrCorrupt
+	// itself, so errors.Is(err, blockenc.ErrCorrupt) and
+	// errors.Is(err, kv.ErrCorrupt) agree on every error.
+	ErrCorrupt = blockenc.ErrCorrupt
+	// ErrTooLarge: a key, value or batch beyond the limits below, or a
+	// batch too big for one Badger transaction.
+	ErrTooLarge = errors.New("kv: too large")
+	// ErrInvalidOptions: Options that cannot work (see Options).
+	ErrInvalidOptions = errors.New("kv: invalid options")
+)
+
+// Limits on one cell. A value is stored whole in one block, and a block
+// must stay well below the 1 MiB that in-memory Badger cannot store.
+const (
+	MaxKeySize   = 16 << 10  // 16 KiB
+	MaxValueSize = 256 << 10 // 256 KiB
+)

@@ -1,0 +1,201 @@
+package kv
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// Flush writes every memstore to a segment: the active one is frozen, then
+// every frozen one is encoded into blocks, oldest first.
+func (s *Store) Flush() error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	return s.flushAll()
+}
+
+func (s *Store) flushAll() error {
+	s.writeMu.RLock()
+	mt := s.active
+	s.writeMu.RUnlock()
+	s.freeze(mt)
+	return s.flushFrozen()
+}
+
+// flushFrozen flushes the frozen memtables, oldest first, one at a time, so
+// a segment's walSeq covers every seq at or below it.
+func (s *Store) flushFrozen() error {
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	for {
+		s.mu.RLock()
+		var mt *memtable
+		if n := len(s.frozen); n > 0 {
+			mt = s.frozen[n-1]
+		}
+		s.mu.RUnlock()
+		if mt == nil {
+			return nil
+		}
+		if err := s.flushMemtable(mt); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *Store) flushMemtable(mt *memtable) error {
+	rp, points := s.gcPoints()
+	w := s.newSegWriter()
+	f := gcFilter{rp: rp, points: points, emit: w.add}
+	it := mt.ms.NewIterator(math.MaxUint64, true)
+	for it.First(); it.Valid(); it.Next() {
+		if err := f.add(it.Cell()); err != nil {
+			w.abort()
+			return err
+		}
+	}
+	f.finish()
+	g, err := w.finish(mt.hi, nil)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	for i, x := range s.frozen {
+		if x == mt {
+			s.frozen = append(s.frozen[:i:i], s.frozen[i+1:]...)
+			break
+		}
+	}
+	s.segs = append(s.segs, g)
+	sortSegs(s.segs)
+	s.mu.Unlock()
+	s.flushes.Add(1)
+	if err := s.deleteWAL(mt.lo, mt.hi); err != nil {
+		// Harmless: Open skips and deletes records at or below walSeq.
+		return err
+	}
+	s.kickBackground()
+	return nil
+}
+
+// deleteWAL deletes the WAL records with seqs in (lo, hi].
+func (s *Store) deleteWAL(lo, hi uint64) error {
+	if hi <= lo {
+		return nil
+	}
+	var del [][]byte
+	start := s.keys.wal(lo+1, 0)
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: s.keys.tag(tagWAL)})
+		defer it.Close()
+		for it.Seek(start); it.Valid(); it.Next() {
+			k := it.Item().Key()
+			if len(k) != len(s.keys.prefix)+11 || binary.BigEndian.Uint64(k[len(k)-10:]) > hi {
+				break
+			}
+			del = append(del, it.Item().KeyCopy(nil))
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("kv: WAL cleanup: %w", err)
+	}
+	return s.deleteKeys(del)
+}
+
+// kickBackground wakes the background goroutine (flush, compaction,
+// deletion of compacted segments).
+func (s *Store) kickBackground() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Store) background() {
+	defer close(s.bgDone)
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-s.kick:
+		}
+		err := s.flushFrozen()
+		if err == nil && s.opts.CompactionTrigger > 0 {
+			s.mu.RLock()
+			n := len(s.segs)
+			s.mu.RUnlock()
+			if n >= s.opts.CompactionTrigger {
+				err = s.compact(false)
+			}
+		}
+		if err == nil {
+			err = s.reap()
+		}
+		if err != nil {
+			s.errMu.Lock()
+			s.bgErr = err
+			s.errMu.Unlock()
+		}
+	}
+}
+
+// reap deletes the blocks of compacted-away segments no iterator holds.
+func (s *Store) reap() error {
+	s.mu.Lock()
+	var dead []*segment
+	keep := s.obsolete[:0]
+	for _, g := range s.obsolete {
+		if g.refs.Load() == 0 {
+			dead = append(dead, g)
+		} else {
+			keep = append(keep, g)
+		}
+	}
+	s.obsolete = keep
+	s.mu.Unlock()
+	for _, g := range dead {
+		if err := s.deleteSegmentBlocks(g); err != nil {
+			return err
+		}
+	}
+	if len(dead) > 0 && s.ownDB && s.opts.Dir != "" {
+		// Blocks live in the value log: reclaim the space of deleted ones.
+		for s.db.RunValueLogGC(0.5) == nil {
+		}
+	}
+	return nil
+}
+
+// Close flushes the memstore, stops the background work and, for Open,
+// closes the Badger DB. Iterators and Snapshots should be closed first; an
+// Iterator left open keeps its segments' blocks until the next Open.
+func (s *Store) Close() error {
+	if !s.closed.CompareAndSwap(false, true) {
+		return ErrClosed
+	}
+	s.writeMu.Lock() // wait for writes in flight
+	s.writeMu.Unlock()
+	close(s.quit)
+	<-s.bgDone
+	err := s.flushAll()
+	if err == nil {
+		err = s.reap()
+	}
+	s.mu.Lock() // wait for reads in flight
+	s.mu.Unlock()
+	if err == nil {
+		s.errMu.Lock()
+		err = s.bgErr
+		s.errMu.Unlock()
+	}
+	if s.ownDB {
+		if cerr := s.db.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("kv: close badger: %w", cerr)
+		}
+	}
+	return err
+}

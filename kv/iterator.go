@@ -1,0 +1,234 @@
+package kv
+
+import (
+	"bytes"
+
+	"github.com/kvenc/kvenc/blockenc"
+)
+
+// Iterator walks the live keys of a Store in ascending order at one read
+// point, merging the memstores and the segments. Key and Value are valid
+// until the next move. An Iterator is used by one goroutine; Close it.
+//
+// An Iterator that stops because of an error is not Valid and Err returns
+// the error (wrapping ErrCorrupt for bad blocks): it never just ends early.
+type Iterator struct {
+	s      *Store
+	rp     uint64
+	lower  []byte
+	upper  []byte
+	srcs   []source
+	segs   []*segment
+	key    []byte
+	val    []byte
+	valid  bool
+	err    error
+	closed bool
+	adv    []byte // copy of the key being left behind
+}
+
+// NewIterator returns an unpositioned Iterator over the Store's current
+// state (later writes are not seen): call First or SeekGE.
+func (s *Store) NewIterator(o IterOptions) *Iterator {
+	return s.newIterator(o, 0, false)
+}
+
+func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
+	it := &Iterator{s: s, lower: clone(o.LowerBound), upper: clone(o.UpperBound)}
+	if o.LowerBound == nil {
+		it.lower = nil
+	}
+	if o.UpperBound == nil {
+		it.upper = nil
+	}
+	s.snapMu.Lock()
+	if !pinned {
+		rp = s.tracker.ReadPoint()
+	}
+	s.snaps[rp]++
+	s.snapMu.Unlock()
+	it.rp = rp
+
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed.Load() {
+		it.err = ErrClosed
+		it.closed = true
+		s.unpin(rp)
+		return it
+	}
+	for _, mt := range append([]*memtable{s.active}, s.frozen...) {
+		it.srcs = append(it.srcs, &memSource{it: mt.ms.NewIterator(rp, false)})
+	}
+	for _, g := range s.segs {
+		g.refs.Add(1)
+		it.segs = append(it.segs, g)
+		it.srcs = append(it.srcs, &segSource{s: s, g: g, rp: rp, fill: true, bi: -1})
+	}
+	return it
+}
+
+// First moves to the first key (at or above LowerBound).
+func (it *Iterator) First() bool {
+	if it.lower != nil {
+		return it.SeekGE(it.lower)
+	}
+	if it.closed {
+		return false
+	}
+	for _, src := range it.srcs {
+		src.first()
+	}
+	return it.find()
+}
+
+// SeekGE moves to the first key >= key (and >= LowerBound).
+func (it *Iterator) SeekGE(key []byte) bool {
+	if it.closed {
+		return false
+	}
+	if it.lower != nil && bytes.Compare(key, it.lower) < 0 {
+		key = it.lower
+	}
+	for _, src := range it.srcs {
+		src.seekGE(key)
+	}
+	return it.find()
+}
+
+// Next moves to the next key.
+func (it *Iterator) Next() bool {
+	if !it.valid {
+		return false
+	}
+	it.advance(it.key)
+	return it.find()
+}
+
+// advance moves every source at key past it.
+func (it *Iterator) advance(key []byte) {
+	it.adv = append(it.adv[:0], key...)
+	for _, src := range it.srcs {
+		if c := src.cur(); c != nil && bytes.Equal(c.Key, it.adv) {
+			src.next()
+		}
+	}
+}
+
+// find settles on the smallest key among the sources whose newest version
+// is a Put, skipping tombstones.
+func (it *Iterator) find() bool {
+	it.valid = false
+	for {
+		var best *blockenc.Cell
+		for _, src := range it.srcs {
+			c := src.cur()
+			if c == nil {
+				if err := src.err(); err != nil {
+					it.err = err
+					return false
+				}
+				continue
+			}
+			if best == nil {
+				best = c
+				continue
+			}
+			if d := bytes.Compare(c.Key, best.Key); d < 0 || (d == 0 && c.Seq > best.Seq) {
+				best = c
+			}
+		}
+		if best == nil {
+			return false
+		}
+		if it.upper != nil && bytes.Compare(best.Key, it.upper) >= 0 {
+			return false
+		}
+		if best.Kind == blockenc.KindPut {
+			it.key, it.val, it.valid = best.Key, best.Value, true
+			return true
+		}
+		it.advance(best.Key)
+	}
+}
+
+// Valid reports whether the Iterator is on a key.
+func (it *Iterator) Valid() bool { return it.valid }
+
+// Key returns the current key: valid until the next move; do not modify.
+func (it *Iterator) Key() []byte { return it.key }
+
+// Value returns the current value: valid until the next move; do not
+// modify.
+func (it *Iterator) Value() []byte { return it.val }
+
+// Err returns the error that stopped the Iterator, or nil.
+func (it *Iterator) Err() error { return it.err }
+
+// Close releases the Iterator's segments and read point.
+func (it *Iterator) Close() error {
+	if it.closed {
+		return nil
+	}
+	it.closed = true
+	it.valid = false
+	for _, src := range it.srcs {
+		src.close()
+	}
+	reap := false
+	for _, g := range it.segs {
+		if g.refs.Add(-1) == 0 && g.obsolete.Load() {
+			reap = true
+		}
+	}
+	it.s.unpin(it.rp)
+	if reap {
+		it.s.kickBackground()
+	}
+	return it.err
+}
+
+func (s *Store) unpin(rp uint64) {
+	s.snapMu.Lock()
+	if s.snaps[rp]--; s.snaps[rp] <= 0 {
+		delete(s.snaps, rp)
+	}
+	s.snapMu.Unlock()
+}
+
+// versionMerge merges sources in all-versions mode in cell order (key
+// ascending, seq descending), for compaction.
+type versionMerge struct {
+	srcs []source
+}
+
+// next returns the smallest cell and advances its source; nil at the end
+// or on error (see err).
+func (m *versionMerge) next(emit func(blockenc.Cell) error) error {
+	for _, src := range m.srcs {
+		src.first()
+	}
+	for {
+		var best source
+		var bc *blockenc.Cell
+		for _, src := range m.srcs {
+			c := src.cur()
+			if c == nil {
+				if err := src.err(); err != nil {
+					return err
+				}
+				continue
+			}
+			if bc == nil || blockenc.Compare(*c, *bc) < 0 {
+				best, bc = src, c
+			}
+		}
+		if bc == nil {
+			return nil
+		}
+		if err := emit(*bc); err != nil {
+			return err
+		}
+		best.next()
+	}
+}

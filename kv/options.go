@@ -1,0 +1,125 @@
+package kv
+
+import (
+	"fmt"
+
+	badger "github.com/dgraph-io/badger/v4"
+	"github.com/kvenc/kvenc/blockenc"
+)
+
+// Options configure a Store. Start from DefaultOptions; the zero value of a
+// numeric field means its default.
+type Options struct {
+	// Dir is the Badger directory for Open. "" opens an in-memory Badger
+	// (nothing survives Close). Wrap ignores it.
+	Dir string
+	// Prefix is prepended to every Badger key the Store reads or writes.
+	// Default: "kv" for Open (DefaultOptions), and required non-empty for
+	// Wrap, where every key of the caller's DB that starts with Prefix
+	// belongs to the Store and no other key is ever touched.
+	Prefix []byte
+	// Block configures the block encoder. Default: blockenc.DefaultOptions()
+	// (RowIndex, restart interval 16).
+	Block blockenc.Options
+	// BlockSize is the target size of one encoded block: a block is cut at
+	// the first key boundary at or past it. Default 32 KiB; at most 256 KiB.
+	// A key's versions never straddle two blocks, so one block can be larger
+	// (a key with many versions held by snapshots).
+	BlockSize int
+	// MemstoreSize is the arena size of one memstore; a full memstore is
+	// frozen and flushed to a segment in the background. Default 64 MiB.
+	MemstoreSize int64
+	// CacheSize bounds the bytes of decoded blocks kept in the block cache.
+	// Default 64 MiB. A negative value disables the cache.
+	CacheSize int64
+	// SyncWrites makes Open's Badger fsync every write (Badger's own
+	// SyncWrites). Default false: an acknowledged write survives a kill -9
+	// of the process but not a power loss. Wrap leaves the caller's DB as it
+	// is.
+	SyncWrites bool
+	// CompactionTrigger is the number of segments at which a background
+	// size-tiered compaction runs. Default 4; negative disables background
+	// compaction (Compact still works).
+	CompactionTrigger int
+	// Logger is Badger's logger for Open. Default nil: Badger is silent.
+	Logger badger.Logger
+	// ValueThreshold is Badger's ValueThreshold for Open: values (blocks,
+	// WAL records) at least this long go to Badger's value log, shorter ones
+	// stay inline in its LSM. Default 1 KiB: blocks go to the value log (see
+	// the package doc for the measurement).
+	ValueThreshold int64
+	// Badger, if set, adjusts the Badger options Open derived from the
+	// fields above (for example a smaller MemTableSize) before opening.
+	// Default nil.
+	Badger func(badger.Options) badger.Options
+}
+
+// Defaults (see Options).
+const (
+	DefaultBlockSize         = 32 << 10
+	DefaultMemstoreSize      = 64 << 20
+	DefaultCacheSize         = 64 << 20
+	DefaultCompactionTrigger = 4
+	DefaultValueThreshold    = 1 << 10
+	maxBlockSize             = 256 << 10
+)
+
+// DefaultOptions returns the defaults for a Store in dir ("" for memory):
+// Prefix "kv", blockenc.DefaultOptions(), BlockSize 32 KiB, MemstoreSize 64
+// MiB, CacheSize 64 MiB, SyncWrites false, CompactionTrigger 4, a silent
+// Badger and ValueThreshold 1 KiB.
+func DefaultOptions(dir string) Options {
+	return Options{
+		Dir:               dir,
+		Prefix:            []byte("kv"),
+		Block:             blockenc.DefaultOptions(),
+		BlockSize:         DefaultBlockSize,
+		MemstoreSize:      DefaultMemstoreSize,
+		CacheSize:         DefaultCacheSize,
+		CompactionTrigger: DefaultCompactionTrigger,
+		ValueThreshold:    DefaultValueThreshold,
+	}
+}
+
+// withDefaults fills zero fields and checks the rest.
+func (o Options) withDefaults() (Options, error) {
+	if o.Block == (blockenc.Options{}) {
+		o.Block = blockenc.DefaultOptions()
+	}
+	if !o.Block.Encoding.IsValid() {
+		return o, fmt.Errorf("%w: block encoding %d", ErrInvalidOptions, o.Block.Encoding)
+	}
+	if o.BlockSize == 0 {
+		o.BlockSize = DefaultBlockSize
+	}
+	if o.BlockSize < 0 || o.BlockSize > maxBlockSize {
+		return o, fmt.Errorf("%w: BlockSize %d (want 1..%d)", ErrInvalidOptions, o.BlockSize, maxBlockSize)
+	}
+	if o.MemstoreSize == 0 {
+		o.MemstoreSize = DefaultMemstoreSize
+	}
+	if o.MemstoreSize < 64<<10 {
+		return o, fmt.Errorf("%w: MemstoreSize %d (want at least 64 KiB)", ErrInvalidOptions, o.MemstoreSize)
+	}
+	if o.CacheSize == 0 {
+		o.CacheSize = DefaultCacheSize
+	}
+	if o.CompactionTrigger == 0 {
+		o.CompactionTrigger = DefaultCompactionTrigger
+	}
+	if o.CompactionTrigger == 1 {
+		o.CompactionTrigger = 2
+	}
+	if o.ValueThreshold == 0 {
+		o.ValueThreshold = DefaultValueThreshold
+	}
+	o.Prefix = append([]byte(nil), o.Prefix...)
+	return o, nil
+}
+
+// IterOptions bound an Iterator: LowerBound inclusive, UpperBound
+// exclusive; nil means unbounded.
+type IterOptions struct {
+	LowerBound []byte
+	UpperBound []byte
+}

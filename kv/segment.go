@@ -1,0 +1,296 @@
+package kv
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+	"sync/atomic"
+
+	badger "github.com/dgraph-io/badger/v4"
+	"github.com/kvenc/kvenc/blockenc"
+)
+
+// segment is one immutable sorted run of cells: blocks under
+// P+'s'+id+lastKey and a meta under P+'m'+id. Its block index (the last key
+// of every block) is kept in memory, rebuilt at Open from the block keys.
+type segment struct {
+	meta      segMeta
+	blockKeys [][]byte // Badger key of block i
+	lastKeys  [][]byte // last key of block i (aliases blockKeys[i])
+	refs      atomic.Int32
+	obsolete  atomic.Bool
+}
+
+// findBlock returns the first block whose last key is >= key, or -1.
+func (g *segment) findBlock(key []byte) int {
+	if len(g.lastKeys) == 0 || bytes.Compare(key, g.meta.lastKey) > 0 {
+		return -1
+	}
+	return sort.Search(len(g.lastKeys), func(i int) bool { return bytes.Compare(g.lastKeys[i], key) >= 0 })
+}
+
+// loadBlock returns block i of g. With fill, a miss is verified, copied into
+// the cache and released at once. Without fill (compaction), a miss stays in
+// the pooled buffer, returned with one reference the caller releases.
+func (s *Store) loadBlock(g *segment, i int, fill bool) (*cachedBlock, *refBuf, error) {
+	id := blockID{seg: g.meta.id, block: i}
+	if cb := s.cache.get(id); cb != nil {
+		return cb, nil, nil
+	}
+	rb, err := s.readBlock(g, i)
+	if err != nil {
+		return nil, nil, err
+	}
+	cb := &cachedBlock{id: id, data: rb.b}
+	if fill && s.cache.max > 0 {
+		// The decode step: today a copy into an exact-size immutable slice
+		// (blocks are not compressed yet); with compression, the
+		// decompression into it.
+		cb.data = append([]byte(nil), rb.b...)
+		rb.release()
+		rb = nil
+	}
+	sk, err := blockenc.NewSeeker(cb.data)
+	if err != nil {
+		if rb != nil {
+			rb.release()
+		}
+		return nil, nil, fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], err)
+	}
+	cb.slot.Store(sk)
+	if s.refcountHot {
+		cb.ref = &refBuf{}
+		cb.ref.refs.Store(1)
+	}
+	if rb == nil {
+		cb = s.cache.add(cb)
+	}
+	return cb, rb, nil
+}
+
+// readBlock reads block i from Badger into a pooled buffer.
+func (s *Store) readBlock(g *segment, i int) (*refBuf, error) {
+	var rb *refBuf
+	err := s.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(g.blockKeys[i])
+		if err != nil {
+			return err
+		}
+		return item.Value(func(v []byte) error {
+			rb = s.pool.get(len(v))
+			copy(rb.b, v)
+			return nil
+		})
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, fmt.Errorf("%w: segment %d block %d (key %q) missing", ErrCorrupt, g.meta.id, i, g.blockKeys[i])
+	}
+	if err != nil {
+		return nil, fmt.Errorf("kv: segment %d block %d: %w", g.meta.id, i, err)
+	}
+	return rb, nil
+}
+
+// getFrom looks key up in g at read point rp: the newest version with
+// Seq <= rp. It returns found=false when g has no such version.
+func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []byte, kind blockenc.Kind, found bool, err error) {
+	if bytes.Compare(key, g.meta.firstKey) < 0 {
+		return nil, 0, false, nil
+	}
+	i := g.findBlock(key)
+	if i < 0 {
+		return nil, 0, false, nil
+	}
+	cb, _, err := s.loadBlock(g, i, true)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	sk, err := cb.seeker()
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("segment %d block %d: %w", g.meta.id, i, err)
+	}
+	for ok := sk.SeekGE(key); ok; ok = sk.Next() {
+		c := sk.Cell()
+		if !bytes.Equal(c.Key, key) {
+			break
+		}
+		if c.Seq <= rp {
+			if cb.ref != nil {
+				cb.ref.check()
+			}
+			val = append(dst, c.Value...)
+			kind, found = c.Kind, true
+			break
+		}
+	}
+	if err := sk.Err(); err != nil {
+		return nil, 0, false, fmt.Errorf("segment %d block %d: %w", g.meta.id, i, err)
+	}
+	cb.putSeeker(sk)
+	return val, kind, found, nil
+}
+
+// segWriter writes one segment: blocks as they fill, the meta last.
+type segWriter struct {
+	s       *Store
+	enc     *blockenc.Encoder
+	meta    segMeta
+	txn     *badger.Txn
+	seg     *segment
+	lastKey []byte
+	written [][]byte // block keys written (for cleanup on failure)
+}
+
+func (s *Store) newSegWriter() *segWriter {
+	id := s.nextSegID.Add(1)
+	return &segWriter{
+		s:    s,
+		enc:  blockenc.NewEncoder(s.opts.Block),
+		meta: segMeta{id: id, minSeq: ^uint64(0)},
+		txn:  s.db.NewTransaction(true),
+		seg:  &segment{},
+	}
+}
+
+// add appends c (cells in order). Blocks are cut only between keys.
+func (w *segWriter) add(c blockenc.Cell) error {
+	if w.enc.Len() > 0 && w.enc.Size() >= w.s.opts.BlockSize && !bytes.Equal(c.Key, w.lastKey) {
+		if err := w.finishBlock(); err != nil {
+			return err
+		}
+	}
+	if err := w.enc.Add(c); err != nil {
+		return fmt.Errorf("kv: segment %d: %w", w.meta.id, err)
+	}
+	if w.meta.cells == 0 {
+		w.meta.firstKey = append([]byte(nil), c.Key...)
+	}
+	w.lastKey = append(w.lastKey[:0], c.Key...)
+	w.meta.cells++
+	w.meta.minSeq = min(w.meta.minSeq, c.Seq)
+	w.meta.maxSeq = max(w.meta.maxSeq, c.Seq)
+	return nil
+}
+
+func (w *segWriter) finishBlock() error {
+	blk, err := w.enc.Finish()
+	if err != nil {
+		return fmt.Errorf("kv: segment %d: %w", w.meta.id, err)
+	}
+	w.enc.Reset()
+	key := w.s.keys.block(w.meta.id, w.lastKey)
+	if err := w.s.setChunked(&w.txn, key, blk); err != nil {
+		return err
+	}
+	w.written = append(w.written, key)
+	w.seg.blockKeys = append(w.seg.blockKeys, key)
+	w.seg.lastKeys = append(w.seg.lastKeys, key[len(key)-len(w.lastKey):])
+	w.meta.blocks++
+	w.meta.bytes += uint64(len(blk))
+	return nil
+}
+
+// finish writes the last block, commits the blocks, then writes the meta,
+// deleting the metas of the segments it replaces in the same transaction.
+func (w *segWriter) finish(walSeq uint64, replaces []*segment) (*segment, error) {
+	if w.enc.Len() > 0 {
+		if err := w.finishBlock(); err != nil {
+			w.abort()
+			return nil, err
+		}
+	}
+	if err := w.txn.Commit(); err != nil {
+		w.abort()
+		return nil, fmt.Errorf("kv: segment %d blocks: %w", w.meta.id, err)
+	}
+	if w.meta.cells == 0 {
+		w.meta.minSeq = 0
+	}
+	w.meta.walSeq = walSeq
+	w.meta.lastKey = append([]byte(nil), w.lastKey...)
+	err := w.s.db.Update(func(txn *badger.Txn) error {
+		if err := txn.Set(w.s.keys.meta(w.meta.id), w.meta.append(nil)); err != nil {
+			return err
+		}
+		for _, g := range replaces {
+			if err := txn.Delete(w.s.keys.meta(g.meta.id)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		w.abort()
+		return nil, fmt.Errorf("kv: segment %d meta: %w", w.meta.id, err)
+	}
+	w.seg.meta = w.meta
+	return w.seg, nil
+}
+
+// abort discards what was written; what it cannot delete has no meta and
+// is removed at the next Open.
+func (w *segWriter) abort() {
+	w.txn.Discard()
+	_ = w.s.deleteKeys(w.written)
+}
+
+// setChunked sets key in *txn, committing and starting a new transaction
+// when Badger says the current one is full.
+func (s *Store) setChunked(txn **badger.Txn, key, val []byte) error {
+	err := (*txn).Set(key, val)
+	if errors.Is(err, badger.ErrTxnTooBig) {
+		if err = (*txn).Commit(); err != nil {
+			return fmt.Errorf("kv: commit: %w", err)
+		}
+		*txn = s.db.NewTransaction(true)
+		err = (*txn).Set(key, val)
+	}
+	if err != nil {
+		return fmt.Errorf("kv: set %q (%d bytes): %w", key, len(val), shortErr{err})
+	}
+	return nil
+}
+
+// deleteKeys deletes keys in as many transactions as it takes.
+func (s *Store) deleteKeys(keys [][]byte) error {
+	txn := s.db.NewTransaction(true)
+	defer func() { txn.Discard() }()
+	for _, k := range keys {
+		err := txn.Delete(k)
+		if errors.Is(err, badger.ErrTxnTooBig) {
+			if err = txn.Commit(); err != nil {
+				return fmt.Errorf("kv: commit deletes: %w", err)
+			}
+			txn = s.db.NewTransaction(true)
+			err = txn.Delete(k)
+		}
+		if err != nil {
+			return fmt.Errorf("kv: delete %q: %w", k, err)
+		}
+	}
+	if err := txn.Commit(); err != nil {
+		return fmt.Errorf("kv: commit deletes: %w", err)
+	}
+	return nil
+}
+
+// deleteSegmentBlocks removes the blocks of a segment whose meta is gone.
+func (s *Store) deleteSegmentBlocks(g *segment) error {
+	s.cache.dropSegment(g.meta.id)
+	return s.deleteKeys(g.blockKeys)
+}
+
+// shortErr cuts Badger errors that quote a whole value down to a line; it
+// unwraps to the original.
+type shortErr struct{ err error }
+
+func (e shortErr) Error() string {
+	m := e.err.Error()
+	if len(m) > 200 {
+		m = m[:200] + "..."
+	}
+	return m
+}
+
+func (e shortErr) Unwrap() error { return e.err }

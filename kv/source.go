@@ -1,0 +1,200 @@
+package kv
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/memstore"
+)
+
+// source is one sorted input of a merge: a memstore or a segment. In the
+// read mode it shows per key the newest version at or below its read point
+// (tombstones included); in the all-versions mode (compaction) every cell.
+type source interface {
+	first()
+	seekGE(key []byte)
+	next()
+	// cur returns the current cell, nil when exhausted or on error.
+	cur() *blockenc.Cell
+	err() error
+	close()
+}
+
+type memSource struct {
+	it *memstore.Iterator
+	c  blockenc.Cell
+	ok bool
+}
+
+func (m *memSource) settle() {
+	m.ok = m.it.Valid()
+	if m.ok {
+		m.c = m.it.Cell()
+	}
+}
+func (m *memSource) first()            { m.it.First(); m.settle() }
+func (m *memSource) seekGE(key []byte) { m.it.SeekGE(key); m.settle() }
+func (m *memSource) next()             { m.it.Next(); m.settle() }
+func (m *memSource) err() error        { return nil }
+func (m *memSource) close()            {}
+func (m *memSource) cur() *blockenc.Cell {
+	if !m.ok {
+		return nil
+	}
+	return &m.c
+}
+
+// segSource walks one segment block by block.
+type segSource struct {
+	s    *Store
+	g    *segment
+	rp   uint64
+	all  bool // every version (compaction) instead of the newest visible
+	fill bool // put missed blocks into the cache
+
+	bi  int // current block; len(blocks) when exhausted
+	cb  *cachedBlock
+	rb  *refBuf // pooled buffer of an uncached block, or nil
+	sk  *blockenc.Seeker
+	c   blockenc.Cell
+	ok  bool
+	e   error
+	key []byte // copy of the current key (read mode: to skip older versions)
+}
+
+func (it *segSource) cur() *blockenc.Cell {
+	if !it.ok {
+		return nil
+	}
+	return &it.c
+}
+
+func (it *segSource) err() error { return it.e }
+
+// leave lets go of the current block.
+func (it *segSource) leave() {
+	if it.sk != nil {
+		it.cb.putSeeker(it.sk)
+		it.sk = nil
+	}
+	if it.cb != nil && it.cb.ref != nil {
+		it.cb.ref.release()
+	}
+	if it.rb != nil {
+		it.rb.release()
+		it.rb = nil
+	}
+	it.cb = nil
+}
+
+func (it *segSource) close() {
+	it.leave()
+	it.ok = false
+}
+
+// load moves to block i, positioned before its first cell.
+func (it *segSource) load(i int) bool {
+	it.leave()
+	it.bi = i
+	if i >= len(it.g.blockKeys) {
+		it.ok = false
+		return false
+	}
+	if it.s.closed.Load() && it.s.cache.get(blockID{it.g.meta.id, i}) == nil {
+		it.fail(fmt.Errorf("segment %d block %d: %w", it.g.meta.id, i, ErrClosed))
+		return false
+	}
+	cb, rb, err := it.s.loadBlock(it.g, i, it.fill)
+	if err != nil {
+		it.fail(err)
+		return false
+	}
+	sk, err := cb.seeker()
+	if err != nil {
+		if rb != nil {
+			rb.release()
+		}
+		it.fail(fmt.Errorf("segment %d block %d: %w", it.g.meta.id, i, err))
+		return false
+	}
+	if cb.ref != nil {
+		cb.ref.retain()
+	}
+	it.cb, it.rb, it.sk = cb, rb, sk
+	return true
+}
+
+func (it *segSource) fail(err error) {
+	it.e = err
+	it.ok = false
+}
+
+func (it *segSource) first() {
+	it.e = nil
+	if it.load(0) {
+		it.settle(it.sk.First())
+	}
+}
+
+func (it *segSource) seekGE(key []byte) {
+	it.e = nil
+	i := it.g.findBlock(key)
+	if i < 0 {
+		it.leave()
+		it.ok = false
+		return
+	}
+	if i != it.bi || it.sk == nil {
+		if !it.load(i) {
+			return
+		}
+	}
+	it.settle(it.sk.SeekGE(key))
+}
+
+func (it *segSource) next() {
+	if !it.ok {
+		return
+	}
+	if it.all {
+		it.settle(it.sk.Next())
+		return
+	}
+	it.key = append(it.key[:0], it.c.Key...)
+	on := it.sk.Next()
+	for on && bytes.Equal(it.sk.Cell().Key, it.key) {
+		on = it.sk.Next()
+	}
+	it.settle(on)
+}
+
+// settle lands on the seeker's cell (on: the last move found one) or the
+// next visible one, moving to the next block at a block's end.
+func (it *segSource) settle(on bool) {
+	for {
+		if !on {
+			if err := it.sk.Err(); err != nil {
+				it.fail(fmt.Errorf("segment %d block %d: %w", it.g.meta.id, it.bi, err))
+				return
+			}
+			if !it.load(it.bi + 1) {
+				return
+			}
+			on = it.sk.First() // a Seeker from the slot may be anywhere
+			continue
+		}
+		c := it.sk.Cell()
+		if invariants && it.rb != nil {
+			it.rb.check()
+		}
+		if it.cb.ref != nil {
+			it.cb.ref.check()
+		}
+		if it.all || c.Seq <= it.rp {
+			it.c, it.ok = c, true
+			return
+		}
+		on = it.sk.Next() // a version above the read point: an older one follows
+	}
+}

@@ -1,0 +1,57 @@
+package kv
+
+// Stats describe a Store at one moment.
+type Stats struct {
+	Segments    int   // live segments
+	Blocks      int   // blocks in live segments
+	BytesStored int64 // bytes of the live segments' blocks and metas in Badger
+	Cells       int64 // cells (versions and tombstones) in live segments
+	Memstores   int   // memstores (the active one and the frozen ones)
+	MemCells    int64 // cells added to the memstores
+	MemBytes    int64 // arena bytes in use in the memstores
+	CacheBytes  int64 // bytes of blocks in the block cache
+	CacheHits   int64 // block lookups served by the cache
+	CacheMisses int64 // block lookups read from Badger
+	Flushes     int64 // memstores flushed since Open
+	Compactions int64 // compactions since Open
+	Snapshots   int   // pinned read points (snapshots and iterators)
+	// BufsOut is the number of pooled block buffers not yet released:
+	// 0 when no compaction runs.
+	BufsOut int64
+	// BackgroundErr is the last error of the background flush or
+	// compaction, or nil.
+	BackgroundErr error
+}
+
+// Stats returns the Store's statistics.
+func (s *Store) Stats() Stats {
+	var st Stats
+	s.mu.RLock()
+	st.Segments = len(s.segs)
+	for _, g := range s.segs {
+		st.Blocks += int(g.meta.blocks)
+		st.Cells += int64(g.meta.cells)
+		st.BytesStored += int64(g.meta.bytes) + int64(len(g.meta.append(nil)))
+	}
+	for _, mt := range append(s.frozen, s.active) {
+		st.Memstores++
+		st.MemCells += int64(mt.ms.Len())
+		st.MemBytes += mt.ms.Size()
+	}
+	s.mu.RUnlock()
+	st.CacheBytes = s.cache.bytes()
+	st.CacheHits = s.cache.hits.Load()
+	st.CacheMisses = s.cache.misses.Load()
+	st.Flushes = s.flushes.Load()
+	st.Compactions = s.compactions.Load()
+	s.snapMu.Lock()
+	for _, n := range s.snaps {
+		st.Snapshots += n
+	}
+	s.snapMu.Unlock()
+	st.BufsOut = s.pool.gets.Load() - s.pool.puts.Load()
+	s.errMu.Lock()
+	st.BackgroundErr = s.bgErr
+	s.errMu.Unlock()
+	return st
+}

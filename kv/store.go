@@ -1,0 +1,322 @@
+package kv
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	badger "github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/memstore"
+	"github.com/kvenc/kvenc/mvcc"
+)
+
+// Store is a sorted key/value store kept in Badger as encoded blocks. All
+// methods are safe for concurrent use.
+type Store struct {
+	opts    Options
+	db      *badger.DB
+	ownDB   bool
+	keys    keys
+	tracker *mvcc.Tracker
+	cache   *blockCache
+	pool    bufPool
+	// refcountHot makes every block visit take a reference and every cell
+	// access check it (HBase's design): only for the benchmark that measures
+	// what that costs.
+	refcountHot bool
+
+	writeMu sync.RWMutex // writers hold R; freeze holds W
+	mu      sync.RWMutex // guards active, frozen, segs, obsolete; readers hold R
+	active  *memtable
+	frozen  []*memtable // newest first
+	segs    []*segment  // newest first (maxSeq descending)
+	// obsolete segments were compacted away; their blocks are deleted once
+	// no iterator holds them.
+	obsolete  []*segment
+	nextSegID atomic.Uint64
+
+	snapMu sync.Mutex
+	snaps  map[uint64]int // pinned read points (snapshots, iterators)
+
+	flushMu   sync.Mutex
+	compactMu sync.Mutex
+
+	closed atomic.Bool
+	kick   chan struct{}
+	quit   chan struct{}
+	bgDone chan struct{}
+	errMu  sync.Mutex
+	bgErr  error
+
+	flushes, compactions atomic.Int64
+}
+
+// memtable is a memstore with the WAL seqs it holds: (lo, hi].
+type memtable struct {
+	ms       *memstore.Memstore
+	lo, hi   uint64
+	capacity int64        // arena bytes kv admits (arena minus skl's head)
+	admitted atomic.Int64 // sum of memstore.CellArenaBound admitted
+}
+
+func newMemtable(size int64, lo uint64) *memtable {
+	ms := memstore.New(size)
+	return &memtable{ms: ms, lo: lo, capacity: ms.Capacity() - ms.Size()}
+}
+
+// reserve admits need arena bytes, so that the memstore's own Adds never
+// see ErrFull for an admitted write (memstore reserves the same bounds).
+func (m *memtable) reserve(need int64) bool {
+	for {
+		a := m.admitted.Load()
+		if a+need > m.capacity {
+			return false
+		}
+		if m.admitted.CompareAndSwap(a, a+need) {
+			return true
+		}
+	}
+}
+
+// Open opens (or creates) a Store in its own Badger DB at opts.Dir ("" for
+// an in-memory DB), replaying the WAL. Close closes the DB.
+func Open(opts Options) (*Store, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	bo := badger.DefaultOptions(opts.Dir).
+		WithInMemory(opts.Dir == "").
+		WithLogger(opts.Logger).
+		WithCompression(options.None).
+		WithBlockCacheSize(0).
+		WithSyncWrites(opts.SyncWrites).
+		WithValueThreshold(opts.ValueThreshold).
+		WithNumVersionsToKeep(1)
+	if opts.Dir == "" {
+		// In memory there is no value log: every value stays inline and
+		// must be below ValueThreshold, which Badger caps at 1 MiB.
+		bo = bo.WithValueThreshold(1 << 20)
+	}
+	if opts.Badger != nil {
+		bo = opts.Badger(bo)
+	}
+	db, err := badger.Open(bo)
+	if err != nil {
+		return nil, fmt.Errorf("kv: open badger: %w", err)
+	}
+	s, err := newStore(db, opts, true)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Wrap opens a Store inside the caller's Badger DB, under opts.Prefix
+// (required, non-empty). It reads and writes only keys that start with
+// opts.Prefix; Close does not close db. opts.Dir, SyncWrites, Logger,
+// ValueThreshold and Badger are ignored: db is configured by its owner.
+func Wrap(db *badger.DB, opts Options) (*Store, error) {
+	if len(opts.Prefix) == 0 {
+		return nil, fmt.Errorf("%w: Wrap needs a non-empty Prefix", ErrInvalidOptions)
+	}
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return newStore(db, opts, false)
+}
+
+func newStore(db *badger.DB, opts Options, own bool) (*Store, error) {
+	s := &Store{
+		opts:   opts,
+		db:     db,
+		ownDB:  own,
+		keys:   keys{prefix: opts.Prefix},
+		cache:  newBlockCache(opts.CacheSize),
+		snaps:  make(map[uint64]int),
+		kick:   make(chan struct{}, 1),
+		quit:   make(chan struct{}),
+		bgDone: make(chan struct{}),
+	}
+	if err := s.recover(); err != nil {
+		return nil, err
+	}
+	go s.background()
+	if len(s.frozen) > 0 {
+		s.kickBackground()
+	}
+	return s, nil
+}
+
+// recover loads the segments, removes segments without a meta, and replays
+// the WAL records above the last flushed seq.
+func (s *Store) recover() error {
+	metas := map[uint64]*segment{}
+	var maxID, walSeq, last uint64
+	var orphans [][]byte
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: s.keys.tag(tagMeta)})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			item := it.Item()
+			k := item.Key()
+			if len(k) != len(s.keys.prefix)+9 {
+				return fmt.Errorf("%w: meta key %q", ErrCorrupt, k)
+			}
+			id := binary.BigEndian.Uint64(k[len(k)-8:])
+			v, err := item.ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			m, err := decodeMeta(v)
+			if err != nil {
+				return fmt.Errorf("segment %d: %w", id, err)
+			}
+			if m.id != id {
+				return fmt.Errorf("%w: meta under id %d says id %d", ErrCorrupt, id, m.id)
+			}
+			metas[id] = &segment{meta: m}
+			maxID = max(maxID, id)
+			walSeq = max(walSeq, m.walSeq)
+			last = max(last, m.maxSeq, m.walSeq)
+		}
+		segPrefix := s.keys.tag(tagSegment)
+		it2 := txn.NewIterator(badger.IteratorOptions{Prefix: segPrefix})
+		defer it2.Close()
+		for it2.Rewind(); it2.Valid(); it2.Next() {
+			k := it2.Item().KeyCopy(nil)
+			if len(k) < len(segPrefix)+8 {
+				orphans = append(orphans, k)
+				continue
+			}
+			id := binary.BigEndian.Uint64(k[len(segPrefix):])
+			maxID = max(maxID, id)
+			g := metas[id]
+			if g == nil {
+				orphans = append(orphans, k)
+				continue
+			}
+			g.blockKeys = append(g.blockKeys, k)
+			g.lastKeys = append(g.lastKeys, k[len(segPrefix)+8:])
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("kv: open: %w", err)
+	}
+	for _, g := range metas {
+		if uint64(len(g.blockKeys)) != g.meta.blocks {
+			return fmt.Errorf("%w: segment %d has %d blocks, its meta says %d", ErrCorrupt, g.meta.id, len(g.blockKeys), g.meta.blocks)
+		}
+		s.segs = append(s.segs, g)
+	}
+	sortSegs(s.segs)
+	s.nextSegID.Store(maxID)
+	if err := s.deleteKeys(orphans); err != nil {
+		return err
+	}
+	return s.replayWAL(walSeq, last)
+}
+
+// sortSegs orders segments newest first.
+func sortSegs(segs []*segment) {
+	slices.SortFunc(segs, func(a, b *segment) int {
+		if a.meta.maxSeq != b.meta.maxSeq {
+			if a.meta.maxSeq > b.meta.maxSeq {
+				return -1
+			}
+			return 1
+		}
+		if a.meta.id > b.meta.id {
+			return -1
+		}
+		return 1
+	})
+}
+
+func (s *Store) replayWAL(walSeq, last uint64) error {
+	var stale [][]byte
+	type walRec struct {
+		seq uint64
+		b   []byte
+	}
+	var recs []walRec // whole records above walSeq, in seq order
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: s.keys.tag(tagWAL)})
+		defer it.Close()
+		var cur []byte
+		curSeq := uint64(0)
+		for it.Rewind(); it.Valid(); it.Next() {
+			item := it.Item()
+			k := item.Key()
+			if len(k) != len(s.keys.prefix)+11 {
+				return fmt.Errorf("%w: WAL key %q", ErrCorrupt, k)
+			}
+			seq := binary.BigEndian.Uint64(k[len(k)-10:])
+			chunk := binary.BigEndian.Uint16(k[len(k)-2:])
+			if seq <= walSeq {
+				stale = append(stale, item.KeyCopy(nil))
+				continue
+			}
+			if chunk == 0 {
+				if cur != nil {
+					recs = append(recs, walRec{curSeq, cur})
+				}
+				cur, curSeq = []byte{}, seq
+			} else if seq != curSeq || cur == nil {
+				return fmt.Errorf("%w: WAL seq %d chunk %d without chunk 0", ErrCorrupt, seq, chunk)
+			}
+			if err := item.Value(func(v []byte) error {
+				cur = append(cur, v...)
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		if cur != nil {
+			recs = append(recs, walRec{curSeq, cur})
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("kv: open: WAL: %w", err)
+	}
+	s.active = newMemtable(s.opts.MemstoreSize, walSeq)
+	replayed := walSeq
+	for _, rec := range recs {
+		seq, ops, err := decodeWAL(rec.b)
+		if err != nil {
+			return fmt.Errorf("kv: open: WAL seq %d: %w", rec.seq, err)
+		}
+		if seq != rec.seq {
+			return fmt.Errorf("%w: WAL record under seq %d says seq %d", ErrCorrupt, rec.seq, seq)
+		}
+		need := opsArenaBound(ops)
+		if !s.active.reserve(need) {
+			// Freeze: the full memtable holds the WAL seqs up to the
+			// previous record.
+			s.active.hi = replayed
+			s.frozen = append([]*memtable{s.active}, s.frozen...)
+			s.active = newMemtable(s.opts.MemstoreSize, replayed)
+			if !s.active.reserve(need) {
+				return fmt.Errorf("%w: WAL seq %d needs %d memstore bytes", ErrTooLarge, seq, need)
+			}
+		}
+		for _, o := range ops {
+			if err := s.active.ms.Add(blockenc.Cell{Key: o.key, Value: o.value, Seq: seq, Kind: o.kind}); err != nil {
+				return fmt.Errorf("kv: open: replay seq %d: %w", seq, err)
+			}
+		}
+		replayed = seq
+		last = max(last, seq)
+	}
+	s.tracker = mvcc.NewTracker(last)
+	return s.deleteKeys(stale)
+}
+

@@ -1,0 +1,218 @@
+package kv
+
+import (
+	"errors"
+	"fmt"
+
+	badger "github.com/dgraph-io/badger/v4"
+	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/memstore"
+)
+
+// maxFrozen is the number of frozen memstores at which a writer flushes
+// itself instead of leaving it to the background (a write stall).
+const maxFrozen = 2
+
+// Batch collects Puts and Deletes that Apply writes atomically with one
+// seq. A later operation on a key in the same batch wins. A Batch is not
+// safe for concurrent use; it copies what it is given.
+type Batch struct {
+	ops []op
+}
+
+// NewBatch returns an empty Batch.
+func (s *Store) NewBatch() *Batch { return &Batch{} }
+
+// Put adds a Put of key to value (both copied).
+func (b *Batch) Put(key, value []byte) {
+	b.ops = append(b.ops, op{key: clone(key), value: clone(value), kind: blockenc.KindPut})
+}
+
+// Delete adds a Delete of key (copied).
+func (b *Batch) Delete(key []byte) {
+	b.ops = append(b.ops, op{key: clone(key), kind: blockenc.KindDelete})
+}
+
+// Len returns the number of operations in the batch.
+func (b *Batch) Len() int { return len(b.ops) }
+
+// Reset empties the batch.
+func (b *Batch) Reset() { b.ops = b.ops[:0] }
+
+func clone(b []byte) []byte { return append(make([]byte, 0, len(b)), b...) }
+
+// Put sets key to value.
+func (s *Store) Put(key, value []byte) error {
+	return s.write([]op{{key: key, value: value, kind: blockenc.KindPut}})
+}
+
+// Delete removes key (writes a tombstone).
+func (s *Store) Delete(key []byte) error {
+	return s.write([]op{{key: key, kind: blockenc.KindDelete}})
+}
+
+// Apply writes every operation of b atomically: one seq, one WAL record in
+// one Badger transaction; readers see all of it or none, also after a
+// crash. An empty batch does nothing.
+func (s *Store) Apply(b *Batch) error {
+	if b == nil || len(b.ops) == 0 {
+		if s.closed.Load() {
+			return ErrClosed
+		}
+		return nil
+	}
+	return s.write(b.ops)
+}
+
+func opsArenaBound(ops []op) int64 {
+	var n int64
+	for _, o := range ops {
+		n += memstore.CellArenaBound(blockenc.Cell{Key: o.key, Value: o.value, Kind: o.kind})
+	}
+	return n
+}
+
+// write is the write path: seq, WAL record, memstore, complete.
+func (s *Store) write(ops []op) error {
+	for i, o := range ops {
+		if len(o.key) > MaxKeySize {
+			return fmt.Errorf("%w: op %d: key of %d bytes (max %d)", ErrTooLarge, i, len(o.key), MaxKeySize)
+		}
+		if len(o.value) > MaxValueSize {
+			return fmt.Errorf("%w: op %d: value of %d bytes (max %d)", ErrTooLarge, i, len(o.value), MaxValueSize)
+		}
+	}
+	need := opsArenaBound(ops)
+	var mt *memtable
+	for {
+		s.writeMu.RLock()
+		if s.closed.Load() {
+			s.writeMu.RUnlock()
+			return ErrClosed
+		}
+		mt = s.active
+		if need > mt.capacity {
+			s.writeMu.RUnlock()
+			return fmt.Errorf("%w: batch needs %d memstore bytes, MemstoreSize allows %d", ErrTooLarge, need, mt.capacity)
+		}
+		if mt.reserve(need) {
+			break
+		}
+		s.writeMu.RUnlock()
+		s.freeze(mt)
+		if err := s.stall(); err != nil {
+			return err
+		}
+	}
+	w := s.tracker.Begin()
+	seq := w.Seq()
+	rec := appendWAL(nil, seq, ops)
+	err := s.db.Update(func(txn *badger.Txn) error {
+		for c := 0; c*walChunk < len(rec); c++ {
+			chunk := rec[c*walChunk : min(len(rec), (c+1)*walChunk)]
+			if err := txn.Set(s.keys.wal(seq, uint16(c)), chunk); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		mt.admitted.Add(-need)
+		s.writeMu.RUnlock()
+		s.tracker.Complete(w)
+		if errors.Is(err, badger.ErrTxnTooBig) {
+			return fmt.Errorf("%w: WAL record of %d bytes: %w", ErrTooLarge, len(rec), err)
+		}
+		return fmt.Errorf("kv: WAL seq %d: %w", seq, err)
+	}
+	for _, o := range ops {
+		if err := mt.ms.Add(blockenc.Cell{Key: o.key, Value: o.value, Seq: seq, Kind: o.kind}); err != nil {
+			// Cannot happen: the arena bytes were reserved above. The WAL
+			// holds the write, so it reappears at the next Open.
+			s.writeMu.RUnlock()
+			s.tracker.Complete(w)
+			return fmt.Errorf("kv: memstore add seq %d: %w", seq, err)
+		}
+	}
+	s.writeMu.RUnlock()
+	s.tracker.CompleteAndWait(w)
+	return nil
+}
+
+// freeze makes mt (if it is still the active memtable and not empty) a
+// frozen one and starts a new active memtable. No write is in flight while
+// it runs, so mt holds exactly the seqs (mt.lo, WritePoint].
+func (s *Store) freeze(mt *memtable) bool {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if s.active != mt || mt.ms.Len() == 0 {
+		return false
+	}
+	mt.hi = s.tracker.WritePoint()
+	next := newMemtable(s.opts.MemstoreSize, mt.hi)
+	s.mu.Lock()
+	s.frozen = append([]*memtable{mt}, s.frozen...)
+	s.active = next
+	s.mu.Unlock()
+	s.kickBackground()
+	return true
+}
+
+// stall flushes in the writer's goroutine when frozen memstores pile up.
+func (s *Store) stall() error {
+	s.mu.RLock()
+	n := len(s.frozen)
+	s.mu.RUnlock()
+	if n < maxFrozen {
+		return nil
+	}
+	return s.flushFrozen()
+}
+
+// Get returns a copy of key's newest value, or ErrNotFound.
+func (s *Store) Get(key []byte) ([]byte, error) {
+	return s.get(key, 0, false)
+}
+
+// get reads key at the read point (or at rp when pinned).
+func (s *Store) get(key []byte, rp uint64, pinned bool) ([]byte, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed.Load() {
+		return nil, ErrClosed
+	}
+	if !pinned {
+		rp = s.tracker.ReadPoint()
+	}
+	// Memstores hold newer seqs than segments, the active one newer than
+	// the frozen ones, and segments are sorted newest first: the first
+	// version found is the newest.
+	if c, ok := s.active.ms.Get(key, rp); ok {
+		return cellValue(c)
+	}
+	for _, mt := range s.frozen {
+		if c, ok := mt.ms.Get(key, rp); ok {
+			return cellValue(c)
+		}
+	}
+	for _, g := range s.segs {
+		v, kind, found, err := s.getFrom(g, key, rp, nil)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			if kind == blockenc.KindDelete {
+				return nil, ErrNotFound
+			}
+			return v, nil
+		}
+	}
+	return nil, ErrNotFound
+}
+
+func cellValue(c blockenc.Cell) ([]byte, error) {
+	if c.Kind == blockenc.KindDelete {
+		return nil, ErrNotFound
+	}
+	return clone(c.Value), nil
+}
