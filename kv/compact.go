@@ -106,4 +106,3 @@ func (s *Store) compact(all bool) error {
 	s.compactions.Add(1)
 	return nil
 }
-

@@ -162,12 +162,20 @@ func (s *Store) reap() error {
 			return err
 		}
 	}
-	if len(dead) > 0 && s.ownDB && s.opts.Dir != "" {
-		// Blocks live in the value log: reclaim the space of deleted ones.
-		for s.db.RunValueLogGC(0.5) == nil {
-		}
-	}
 	return nil
+}
+
+// valueLogGC reclaims the value log space of deleted blocks and WAL records
+// (Open's own on-disk DB only). It runs only while the Store writes
+// nothing (at Open and Close): Badger v4.9.6's RunValueLogGC reads the
+// memtable without a lock (DB.MaxVersion), a data race with concurrent
+// writes that -race reports.
+func (s *Store) valueLogGC() {
+	if !s.ownDB || s.opts.Dir == "" {
+		return
+	}
+	for i := 0; i < 16 && s.db.RunValueLogGC(0.5) == nil; i++ {
+	}
 }
 
 // Close flushes the memstore, stops the background work and, for Open,
@@ -184,6 +192,9 @@ func (s *Store) Close() error {
 	err := s.flushAll()
 	if err == nil {
 		err = s.reap()
+	}
+	if err == nil {
+		s.valueLogGC()
 	}
 	s.mu.Lock() // wait for reads in flight
 	s.mu.Unlock()

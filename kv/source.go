@@ -101,7 +101,7 @@ func (it *segSource) load(i int) bool {
 		it.ok = false
 		return false
 	}
-	if it.s.closed.Load() && it.s.cache.get(blockID{it.g.meta.id, i}) == nil {
+	if it.fill && it.s.closed.Load() && it.s.cache.get(blockID{it.g.meta.id, i}) == nil {
 		it.fail(fmt.Errorf("segment %d block %d: %w", it.g.meta.id, i, ErrClosed))
 		return false
 	}

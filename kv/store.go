@@ -147,6 +147,7 @@ func newStore(db *badger.DB, opts Options, own bool) (*Store, error) {
 	if err := s.recover(); err != nil {
 		return nil, err
 	}
+	s.valueLogGC()
 	go s.background()
 	if len(s.frozen) > 0 {
 		s.kickBackground()
@@ -319,4 +320,3 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 	s.tracker = mvcc.NewTracker(last)
 	return s.deleteKeys(stale)
 }
-

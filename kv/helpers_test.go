@@ -1,0 +1,108 @@
+package kv
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+	"testing"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// smallBadger keeps test DBs small: a 8 MiB memtable and 16 MiB value log
+// files instead of 64 MiB and 1 GiB.
+func smallBadger(o badger.Options) badger.Options {
+	return o.WithMemTableSize(8 << 20).WithValueLogFileSize(16 << 20).WithNumCompactors(2)
+}
+
+// testOptions are tiny, so that tests freeze, flush, cut blocks, miss the
+// cache and compact in the background often.
+func testOptions(dir string) Options {
+	o := DefaultOptions(dir)
+	o.BlockSize = 512
+	o.MemstoreSize = 64 << 10
+	o.CacheSize = 8 << 10
+	o.CompactionTrigger = 3
+	o.Badger = smallBadger
+	return o
+}
+
+func mustOpen(t testing.TB, o Options) *Store {
+	t.Helper()
+	s, err := Open(o)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return s
+}
+
+// scan returns every key/value the iterator shows from First, and its Err.
+func scan(it *Iterator) ([][2]string, error) {
+	var out [][2]string
+	for ok := it.First(); ok; ok = it.Next() {
+		out = append(out, [2]string{string(it.Key()), string(it.Value())})
+	}
+	err := it.Err()
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	return out, err
+}
+
+// model is the reference: the live keys and values.
+type model map[string]string
+
+func (m model) clone() model {
+	c := make(model, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// rangeOf returns the model's pairs in [lo, hi) (nil bounds: unbounded).
+func (m model) rangeOf(lo, hi []byte) [][2]string {
+	var out [][2]string
+	for k, v := range m {
+		if lo != nil && k < string(lo) || hi != nil && k >= string(hi) {
+			continue
+		}
+		out = append(out, [2]string{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}
+
+// checkGet compares a Get with the model.
+func checkGet(got []byte, err error, m model, key string) error {
+	want, ok := m[key]
+	switch {
+	case !ok && !errors.Is(err, ErrNotFound):
+		return fmt.Errorf("Get(%q) = %q, %v; want ErrNotFound", key, got, err)
+	case ok && err != nil:
+		return fmt.Errorf("Get(%q): %v; want %q", key, err, want)
+	case ok && !bytes.Equal(got, []byte(want)):
+		return fmt.Errorf("Get(%q) = %q; want %q", key, got, want)
+	}
+	return nil
+}
+
+func diffPairs(got, want [][2]string) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("%d pairs, want %d\ngot  %q\nwant %q", len(got), len(want), trunc(got), trunc(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			return fmt.Errorf("pair %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+	return nil
+}
+
+func trunc(p [][2]string) [][2]string {
+	if len(p) > 20 {
+		return p[:20]
+	}
+	return p
+}

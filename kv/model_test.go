@@ -1,0 +1,211 @@
+package kv
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	gofuzz "github.com/google/gofuzz"
+)
+
+// step is one operation of the model test; gofuzz fills it.
+type step struct {
+	Op    uint8
+	Key   uint8
+	Key2  uint8
+	Val   []byte
+	Batch []struct {
+		Del bool
+		Key uint8
+		Val []byte
+	}
+}
+
+// modelRun drives a store and the model with steps and checks them
+// against each other after every step.
+type modelRun struct {
+	t      testing.TB
+	dir    string
+	s      *Store
+	m      model
+	snaps  []*Snapshot
+	smodel []model
+	keys   int
+	sum    Stats // totals over reopens
+}
+
+func (r *modelRun) total(st Stats) {
+	r.sum.Flushes += st.Flushes
+	r.sum.Compactions += st.Compactions
+	r.sum.CacheMisses += st.CacheMisses
+	r.sum.CacheHits += st.CacheHits
+}
+
+func (r *modelRun) key(k uint8) []byte { return []byte(fmt.Sprintf("key%03d", int(k)%r.keys)) }
+
+func (r *modelRun) fail(i int, st step, err error) {
+	r.t.Helper()
+	r.t.Fatalf("step %d (%+v): %v", i, st.Op, err)
+}
+
+func (r *modelRun) do(i int, st step) {
+	r.t.Helper()
+	s, m := r.s, r.m
+	k := r.key(st.Key)
+	switch st.Op % 16 {
+	case 0, 1, 2, 3:
+		if err := s.Put(k, st.Val); err != nil {
+			r.fail(i, st, err)
+		}
+		m[string(k)] = string(st.Val)
+	case 4:
+		if err := s.Delete(k); err != nil {
+			r.fail(i, st, err)
+		}
+		delete(m, string(k))
+	case 5, 6:
+		b := s.NewBatch()
+		for _, o := range st.Batch {
+			bk := r.key(o.Key)
+			if o.Del {
+				b.Delete(bk)
+				delete(m, string(bk))
+			} else {
+				b.Put(bk, o.Val)
+				m[string(bk)] = string(o.Val)
+			}
+		}
+		if err := s.Apply(b); err != nil {
+			r.fail(i, st, err)
+		}
+	case 7, 8:
+		v, err := s.Get(k)
+		if err := checkGet(v, err, m, string(k)); err != nil {
+			r.fail(i, st, err)
+		}
+	case 9:
+		lo, hi := k, r.key(st.Key2)
+		if st.Key2%5 == 0 {
+			hi = nil
+		}
+		if st.Key%7 == 0 {
+			lo = nil
+		}
+		got, err := scan(s.NewIterator(IterOptions{LowerBound: lo, UpperBound: hi}))
+		if err == nil {
+			err = diffPairs(got, m.rangeOf(lo, hi))
+		}
+		if err != nil {
+			r.fail(i, st, fmt.Errorf("iterate [%q, %q): %w", lo, hi, err))
+		}
+	case 10:
+		if len(r.snaps) < 4 {
+			r.snaps = append(r.snaps, s.Snapshot())
+			r.smodel = append(r.smodel, m.clone())
+		}
+	case 11:
+		if len(r.snaps) > 0 {
+			j := int(st.Key) % len(r.snaps)
+			sn, sm := r.snaps[j], r.smodel[j]
+			v, err := sn.Get(k)
+			if err := checkGet(v, err, sm, string(k)); err != nil {
+				r.fail(i, st, fmt.Errorf("snapshot %d: %w", sn.Seq(), err))
+			}
+			got, err := scan(sn.NewIterator(IterOptions{LowerBound: k}))
+			if err == nil {
+				err = diffPairs(got, sm.rangeOf(k, nil))
+			}
+			if err != nil {
+				r.fail(i, st, fmt.Errorf("snapshot %d iterate: %w", sn.Seq(), err))
+			}
+			if st.Key2%2 == 0 {
+				sn.Close()
+				r.snaps = append(r.snaps[:j], r.snaps[j+1:]...)
+				r.smodel = append(r.smodel[:j], r.smodel[j+1:]...)
+			}
+		}
+	case 12:
+		if err := s.Flush(); err != nil {
+			r.fail(i, st, err)
+		}
+	case 13:
+		if err := s.Compact(); err != nil {
+			r.fail(i, st, err)
+		}
+	case 14:
+		if r.dir != "" && st.Key%4 == 0 {
+			r.reopen(i, st)
+		}
+	case 15:
+		// A write of a large value, to cut blocks on one cell.
+		v := make([]byte, 600+int(st.Key)*4)
+		for j := range v {
+			v[j] = st.Key2 + byte(j)
+		}
+		if err := s.Put(k, v); err != nil {
+			r.fail(i, st, err)
+		}
+		m[string(k)] = string(v)
+	}
+	// After every step: the whole store against the model.
+	got, err := scan(r.s.NewIterator(IterOptions{}))
+	if err == nil {
+		err = diffPairs(got, r.m.rangeOf(nil, nil))
+	}
+	if err != nil {
+		r.fail(i, st, fmt.Errorf("full scan: %w", err))
+	}
+}
+
+func (r *modelRun) reopen(i int, st step) {
+	for _, sn := range r.snaps {
+		sn.Close()
+	}
+	r.snaps, r.smodel = nil, nil
+	r.total(r.s.Stats())
+	if err := r.s.Close(); err != nil {
+		r.fail(i, st, fmt.Errorf("Close: %w", err))
+	}
+	s, err := Open(testOptions(r.dir))
+	if err != nil {
+		r.fail(i, st, fmt.Errorf("reopen: %w", err))
+	}
+	r.s = s
+}
+
+func TestModel(t *testing.T) {
+	steps := 3000
+	if testing.Short() {
+		steps = 300
+	}
+	for seed := int64(1); seed <= 4; seed++ {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			dir := t.TempDir()
+			if seed == 4 {
+				dir = "" // in memory: no reopen
+			}
+			r := &modelRun{t: t, dir: dir, s: mustOpen(t, testOptions(dir)), m: model{}, keys: 40 + int(seed)*20}
+			f := gofuzz.NewWithSeed(seed).NilChance(0.05).NumElements(0, 6)
+			rng := rand.New(rand.NewPCG(uint64(seed), 7))
+			for i := 0; i < steps; i++ {
+				var st step
+				f.Fuzz(&st)
+				if len(st.Val) > 40 {
+					st.Val = st.Val[:rng.IntN(40)]
+				}
+				r.do(i, st)
+			}
+			for _, sn := range r.snaps {
+				sn.Close()
+			}
+			r.total(r.s.Stats())
+			t.Logf("totals over reopens: %+v", r.sum)
+			if r.sum.Flushes == 0 || r.sum.Compactions == 0 || r.sum.CacheMisses == 0 {
+				t.Errorf("the run did not exercise flush, compaction and cache misses: %+v", r.sum)
+			}
+			if err := r.s.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
