@@ -1,0 +1,233 @@
+package kv
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The crash test re-executes the test binary as a child that writes to a
+// store and reports every acknowledged write on stdout, kills it with
+// SIGKILL at a random moment, reopens the store and checks that every
+// acknowledged write is there (the one write in flight may or may not be)
+// and that the store is consistent.
+
+const (
+	crashDirEnv  = "KV_CRASH_DIR"
+	crashSeedEnv = "KV_CRASH_SEED"
+)
+
+func crashOptions(dir string) Options {
+	o := testOptions(dir)
+	o.MemstoreSize = 64 << 10
+	o.CompactionTrigger = 2
+	return o
+}
+
+// crashChild runs in the child process until it is killed. Protocol, one
+// line per event:
+//
+//	T <n> <op>...   write n is about to run (P key val | D key | B key=val,key=,...)
+//	A <n>           write n returned nil
+//	F, C            a Flush or Compact starts
+func crashChild(dir string, seed uint64) {
+	s, err := Open(crashOptions(dir))
+	if err != nil {
+		fmt.Printf("E open: %v\n", err)
+		os.Exit(3)
+	}
+	rng := rand.New(rand.NewPCG(seed, 99))
+	pad := strings.Repeat("x", 80)
+	for n := 0; ; n++ {
+		key := func() string { return fmt.Sprintf("k%03d", rng.IntN(300)) }
+		val := fmt.Sprintf("s%d-%d-%s", seed, n, pad[:rng.IntN(len(pad))])
+		var line string
+		var do func() error
+		switch r := rng.IntN(10); {
+		case r < 6:
+			k := key()
+			line, do = "P "+k+" "+val, func() error { return s.Put([]byte(k), []byte(val)) }
+		case r < 8:
+			k := key()
+			line, do = "D "+k, func() error { return s.Delete([]byte(k)) }
+		default:
+			b := s.NewBatch()
+			var parts []string
+			for i := rng.IntN(5) + 1; i > 0; i-- {
+				k := key()
+				if rng.IntN(3) == 0 {
+					b.Delete([]byte(k))
+					parts = append(parts, k+"=")
+				} else {
+					v := fmt.Sprintf("%s.%d", val, i)
+					b.Put([]byte(k), []byte(v))
+					parts = append(parts, k+"="+v)
+				}
+			}
+			line, do = "B "+strings.Join(parts, ","), func() error { return s.Apply(b) }
+		}
+		os.Stdout.WriteString(fmt.Sprintf("T %d %s\n", n, line))
+		if err := do(); err != nil {
+			fmt.Printf("E %d: %v\n", n, err)
+			os.Exit(3)
+		}
+		os.Stdout.WriteString(fmt.Sprintf("A %d\n", n))
+		switch {
+		case n%97 == 96:
+			os.Stdout.WriteString("F\n")
+			_ = s.Flush()
+		case n%251 == 250:
+			os.Stdout.WriteString("C\n")
+			_ = s.Compact()
+		}
+	}
+}
+
+// applyLine applies a T line's write to m.
+func applyLine(m model, line string) {
+	f := strings.SplitN(line, " ", 4)
+	switch f[2] {
+	case "P":
+		m[f[3][:4]] = f[3][5:]
+	case "D":
+		delete(m, f[3])
+	case "B":
+		for _, kv := range strings.Split(f[3], ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			if v == "" {
+				delete(m, k)
+			} else {
+				m[k] = v
+			}
+		}
+	}
+}
+
+func TestCrash(t *testing.T) {
+	if dir := os.Getenv(crashDirEnv); dir != "" {
+		seed, _ := strconv.ParseUint(os.Getenv(crashSeedEnv), 10, 64)
+		crashChild(dir, seed)
+		return
+	}
+	rounds := 20
+	if testing.Short() {
+		rounds = 4
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(2026, 11))
+	m := model{}
+	acked := 0
+	for round := 0; round < rounds; round++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCrash$")
+		cmd.Env = append(os.Environ(), crashDirEnv+"="+dir, fmt.Sprintf("%s=%d", crashSeedEnv, round+1))
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := make(chan string, 1024)
+		go func() {
+			defer close(lines)
+			r := bufio.NewReader(out)
+			for {
+				l, err := r.ReadString('\n')
+				if err != nil {
+					if err != io.EOF {
+						lines <- "E read: " + err.Error()
+					}
+					return
+				}
+				lines <- strings.TrimSuffix(l, "\n")
+			}
+		}()
+		// Kill after a random number of acknowledged writes (so the kill
+		// lands at any point: mid-write, mid-flush, mid-compaction).
+		killAt := 50 + rng.IntN(900)
+		var pending string
+		n := 0
+		killed := false
+		timeout := time.After(60 * time.Second)
+	read:
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					break read
+				}
+				switch l[0] {
+				case 'T':
+					pending = l
+				case 'A':
+					applyLine(m, pending)
+					pending = ""
+					acked++
+					n++
+				case 'E':
+					t.Fatalf("round %d: child: %s", round, l)
+				case 'F', 'C':
+					// Every third round dies inside the first flush or
+					// compaction it reaches.
+					if round%3 == 2 && !killed {
+						time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
+						_ = cmd.Process.Signal(syscall.SIGKILL)
+						killed = true
+					}
+				}
+				if n == killAt && !killed {
+					// A little more delay sometimes, to land inside the
+					// next write or a flush.
+					if rng.IntN(2) == 0 {
+						time.Sleep(time.Duration(rng.IntN(3000)) * time.Microsecond)
+					}
+					_ = cmd.Process.Signal(syscall.SIGKILL)
+					killed = true
+				}
+			case <-timeout:
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				t.Fatalf("round %d: child stuck", round)
+			}
+		}
+		_ = cmd.Wait()
+
+		// Reopen: every acknowledged write is there; the pending one is
+		// there entirely or not at all.
+		s := mustOpen(t, crashOptions(dir))
+		got, err := scan(s.NewIterator(IterOptions{}))
+		if err != nil {
+			t.Fatalf("round %d: scan after crash: %v", round, err)
+		}
+		err = diffPairs(got, m.rangeOf(nil, nil))
+		if err != nil && pending != "" {
+			with := m.clone()
+			applyLine(with, pending)
+			if err2 := diffPairs(got, with.rangeOf(nil, nil)); err2 == nil {
+				m, err = with, nil
+			}
+		}
+		if err != nil {
+			t.Fatalf("round %d (%d writes acknowledged, pending %q): %v", round, n, pending, err)
+		}
+		for k := 0; k < 300; k++ {
+			key := fmt.Sprintf("k%03d", k)
+			v, err := s.Get([]byte(key))
+			if err := checkGet(v, err, m, key); err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Fatalf("round %d: close: %v", round, err)
+		}
+	}
+	t.Logf("%d rounds, %d acknowledged writes, %d live keys", rounds, acked, len(m))
+}

@@ -1,0 +1,71 @@
+package kv_test
+
+import (
+	"fmt"
+	"log"
+
+	badger "github.com/dgraph-io/badger/v4"
+	"github.com/kvenc/kvenc/kv"
+)
+
+// A Store embedded in an application's own Badger DB: it lives under its
+// prefix as encoded blocks, next to the application's other keys, which it
+// never touches.
+func ExampleWrap() {
+	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	// The application's own key.
+	if err := db.Update(func(txn *badger.Txn) error {
+		return txn.Set([]byte("app/config"), []byte("v1"))
+	}); err != nil {
+		log.Fatal(err)
+	}
+
+	opts := kv.DefaultOptions("")
+	opts.Prefix = []byte("cells/")
+	s, err := kv.Wrap(db, opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	b := s.NewBatch()
+	b.Put([]byte("cpu|host1|0001"), []byte("0.25"))
+	b.Put([]byte("cpu|host1|0002"), []byte("0.50"))
+	b.Put([]byte("mem|host1|0001"), []byte("512"))
+	if err := s.Apply(b); err != nil {
+		log.Fatal(err)
+	}
+	if err := s.Flush(); err != nil { // encode the cells into a block
+		log.Fatal(err)
+	}
+	v, err := s.Get([]byte("cpu|host1|0002"))
+	fmt.Printf("get: %s %v\n", v, err)
+
+	it := s.NewIterator(kv.IterOptions{LowerBound: []byte("cpu|"), UpperBound: []byte("cpu}")})
+	for ok := it.First(); ok; ok = it.Next() {
+		fmt.Printf("scan: %s = %s\n", it.Key(), it.Value())
+	}
+	if err := it.Close(); err != nil {
+		log.Fatal(err)
+	}
+	if err := s.Close(); err != nil { // does not close db
+		log.Fatal(err)
+	}
+
+	_ = db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get([]byte("app/config"))
+		if err != nil {
+			return err
+		}
+		val, _ := item.ValueCopy(nil)
+		fmt.Printf("app/config: %s\n", val)
+		return nil
+	})
+	// Output:
+	// get: 0.50 <nil>
+	// scan: cpu|host1|0001 = 0.25
+	// scan: cpu|host1|0002 = 0.50
+	// app/config: v1
+}
