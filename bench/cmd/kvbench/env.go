@@ -48,14 +48,14 @@ func (e *env) dataset(format string, args ...any) {
 }
 
 // lineitem returns the lineitem rows at the configured scale.
-func (e *env) lineitem() ([]dataset.Lineitem, error) {
+func (e *env) lineitem() (*dataset.LineitemSet, error) {
 	orders := int(e.cfg.scale * 10 * dataset.LineitemOrders)
-	rows, err := dataset.LineitemRows(max(orders, 1))
+	set, err := dataset.LineitemRows(max(orders, 1))
 	if err != nil {
 		return nil, err
 	}
-	e.dataset("lineitem: %d rows, the first %d orders of TPC-H SF1 (go-tpc dbgen, generated now)", len(rows), orders)
-	return rows, nil
+	e.dataset("lineitem: %d rows, the first %d orders of TPC-H SF1 (go-tpc dbgen, generated now)", len(set.Rows), orders)
+	return set, nil
 }
 
 // seriesLen is the number of values per synthetic time series.
@@ -84,6 +84,9 @@ func (e *env) tempDir() (string, error) {
 	}
 	return os.MkdirTemp(e.tmp, "")
 }
+
+// removeTemp removes a directory from tempDir as soon as it is done with.
+func (e *env) removeTemp(dir string) { os.RemoveAll(dir) }
 
 func (e *env) close() {
 	if e.tmp != "" {

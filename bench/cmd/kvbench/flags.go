@@ -21,7 +21,7 @@ type config struct {
 }
 
 // datasetNames are the values -dataset accepts.
-var datasetNames = []string{"lineitem", "timeseries", "user", "random"}
+var datasetNames = []string{"lineitem", "timeseries", "ycsb", "user", "random"}
 
 func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 	var cfg config
@@ -29,13 +29,13 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 	fs := flag.NewFlagSet("kvbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&ds, "dataset", "", "comma-separated datasets to use (default all): "+strings.Join(datasetNames, ", ")+
-		"\n(user, lineitem and random are the seek key sets; lineitem and timeseries the ints columns)")
+		"\n(seek: user, lineitem, random; ints: lineitem, timeseries; store: lineitem, timeseries, ycsb)")
 	fs.Float64Var(&cfg.scale, "scale", 0.1, "TPC-H scale as a fraction of SF1 (0.1: the first 150,000 orders, 600,572 rows); also sizes the time series")
 	fs.StringVar(&cfg.out, "out", "out", "directory for CSV and PNG files (created)")
 	fs.IntVar(&cfg.count, "count", 0, "rounds per measurement; tables show medians (default 5, 3 with -quick)")
-	fs.BoolVar(&cfg.quick, "quick", false, "shorter runs (make bench): 50ms per measurement, 3 rounds")
+	fs.BoolVar(&cfg.quick, "quick", false, "shorter runs (make bench): 25ms per measurement, 3 rounds")
 	fs.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile to this file")
-	fs.StringVar(&cfg.benchtime, "benchtime", "", "time per measurement in go test -benchtime syntax (default 500ms, 50ms with -quick)")
+	fs.StringVar(&cfg.benchtime, "benchtime", "", "time per measurement in go test -benchtime syntax (default 500ms, 25ms with -quick)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kvbench [flags] seek|ints|store|ycsb|all [flags]")
 		fs.PrintDefaults()
@@ -77,7 +77,7 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 	if cfg.benchtime == "" {
 		cfg.benchtime = "500ms"
 		if cfg.quick {
-			cfg.benchtime = "50ms"
+			cfg.benchtime = "25ms"
 		}
 	}
 	return cfg, cmd, nil

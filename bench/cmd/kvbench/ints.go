@@ -20,12 +20,12 @@ var peers = []string{lz4Pack, "uvarint", "zstd", "pebble-colblk"}
 func runInts(e *env) error {
 	var cols []intsbench.Column
 	if e.cfg.uses("lineitem") {
-		rows, err := e.lineitem()
+		set, err := e.lineitem()
 		if err != nil {
 			return err
 		}
 		for c, name := range dataset.IntColumns {
-			cols = append(cols, intsbench.Column{Name: name, Values: dataset.IntColumn(rows, c)})
+			cols = append(cols, intsbench.Column{Name: name, Values: dataset.IntColumn(set.Rows, c)})
 		}
 	}
 	if e.cfg.uses("timeseries") {

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 func main() {
@@ -64,9 +65,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	e.header()
 	for _, sc := range subcommands {
 		if cmd == "all" || cmd == sc.name {
+			start := time.Now()
 			if err := sc.run(e); err != nil {
 				return fmt.Errorf("%s: %w", sc.name, err)
 			}
+			fmt.Fprintf(stdout, "(%s took %s)\n\n", sc.name, time.Since(start).Round(100*time.Millisecond))
 		}
 	}
 	fmt.Fprintf(stdout, "CSV and PNG files in %s; wall time %s\n", cfg.out, e.elapsed())

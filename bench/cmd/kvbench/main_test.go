@@ -31,13 +31,13 @@ func TestAllOnTinyData(t *testing.T) {
 	for _, want := range []string{
 		"machine  linux/", "go       go1.", "dataset  seek key set user:", "dataset  time series:",
 		"== seek:", "== seek goals", "== ints: encoded bytes per value", "== ints: shapeshift chunk forms",
-		"store: needs package kv (issue 7), not built yet", "ycsb: needs package kv (issue 7), not built yet",
+		"== store: kvenc", "== store goals", "dataset  store timeseries:", "ycsb: the go-ycsb workload driver is not built yet",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q", want)
 		}
 	}
-	if strings.Contains(stdout, "FAILED CHECK") {
+	if strings.Contains(stdout, "FAILED CHECK") || strings.Contains(stdout, "dataset  store lineitem") {
 		t.Errorf("a codec failed its check:\n%s", stdout)
 	}
 	// name: first header, rows, numeric columns from this index on
@@ -55,6 +55,8 @@ func TestAllOnTinyData(t *testing.T) {
 		{"ints_forms", "column", 4 * 3, 2},
 		{"ints_select", "codec", 7, 1},
 		{"ints_all", "column", 4 * 7, 2},
+		{"store", "dataset", 5, 2},
+		{"store_goals", "dataset", 5, 2},
 	}
 	for _, c := range csvs {
 		recs := readCSV(t, filepath.Join(dir, c.name+".csv"))
@@ -68,7 +70,7 @@ func TestAllOnTinyData(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"seek_ns", "seek_bytes", "ints_size", "ints_select"} {
+	for _, name := range []string{"seek_ns", "seek_bytes", "ints_size", "ints_select", "store_size", "store_scan"} {
 		checkPNG(t, filepath.Join(dir, name+".png"))
 	}
 }
@@ -81,7 +83,7 @@ func checkNumber(t *testing.T, file, col, cell string) {
 	if _, err := strconv.ParseFloat(v, 64); err == nil || cell == "-" || cell == "yes" || cell == "no" {
 		return
 	}
-	if col == "forms" || col == "error" || col == "codec" || col == "target" {
+	if col == "forms" || col == "error" || col == "codec" || col == "target" || col == "engine" || col == "goal" {
 		return
 	}
 	t.Errorf("%s.csv column %q: %q is not a number", file, col, cell)
@@ -148,7 +150,7 @@ func TestFlags(t *testing.T) {
 		}
 	}
 	cfg, cmd, err := parseFlags([]string{"-count", "2", "ints", "-quick", "-dataset", "timeseries"}, io.Discard)
-	if err != nil || cmd != "ints" || cfg.count != 2 || !cfg.quick || cfg.benchtime != "50ms" || !cfg.uses("timeseries") || cfg.uses("lineitem") {
+	if err != nil || cmd != "ints" || cfg.count != 2 || !cfg.quick || cfg.benchtime != "25ms" || !cfg.uses("timeseries") || cfg.uses("lineitem") {
 		t.Errorf("parseFlags: %+v %q %v", cfg, cmd, err)
 	}
 }

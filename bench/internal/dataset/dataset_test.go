@@ -76,9 +76,13 @@ func TestLineitem(t *testing.T) {
 	if israce.Enabled || testing.Short() {
 		t.Skip("dbgen set-up takes ~10 s (much longer under -race)")
 	}
-	rows, err := LineitemRows(10)
+	set, err := LineitemRows(10)
 	if err != nil {
 		t.Fatal(err)
+	}
+	rows := set.Rows
+	if got, want := string(set.Text(0)), "DELIVER IN PERSON|TRUCK|egular courts above the"; got != want {
+		t.Errorf("row 0 text %q, want %q", got, want)
 	}
 	// dbgen's driver_test: "1|155190|7706|1|17|21168.23|0.04|0.02|N|O|1996-03-13|1996-02-12|1996-03-22|..."
 	got := rows[0]

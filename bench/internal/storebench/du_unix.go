@@ -1,0 +1,15 @@
+//go:build unix
+
+package storebench
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+func allocated(fi fs.FileInfo) int64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int64(st.Blocks) * 512
+	}
+	return fi.Size()
+}

@@ -1,0 +1,117 @@
+package storebench
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/sstable"
+
+	"github.com/kvenc/kvenc/bench/internal/dataset"
+)
+
+// pebbleDB is Pebble v2 with its default options (Snappy), or with ZSTD on
+// every level (which Pebble honours only at FormatNewest).
+type pebbleDB struct {
+	db  *pebble.DB
+	val []byte
+}
+
+func openPebble(zstd bool) func(dir string) (DB, error) {
+	return func(dir string) (DB, error) {
+		o := &pebble.Options{Logger: quietLogger{}}
+		if zstd {
+			o.FormatMajorVersion = pebble.FormatNewest
+			for i := range o.Levels {
+				o.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.ZstdCompression }
+			}
+		}
+		db, err := pebble.Open(dir, o)
+		if err != nil {
+			return nil, err
+		}
+		return &pebbleDB{db: db}, nil
+	}
+}
+
+func (d *pebbleDB) Load(kvs []dataset.KV) error {
+	b := d.db.NewBatch()
+	for i, c := range kvs {
+		if err := b.Set(c.Key, c.Value, nil); err != nil {
+			return err
+		}
+		if b.Count() == loadBatch || i == len(kvs)-1 {
+			if err := b.Commit(pebble.NoSync); err != nil {
+				return err
+			}
+			b = d.db.NewBatch()
+		}
+	}
+	return b.Close()
+}
+
+func (d *pebbleDB) Settle() error {
+	if err := d.db.Flush(); err != nil {
+		return err
+	}
+	return d.db.Compact(context.Background(), []byte{}, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, true)
+}
+
+func (d *pebbleDB) Get(key []byte) ([]byte, error) {
+	v, closer, err := d.db.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	d.val = append(d.val[:0], v...)
+	return d.val, closer.Close()
+}
+
+func (d *pebbleDB) Scan() (int, error) {
+	it, err := d.db.NewIter(nil)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for ok := it.First(); ok; ok = it.Next() {
+		sink += len(it.Key()) + len(it.Value())
+		n++
+	}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return n, err
+	}
+	return n, it.Close()
+}
+
+func (d *pebbleDB) SeekNext(key []byte, limit int) (int, error) {
+	it, err := d.db.NewIter(nil)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for ok := it.SeekGE(key); ok && n < limit; ok = it.Next() {
+		sink += len(it.Key()) + len(it.Value())
+		n++
+	}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return n, err
+	}
+	return n, it.Close()
+}
+
+func (d *pebbleDB) Close() error { return d.db.Close() }
+
+// quietLogger drops Pebble's informational lines (it logs the WALs it finds
+// at every Open), keeps errors on stderr, and panics on fatal ones as
+// Pebble's own logger exits.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any) {}
+
+func (quietLogger) Errorf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "pebble: "+format+"\n", args...)
+}
+
+func (quietLogger) Fatalf(format string, args ...any) { panic(fmt.Sprintf("pebble: "+format, args...)) }
