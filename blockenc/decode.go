@@ -13,6 +13,9 @@ import (
 
 // step decodes the next cell (the caller checked s.idx < s.count).
 func (s *Seeker) step() bool {
+	if s.off >= len(s.cells) && len(s.subs) > 0 && !s.nextSub() {
+		return false
+	}
 	switch s.enc {
 	case None:
 		return s.stepNone()
@@ -151,7 +154,7 @@ func (s *Seeker) stepNone() bool {
 // valueKindSeq reads the value | kind | seq tail of None, Prefix and
 // RowIndex cells.
 func (s *Seeker) valueKindSeq(p, vlen int) bool {
-	p = s.setValue(p, vlen)
+	p = s.setValueField(p, vlen)
 	if p < 0 {
 		return s.corrupt("bad value")
 	}
@@ -195,7 +198,7 @@ func (s *Seeker) stepDiff() bool {
 	if flags&^diffKnownFlags != 0 {
 		return s.corrupt("unknown diff flags")
 	}
-	klen, vlen := len(s.key), len(s.val)
+	klen, vlen := len(s.key), -1
 	if flags&diffSameKeyLen == 0 {
 		klen, p = readLen(b, p)
 	}
@@ -210,7 +213,11 @@ func (s *Seeker) stepDiff() bool {
 	if !s.setKey(shared, b[p:p+slen]) {
 		return false
 	}
-	p = s.setValue(p+slen, vlen)
+	if vlen < 0 {
+		p = s.setValue(p+slen, len(s.val))
+	} else {
+		p = s.setValueField(p+slen, vlen)
+	}
 	if p < 0 {
 		return s.corrupt("bad value")
 	}
@@ -242,7 +249,7 @@ func (s *Seeker) stepFastDiff() bool {
 	} else {
 		shared, p = readLen(b, p)
 	}
-	vlen := len(s.val)
+	vlen := -1 // the same length as the previous value
 	switch flags & (fdSameValue | fdSameValueLen) {
 	case 0:
 		vlen, p = readLen(b, p)
@@ -257,7 +264,11 @@ func (s *Seeker) stepFastDiff() bool {
 	}
 	p += slen
 	if flags&fdSameValue == 0 {
-		p = s.setValue(p, vlen)
+		if vlen < 0 {
+			p = s.setValue(p, len(s.val))
+		} else {
+			p = s.setValueField(p, vlen)
+		}
 		if p < 0 {
 			return s.corrupt("bad value")
 		}

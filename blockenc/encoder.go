@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/kvenc/kvenc/blockenc/internal/lz4dict"
 	"github.com/kvenc/kvenc/vlong"
 )
 
@@ -45,6 +46,24 @@ type Encoder struct {
 	prevKind Kind
 	prevVal  int // offset of the previous value in buf
 	prevVLen int // length of the previous value
+
+	subs  []subCut    // LZ4Dict: where each sub-block starts (the first at 0)
+	dedup *dedupTable // DedupeValues: recent values in the current sub-block
+	ints  *intValues  // IntValues: the values as integers and the cells without them
+	lz    *lz4dict.Compressor
+	out   []byte // Finish scratch: the compressed candidate
+	comp  []byte // Finish scratch: compressed sub-blocks
+	// subKeys holds the first key of every sub-block after the first;
+	// subIndex bounds the bytes of the LZ4Dict index so far (for Size).
+	subKeys  []byte
+	subIndex int
+}
+
+// subCut is the start of an LZ4Dict sub-block.
+type subCut struct {
+	off   uint32 // offset in buf
+	first int    // index of its first cell
+	key   int    // offset of its first key in subKeys
 }
 
 // NewEncoder returns an Encoder for opts. Invalid options are reported by
@@ -66,6 +85,17 @@ func (e *Encoder) setOptions(opts Options) {
 		e.err = fmt.Errorf("%w: encoding %d", ErrInvalidOptions, opts.Encoding)
 	case opts.RestartInterval < 0 || opts.RestartInterval > maxRestartInterval:
 		e.err = fmt.Errorf("%w: restart interval %d not in [1, %d]", ErrInvalidOptions, opts.RestartInterval, maxRestartInterval)
+	case !opts.Compression.IsValid():
+		e.err = fmt.Errorf("%w: compression %d", ErrInvalidOptions, opts.Compression)
+	}
+	if opts.DedupeValues {
+		e.dedup = new(dedupTable)
+	}
+	if opts.IntValues {
+		inner := opts
+		inner.DedupeValues, inner.IntValues = false, false
+		e.ints = &intValues{enc: &Encoder{}}
+		e.ints.enc.setOptions(inner)
 	}
 }
 
@@ -79,14 +109,34 @@ func (e *Encoder) Reset() {
 	e.prevSeq = 0
 	e.prevKind = KindPut
 	e.prevVal, e.prevVLen = 0, 0
+	e.subs = append(e.subs[:0], subCut{})
+	e.subKeys = e.subKeys[:0]
+	e.subIndex = 0
+	if e.dedup != nil {
+		e.dedup.reset()
+	}
+	if e.ints != nil {
+		e.ints.reset()
+	}
 }
 
 // Len returns the number of cells added since NewEncoder or Reset.
 func (e *Encoder) Len() int { return e.n }
 
-// Size returns the length in bytes of the block Finish would return now.
+// Size returns the length in bytes of the block Finish would return now
+// without compression and with values inline: exact when Compression is
+// NoCompression and IntValues is off, an upper bound otherwise (a
+// compressed form or a value column is used only when smaller). Cutting
+// blocks at a Size, as HBase does, makes blocks of equal uncompressed size.
 func (e *Encoder) Size() int {
-	return e.headerLen() + len(e.buf) + restartLen*len(e.restarts) + trailerLen
+	n := e.headerLen() + len(e.buf) + restartLen*len(e.restarts) + trailerLen
+	if len(e.subs) > 1 {
+		// Sub-blocks start from an empty previous cell, so the cells are
+		// not a plain stream: they stay LZ4Dict, with incompressible
+		// sub-blocks stored raw, and the index is added.
+		n += e.subIndexBound()
+	}
+	return n
 }
 
 func (e *Encoder) headerLen() int {
@@ -123,7 +173,28 @@ func (e *Encoder) Add(c Cell) error {
 	if uint64(len(e.buf))+uint64(len(c.Key))+uint64(len(c.Value))+64 > math.MaxUint32 {
 		return fmt.Errorf("%w: block over 4 GiB", ErrTooLarge)
 	}
+	if e.ints != nil {
+		e.ints.add(c)
+	}
+	e.add(c)
+	return nil
+}
 
+// add appends a cell that passed Add's checks.
+func (e *Encoder) add(c Cell) {
+	if e.opts.Compression == LZ4Dict && e.n > 0 && e.cutSubBlock() {
+		// A sub-block starts as a block does: from an empty previous cell
+		// and an empty dedupe table, so it decodes knowing only itself.
+		e.subs = append(e.subs, subCut{off: uint32(len(e.buf)), first: e.n, key: len(e.subKeys)})
+		e.subKeys = append(e.subKeys, c.Key...)
+		e.subIndex += uvarintLen(uint64(e.n)) + uvarintLen(uint64(len(c.Key))) + len(c.Key)
+		e.prevKey = e.prevKey[:0]
+		e.prevKind = KindPut
+		e.prevVal, e.prevVLen = len(e.buf), 0
+		if e.dedup != nil {
+			e.dedup.reset()
+		}
+	}
 	shared := sharedPrefixLen(e.prevKey, c.Key)
 	switch e.opts.Encoding {
 	case None:
@@ -146,38 +217,90 @@ func (e *Encoder) Add(c Cell) error {
 	e.prevSeq = c.Seq
 	e.prevKind = c.Kind
 	e.n++
-	return nil
+}
+
+// dictSize and subBlockSize are DictSize and SubBlockSize; tests shrink
+// them to get many sub-blocks from few cells.
+var dictSize, subBlockSize = DictSize, SubBlockSize
+
+// cutSubBlock reports whether the next cell starts a new LZ4Dict
+// sub-block: the current one has reached its size, and (RowIndex) the next
+// cell is a restart, so every sub-block starts with a whole key.
+func (e *Encoder) cutSubBlock() bool {
+	if e.opts.Encoding == RowIndex && e.n%e.opts.RestartInterval != 0 {
+		return false
+	}
+	size, last := dictSize, e.subs[len(e.subs)-1]
+	if len(e.subs) > 1 {
+		size = subBlockSize
+	}
+	return len(e.buf)-int(last.off) >= size
 }
 
 // putValue appends v and remembers where it is, so FastDiff can compare
 // the next value against the block itself instead of a copy (HBASE-30390).
-func (e *Encoder) putValue(v []byte) {
+// ref is an earlier copy of v (dedupe), or -1: a back-reference is then
+// written instead of the bytes.
+func (e *Encoder) putValue(v []byte, ref int) {
+	if ref >= 0 {
+		e.prevVal, e.prevVLen = ref, len(v)
+		e.buf = binary.AppendUvarint(e.buf, uint64(len(e.buf)-ref))
+		return
+	}
 	e.prevVal, e.prevVLen = len(e.buf), len(v)
 	e.buf = append(e.buf, v...)
+	if e.dedup != nil {
+		e.dedup.insert(v, e.prevVal)
+	}
+}
+
+// lookupValue returns the offset of an earlier copy of v worth a
+// back-reference, or -1.
+func (e *Encoder) lookupValue(v []byte) int {
+	if e.dedup == nil {
+		return -1
+	}
+	return e.dedup.lookup(e.buf, v, int(e.subs[len(e.subs)-1].off))
+}
+
+// appendVLen appends the value length field: with DedupeValues doubled, plus
+// one for a back-reference.
+func (e *Encoder) appendVLen(n, ref int) {
+	v := uint64(n)
+	if e.dedup != nil {
+		v <<= 1
+		if ref >= 0 {
+			v |= 1
+		}
+	}
+	e.buf = binary.AppendUvarint(e.buf, v)
 }
 
 func (e *Encoder) addNone(c Cell) {
+	ref := e.lookupValue(c.Value)
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Key)))
-	e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Value)))
+	e.appendVLen(len(c.Value), ref)
 	e.buf = append(e.buf, c.Key...)
-	e.putValue(c.Value)
+	e.putValue(c.Value, ref)
 	e.buf = append(e.buf, byte(c.Kind))
 }
 
 // addPrefix writes a Prefix cell; RowIndex writes the same cells.
 func (e *Encoder) addPrefix(c Cell, shared int) {
+	ref := e.lookupValue(c.Value)
 	e.buf = binary.AppendUvarint(e.buf, uint64(shared))
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Key)-shared))
-	e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Value)))
+	e.appendVLen(len(c.Value), ref)
 	e.buf = append(e.buf, c.Key[shared:]...)
-	e.putValue(c.Value)
+	e.putValue(c.Value, ref)
 	e.buf = append(e.buf, byte(c.Kind))
 }
 
 func (e *Encoder) addDiff(c Cell, shared int) {
 	var flags byte
+	ref := e.lookupValue(c.Value)
 	sameKeyLen := len(c.Key) == len(e.prevKey)
-	sameValueLen := len(c.Value) == e.prevVLen
+	sameValueLen := len(c.Value) == e.prevVLen && ref < 0
 	sameKind := c.Kind == e.prevKind
 	if sameKeyLen {
 		flags |= diffSameKeyLen
@@ -193,11 +316,11 @@ func (e *Encoder) addDiff(c Cell, shared int) {
 		e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Key)))
 	}
 	if !sameValueLen {
-		e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Value)))
+		e.appendVLen(len(c.Value), ref)
 	}
 	e.buf = binary.AppendUvarint(e.buf, uint64(shared))
 	e.buf = append(e.buf, c.Key[shared:]...)
-	e.putValue(c.Value)
+	e.putValue(c.Value, ref)
 	if !sameKind {
 		e.buf = append(e.buf, byte(c.Kind))
 	}
@@ -217,7 +340,11 @@ func (e *Encoder) addFastDiff(c Cell, shared int) {
 	}
 	prev := e.buf[e.prevVal : e.prevVal+e.prevVLen]
 	sameValue := bytes.Equal(c.Value, prev)
-	sameValueLen := !sameValue && len(c.Value) == len(prev)
+	ref := -1
+	if !sameValue {
+		ref = e.lookupValue(c.Value)
+	}
+	sameValueLen := !sameValue && len(c.Value) == len(prev) && ref < 0
 	if sameValue {
 		flags |= fdSameValue
 	}
@@ -235,17 +362,21 @@ func (e *Encoder) addFastDiff(c Cell, shared int) {
 		e.buf = binary.AppendUvarint(e.buf, uint64(shared))
 	}
 	if !sameValue && !sameValueLen {
-		e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Value)))
+		e.appendVLen(len(c.Value), ref)
 	}
 	e.buf = append(e.buf, c.Key[shared:]...)
 	if !sameValue {
-		e.putValue(c.Value)
+		e.putValue(c.Value, ref)
 	}
 }
 
 // Finish returns the block holding every cell added so far, in a new slice
 // the caller owns. The Encoder is unchanged: more cells may be added and
 // Finish called again, or Reset starts a new block.
+//
+// With Compression or IntValues, Finish builds each form the options allow
+// (values inline or as a column; cells compressed or not) and returns the
+// smallest; flags byte 2 says which.
 func (e *Encoder) Finish() ([]byte, error) {
 	if e.err != nil {
 		return nil, e.err
@@ -256,12 +387,56 @@ func (e *Encoder) Finish() ([]byte, error) {
 	if e.opts.Encoding == RowIndex {
 		b = binary.AppendUvarint(b, uint64(e.opts.RestartInterval))
 	}
-	b = append(b, e.buf...)
+	h := len(b)
+	var flags byte
+	b, flags = e.appendStream(b)
+	if e.dedup != nil {
+		flags |= flagValueDedup
+	}
+	if iv := e.ints; iv != nil && iv.ok && e.n > 0 {
+		alt := iv.appendColumn(iv.out[:0])
+		alt, altFlags := iv.enc.appendStream(alt)
+		iv.out = alt
+		if len(alt) < len(b)-h {
+			b = append(b[:h], alt...)
+			flags = altFlags | flagIntValues
+		}
+	}
+	b[2] = flags
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
+	return b, nil
+}
+
+// appendStream appends the cells (compressed when that is smaller) and the
+// restart offsets, and returns the compression flag used.
+func (e *Encoder) appendStream(b []byte) ([]byte, byte) {
+	var flags byte
+	raw := true
+	if e.opts.Compression != NoCompression && e.n > 0 {
+		if e.lz == nil {
+			e.lz = new(lz4dict.Compressor)
+		}
+		if e.opts.Compression == LZ4 {
+			e.out = e.appendLZ4(e.out[:0])
+			flags = flagLZ4
+		} else {
+			e.out = e.appendLZ4Dict(e.out[:0])
+			flags = flagLZ4Dict
+		}
+		// LZ4Dict sub-blocks after the first start from an empty
+		// previous cell: those cells are no plain stream, so they stay
+		// LZ4Dict even when that is larger (within Size's bound).
+		raw = len(e.out) >= len(e.buf) && len(e.subs) == 1
+	}
+	if raw {
+		b, flags = append(b, e.buf...), 0
+	} else {
+		b = append(b, e.out...)
+	}
 	for _, r := range e.restarts {
 		b = binary.LittleEndian.AppendUint32(b, r)
 	}
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
-	return b, nil
+	return b, flags
 }
 
 // sharedPrefixLen returns the length of the common prefix of a and b,

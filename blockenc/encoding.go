@@ -83,7 +83,72 @@ type Options struct {
 	// DefaultRestartInterval (16); it must be at most 65536. Other
 	// encodings ignore it.
 	RestartInterval int
+	// Compression compresses the cells with LZ4, whole (LZ4) or as
+	// sub-blocks against a preset dictionary (LZ4Dict). The zero value,
+	// NoCompression, keeps blocks byte-identical to blocks without it. A
+	// block is stored uncompressed when compressing does not make it
+	// smaller.
+	Compression Compression
+	// DedupeValues writes a value equal to one seen earlier in the block
+	// (or in the same LZ4Dict sub-block) as a back-reference to it, found
+	// through a small lossy hash table. Default false.
+	DedupeValues bool
+	// IntValues stores the values as one shapeshift integer column when
+	// every value of the block has the same width, 1, 2, 4 or 8 bytes (read
+	// as a big-endian unsigned integer; 8 bytes as the bits of an int64)
+	// and that makes the block smaller. It makes Add do the cell encoding
+	// twice (with and without values) until a value of another width
+	// arrives. Default false.
+	IntValues bool
 }
+
+// Compression is how the cells of a block are compressed. The id is part
+// of the Options, not of the block: a block says which it uses in its
+// flags byte.
+//
+// Compression values are part of the format (they are the flag bit
+// numbers plus one): never renumber or reuse them.
+type Compression uint8
+
+const (
+	// NoCompression stores the cells as they are.
+	NoCompression Compression = 0 // part of the format, never reuse
+	// LZ4 compresses the cells of the block as one LZ4 block. A Seeker
+	// decompresses them all in Init.
+	LZ4 Compression = 1 // part of the format, never reuse
+	// LZ4Dict cuts the cells into sub-blocks; the first (about
+	// DictSize bytes) is compressed alone and is the preset dictionary of
+	// every later one (about SubBlockSize bytes each), Lucene's layout
+	// (LUCENE-9447). A SeekGE decompresses the dictionary and one
+	// sub-block.
+	LZ4Dict Compression = 2 // part of the format, never reuse
+)
+
+// LZ4Dict sub-block sizes (uncompressed bytes of cells): a sub-block is cut
+// at the first cell boundary (RowIndex: restart) at or after the size.
+const (
+	DictSize     = 8 << 10
+	SubBlockSize = 8 << 10
+)
+
+// String returns "none", "lz4", "lz4dict" or "Compression(n)".
+func (c Compression) String() string {
+	switch c {
+	case NoCompression:
+		return "none"
+	case LZ4:
+		return "lz4"
+	case LZ4Dict:
+		return "lz4dict"
+	}
+	return "Compression(" + strconv.Itoa(int(c)) + ")"
+}
+
+// IsValid reports whether c is a compression this package knows.
+func (c Compression) IsValid() bool { return c <= LZ4Dict }
+
+// Compressions lists every valid compression in id order.
+func Compressions() []Compression { return []Compression{NoCompression, LZ4, LZ4Dict} }
 
 // DefaultOptions returns RowIndex with a restart interval of 16.
 //
@@ -125,16 +190,16 @@ const (
 	restartLen = 4
 )
 
-// Header flag bits (byte 2). Version 1 writes 0 and rejects any set bit:
-// the bits are reserved for features a later version adds, so an old reader
-// refuses a block it would misread. Part of the format, never reuse.
+// Header flag bits (byte 2). A block without any feature has flags 0 and
+// is what the first version of this package wrote; bits 4-7 stay reserved
+// and are rejected. Part of the format, never reuse.
 const (
-	flagLZ4        = 1 << 0 // reserved: cells LZ4-compressed
-	flagLZ4Dict    = 1 << 1 // reserved: LZ4 with a preset dictionary (sub-blocks)
-	flagValueDedup = 1 << 2 // reserved: repeated values stored once
-	flagIntValues  = 1 << 3 // reserved: values as a shapeshift integer column
+	flagLZ4        = 1 << 0 // cells LZ4-compressed whole
+	flagLZ4Dict    = 1 << 1 // cells in LZ4 sub-blocks with a preset dictionary
+	flagValueDedup = 1 << 2 // value lengths doubled; odd: a back-reference
+	flagIntValues  = 1 << 3 // values in a shapeshift integer column
 
-	knownFlags = 0 // flags version 1 understands
+	knownFlags = flagLZ4 | flagLZ4Dict | flagValueDedup | flagIntValues
 )
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)

@@ -52,6 +52,20 @@ type Seeker struct {
 	valid  bool
 	err    error
 	keyBuf []byte // reconstructed keys of the prefix encodings
+
+	// Features (flags). riLo and riHi bound the restarts a RowIndex seek
+	// may read: all of them, or those of the current LZ4Dict sub-block.
+	block      []byte     // the whole block (LZ4Dict reads sub-blocks from it)
+	raw        []byte     // LZ4, LZ4Dict: the uncompressed cells, 8 bytes of slack
+	subs       []subBlock // LZ4Dict: the sub-block index
+	sub        int        // LZ4Dict: the sub-block s.cells ends with; -1 before the first
+	subStart   int        // offset in cells of the current sub-block (back-references stay in it)
+	riLo, riHi int
+	compressed bool
+	dedup      bool    // value lengths doubled, odd: back-reference
+	intW       int     // value column: value width; 0: values inline
+	ints       []int64 // value column: the values
+	vbuf       [8]byte // value column: the current value, big-endian
 }
 
 // NewSeeker returns a Seeker over block, positioned before the first cell.
@@ -69,7 +83,7 @@ func NewSeeker(block []byte) (*Seeker, error) {
 // before the first cell. On error (wrapping ErrCorrupt) every move returns
 // false and Err returns the same error.
 func (s *Seeker) Init(block []byte) error {
-	*s = Seeker{keyBuf: s.keyBuf[:0]}
+	*s = Seeker{keyBuf: s.keyBuf[:0], raw: s.raw[:0], subs: s.subs[:0], ints: s.ints[:0]}
 	if err := s.init(block); err != nil {
 		s.err = err
 		return err
@@ -95,14 +109,20 @@ func (s *Seeker) init(block []byte) error {
 	if !s.enc.IsValid() {
 		return fmt.Errorf("%w: offset 1: unknown encoding %d", ErrCorrupt, body[1])
 	}
-	if body[2]&^knownFlags != 0 {
-		return fmt.Errorf("%w: offset 2: unsupported flags %#02x", ErrCorrupt, body[2])
+	flags := body[2]
+	if flags&^knownFlags != 0 {
+		return fmt.Errorf("%w: offset 2: unsupported flags %#02x", ErrCorrupt, flags)
 	}
+	if err := checkFlagPairs(flags); err != nil {
+		return err
+	}
+	s.dedup = flags&flagValueDedup != 0
 	p := 3
 	count, n := binary.Uvarint(body[p:])
-	if n <= 0 {
+	if n <= 0 || count > uint64(len(body))*maxExpansion {
 		return fmt.Errorf("%w: offset %d: bad cell count", ErrCorrupt, p)
 	}
+	s.count = int(count)
 	p += n
 	if s.enc == RowIndex {
 		iv, n := binary.Uvarint(body[p:])
@@ -111,25 +131,45 @@ func (s *Seeker) init(block []byte) error {
 		}
 		p += n
 		s.interval = int(iv)
+		s.nRestarts = (s.count + s.interval - 1) / s.interval
+		if restartLen*s.nRestarts > len(body)-p {
+			return fmt.Errorf("%w: %d restarts cannot fit in %d bytes", ErrCorrupt, s.nRestarts, len(body)-p)
+		}
+	}
+	end := len(body) - restartLen*s.nRestarts
+	s.restarts = body[end:]
+	if flags&flagIntValues != 0 {
+		var err error
+		if p, err = s.initIntValues(body, p, end); err != nil {
+			return err
+		}
 	}
 	s.hdrLen = p
 	s.tail = block[p:]
-	cells := body[p:]
+	s.block = block
+	cells := body[p:end]
+	switch {
+	case flags&flagLZ4 != 0:
+		var err error
+		if cells, err = s.initLZ4(cells, p); err != nil {
+			return err
+		}
+		s.compressed, s.hdrLen = true, 0
+	case flags&flagLZ4Dict != 0:
+		n, err := s.initLZ4Dict(body, p, end)
+		if err != nil {
+			return err
+		}
+		cells = s.raw[:n] // not decompressed yet: for the checks below
+		s.compressed, s.hdrLen = true, 0
+	}
 	if count > uint64(len(cells)/minCellLen) {
 		return fmt.Errorf("%w: %d cells cannot fit in %d bytes", ErrCorrupt, count, len(cells))
 	}
-	s.count = int(count)
 	if s.count == 0 && len(cells) != 0 {
 		return fmt.Errorf("%w: offset %d: %d bytes after zero cells", ErrCorrupt, p, len(cells))
 	}
 	if s.enc == RowIndex {
-		s.nRestarts = (s.count + s.interval - 1) / s.interval
-		if restartLen*s.nRestarts > len(cells) {
-			return fmt.Errorf("%w: %d restarts cannot fit in %d bytes", ErrCorrupt, s.nRestarts, len(cells))
-		}
-		end := len(cells) - restartLen*s.nRestarts
-		s.restarts = cells[end:]
-		cells = cells[:end]
 		// Restart 0 is the first cell; offsets increase and stay inside the
 		// cells, so restartKey never reads out of the stream. Whether each
 		// offset is a cell boundary is checked by the scan that reaches it.
@@ -137,12 +177,26 @@ func (s *Seeker) init(block []byte) error {
 		for i := 0; i < s.nRestarts; i++ {
 			r := int(binary.LittleEndian.Uint32(s.restarts[restartLen*i:]))
 			if (i == 0 && r != 0) || r <= prev || r >= len(cells) {
-				return fmt.Errorf("%w: offset %d: restart %d at %d", ErrCorrupt, p+end+restartLen*i, i, r)
+				return fmt.Errorf("%w: offset %d: restart %d at %d", ErrCorrupt, end+restartLen*i, i, r)
 			}
 			prev = r
 		}
 	}
+	for j, sb := range s.subs {
+		// Every sub-block starts at a cell of the block; in RowIndex at a
+		// restart, so a seek reads restart keys of its own sub-block only.
+		if sb.first >= s.count {
+			return fmt.Errorf("%w: LZ4Dict sub-block %d starts at cell %d of %d", ErrCorrupt, j, sb.first, s.count)
+		}
+		if s.enc == RowIndex {
+			ri := sb.first / s.interval
+			if sb.first%s.interval != 0 || s.restartOffset(ri) != sb.raw {
+				return fmt.Errorf("%w: LZ4Dict sub-block %d (cell %d, offset %d) is not at a restart", ErrCorrupt, j, sb.first, sb.raw)
+			}
+		}
+	}
 	s.cells = cells
+	s.riLo, s.riHi = 0, s.nRestarts
 	return nil
 }
 
@@ -157,7 +211,11 @@ func (s *Seeker) Cell() Cell {
 	if !s.valid {
 		return Cell{}
 	}
-	return Cell{Key: s.key, Value: s.val, Seq: s.seq, Kind: s.kind}
+	v := s.val
+	if s.intW != 0 {
+		v = s.intValue()
+	}
+	return Cell{Key: s.key, Value: v, Seq: s.seq, Kind: s.kind}
 }
 
 // First moves to the first cell. It returns false if the block is empty or
@@ -188,15 +246,23 @@ func (s *Seeker) Next() bool {
 // interval. The other encodings scan forward: from the current cell when it
 // is before key (so ascending seeks cost only the distance moved), else from
 // the block start.
+//
+// LZ4Dict first binary-searches the first keys of its sub-blocks and
+// decompresses the dictionary and the sub-block the answer starts in (if
+// this Seeker has not yet), then seeks inside it as above.
 func (s *Seeker) SeekGE(key []byte) bool {
 	if s.err != nil {
 		return false
 	}
+	if len(s.subs) > 0 {
+		if !s.seekSub(key) {
+			return false
+		}
+	} else if s.enc != RowIndex && (!s.valid || bytes.Compare(s.key, key) >= 0) {
+		s.rewind()
+	}
 	if s.enc == RowIndex {
 		return s.seekRowIndex(key)
-	}
-	if !s.valid || bytes.Compare(s.key, key) >= 0 {
-		s.rewind()
 	}
 	return s.scan(key)
 }
@@ -239,7 +305,7 @@ func (s *Seeker) seekRowIndex(key []byte) bool {
 	if s.valid && bytes.Compare(s.key, key) < 0 {
 		// Ascending: if key is before the next restart, the answer is in
 		// this interval; else search only the restarts after it.
-		if s.ri >= s.nRestarts {
+		if s.ri >= s.riHi {
 			return s.scan(key)
 		}
 		k, ok := s.restartKey(s.ri)
@@ -253,7 +319,8 @@ func (s *Seeker) seekRowIndex(key []byte) bool {
 	}
 	// Find the first restart at or after lo whose key is >= key; the answer
 	// is in the interval before it.
-	hi := s.nRestarts
+	lo = max(lo, s.riLo)
+	hi := s.riHi
 	if hi == 0 {
 		s.valid = false
 		return false // empty block
@@ -270,7 +337,7 @@ func (s *Seeker) seekRowIndex(key []byte) bool {
 			hi = m
 		}
 	}
-	s.toRestart(max(lo-1, 0))
+	s.toRestart(max(lo-1, s.riLo))
 	return s.scan(key)
 }
 
@@ -302,6 +369,10 @@ func (s *Seeker) rewind() {
 	}
 	s.key, s.val, s.kind = s.keyBuf[:0], nil, KindPut
 	s.valid = false
+	if len(s.subs) > 0 { // LZ4Dict: the first step enters sub-block 0
+		s.sub, s.subStart, s.cells = -1, 0, s.raw[:0]
+		s.riLo, s.riHi = 0, s.nRestarts
+	}
 }
 
 // toRestart positions s before the cell at restart i.
@@ -342,13 +413,20 @@ func (s *Seeker) land() bool {
 		}
 		s.seq = uint64(v)
 	}
+	if s.intW != 0 && len(s.val) != 0 {
+		return s.corrupt("value in the cells of a block with a value column")
+	}
 	s.valid = true
 	return true
 }
 
 // corrupt records an error at the current cell and offset and returns false.
 func (s *Seeker) corrupt(what string) bool {
-	s.err = fmt.Errorf("%w: cell %d offset %d: %s", ErrCorrupt, s.idx, s.hdrLen+s.off, what)
+	where := "offset"
+	if s.compressed {
+		where = "uncompressed offset"
+	}
+	s.err = fmt.Errorf("%w: cell %d %s %d: %s", ErrCorrupt, s.idx, where, s.hdrLen+s.off, what)
 	s.valid = false
 	return false
 }
@@ -373,6 +451,12 @@ func Verify(block []byte) error {
 		}
 		prev = append(prev[:0], s.key...)
 		prevSeq = s.seq
+		if s.sub > 0 && i == s.subs[s.sub].first {
+			sb := &s.subs[s.sub]
+			if !bytes.Equal(s.key, s.block[sb.key:sb.key+sb.keyLen]) {
+				return fmt.Errorf("%w: LZ4Dict sub-block %d: index key differs from its first cell's", ErrCorrupt, s.sub)
+			}
+		}
 	}
 	return s.Err()
 }

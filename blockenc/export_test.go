@@ -1,0 +1,20 @@
+package blockenc
+
+// SetSubBlockSizes sets the LZ4Dict dictionary and sub-block sizes the
+// encoder cuts at, and returns a function that restores them.
+func SetSubBlockSizes(dict, sub int) (restore func()) {
+	d, s := dictSize, subBlockSize
+	dictSize, subBlockSize = dict, sub
+	return func() { dictSize, subBlockSize = d, s }
+}
+
+// Flags returns the flags byte of a block.
+func Flags(block []byte) byte { return block[2] }
+
+// Feature flag bits, for tests.
+const (
+	FlagLZ4        = flagLZ4
+	FlagLZ4Dict    = flagLZ4Dict
+	FlagValueDedup = flagValueDedup
+	FlagIntValues  = flagIntValues
+)

@@ -1,0 +1,329 @@
+package blockenc_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/kvenc/kvenc/blockenc"
+)
+
+// featureOptions is every encoding (and RowIndex restart edge cases) x
+// compression x dedupe x value column.
+func featureOptions() []blockenc.Options {
+	var opts []blockenc.Options
+	for _, base := range allOptions() {
+		if base.RestartInterval == 1000 {
+			continue
+		}
+		for _, c := range blockenc.Compressions() {
+			for _, dedupe := range []bool{false, true} {
+				for _, ints := range []bool{false, true} {
+					o := base
+					o.Compression, o.DedupeValues, o.IntValues = c, dedupe, ints
+					opts = append(opts, o)
+				}
+			}
+		}
+	}
+	return opts
+}
+
+func featName(o blockenc.Options) string {
+	return fmt.Sprintf("%s/compression=%v/dedupe=%v/ints=%v", optName(o), o.Compression, o.DedupeValues, o.IntValues)
+}
+
+func hasFeatures(o blockenc.Options) bool {
+	return o.Compression != blockenc.NoCompression || o.DedupeValues || o.IntValues
+}
+
+// poolCells returns n sorted cells whose values come from a pool of
+// distinct values (lengths 0..40) far more often than not: what dedupe
+// finds. Keys share long prefixes, so LZ4 has something to match.
+func poolCells(rng *rand.Rand, n, distinct int) []blockenc.Cell {
+	pool := make([][]byte, distinct)
+	for i := range pool {
+		pool[i] = randBytes(rng, rng.IntN(41))
+	}
+	var cells []blockenc.Cell
+	for len(cells) < n {
+		c := blockenc.Cell{
+			Key:  fmt.Appendf(nil, "row/%06d/col/%d", rng.IntN(100000), rng.IntN(4)),
+			Seq:  uint64(rng.IntN(1 << 30)),
+			Kind: blockenc.KindPut,
+		}
+		switch r := rng.IntN(10); {
+		case r == 0:
+			c.Kind = blockenc.KindDelete
+		case r == 1:
+			c.Value = randBytes(rng, rng.IntN(30))
+		default:
+			c.Value = pool[rng.IntN(len(pool))]
+		}
+		cells = append(cells, c)
+	}
+	return sortCells(cells)
+}
+
+// intCells returns n sorted cells with w-byte values: time series of a few
+// series, counters that grow by small steps, as big-endian integers.
+func intCells(rng *rand.Rand, n, w int) []blockenc.Cell {
+	var cells []blockenc.Cell
+	series := 1 + n/200
+	for s := range series {
+		v := rng.Uint64() >> (64 - 8*w + 4)
+		for t := range n / series {
+			key := binary.BigEndian.AppendUint64(fmt.Appendf(nil, "s%03d/", s), uint64(1_700_000_000+10*t))
+			v += uint64(rng.IntN(5))
+			val := binary.BigEndian.AppendUint64(nil, v)[8-w:]
+			kind := blockenc.KindPut
+			if rng.IntN(100) == 0 {
+				kind = blockenc.KindDelete // a delete with a w-byte value keeps the column
+			}
+			cells = append(cells, blockenc.Cell{Key: key, Value: val, Seq: uint64(1<<40 + s*n + t), Kind: kind})
+		}
+	}
+	return sortCells(cells)
+}
+
+// conform checks a block of cells made with opts: round trip, Verify,
+// every kind of seek, First after seeks.
+func conform(t *testing.T, s *blockenc.Seeker, rng *rand.Rand, block []byte, cells []blockenc.Cell) {
+	t.Helper()
+	if err := blockenc.Verify(block); err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+	if err := s.Init(block); err != nil {
+		t.Fatal(err)
+	}
+	checkAll(t, s, cells)
+	targets := seekTargets(cells)
+	for _, tg := range targets {
+		checkSeek(t, s, cells, tg)
+	}
+	// A fresh seeker per random seek: sub-blocks decompressed on demand.
+	for _, tg := range targets[:min(len(targets), 50)] {
+		if err := s.Init(block); err != nil {
+			t.Fatal(err)
+		}
+		checkSeek(t, s, cells, tg)
+	}
+	rng.Shuffle(len(targets), func(i, j int) { targets[i], targets[j] = targets[j], targets[i] })
+	for _, tg := range targets {
+		checkSeek(t, s, cells, tg)
+	}
+	slices.SortFunc(targets, bytes.Compare)
+	for _, tg := range targets {
+		checkSeek(t, s, cells, tg)
+	}
+	checkAll(t, s, cells)
+}
+
+// TestFeatureConformance runs the conformance checks over every encoding x
+// compression x dedupe x value column, with small LZ4Dict sub-blocks (many
+// per block) and, for a few, the default sizes; and checks that each
+// feature is used where it pays and that Size bounds the block.
+func TestFeatureConformance(t *testing.T) {
+	defer blockenc.SetSubBlockSizes(512, 1024)()
+	rng := rand.New(rand.NewPCG(11, 12))
+	sets := []struct {
+		name  string
+		cells []blockenc.Cell
+	}{
+		{"empty", nil},
+		{"one", []blockenc.Cell{{Key: []byte("k"), Value: []byte("v"), Seq: 1, Kind: blockenc.KindPut}}},
+		{"random", randomCells(rng, 250)},
+		{"pool", poolCells(rng, 400, 12)},
+		{"ints8", intCells(rng, 800, 8)},
+		{"ints2", intCells(rng, 300, 2)},
+		{"ints1", intCells(rng, 200, 1)},
+	}
+	var s blockenc.Seeker // one seeker through every block: Init reuses its buffers
+	for _, set := range sets {
+		plain := map[string]int{} // block size without features, per encoding
+		for _, opts := range featureOptions() {
+			t.Run("cells="+set.name+"/"+featName(opts), func(t *testing.T) {
+				e := blockenc.NewEncoder(opts)
+				for _, c := range set.cells {
+					if err := e.Add(c); err != nil {
+						t.Fatal(err)
+					}
+				}
+				block, err := e.Finish()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if size := e.Size(); size < len(block) || (!hasFeatures(opts) && size != len(block)) {
+					t.Fatalf("Size %d, block %d bytes", size, len(block))
+				}
+				conform(t, &s, rng, block, set.cells)
+				flags := blockenc.Flags(block)
+				if !hasFeatures(opts) {
+					plain[optName(opts)] = len(block)
+					if flags != 0 {
+						t.Fatalf("flags %#x without features", flags)
+					}
+					return
+				}
+				if len(block) > plain[optName(opts)] && opts.Compression != blockenc.LZ4Dict && !opts.DedupeValues {
+					t.Fatalf("%d bytes, %d without features", len(block), plain[optName(opts)])
+				}
+				// Random values do not compress, 1-byte values gain nothing
+				// from a column: there the features may rightly stay off.
+				big := len(set.cells) > 100 && set.name != "random"
+				want := func(what string, bit byte, ok bool) {
+					if ok && flags&bit == 0 {
+						t.Errorf("%s not used: flags %#x", what, flags)
+					}
+				}
+				want("LZ4", blockenc.FlagLZ4, big && opts.Compression == blockenc.LZ4)
+				want("LZ4Dict", blockenc.FlagLZ4Dict, big && opts.Compression == blockenc.LZ4Dict)
+				want("int values", blockenc.FlagIntValues, big && opts.IntValues && set.name != "ints1" && set.name[:3] == "int")
+				want("dedupe", blockenc.FlagValueDedup, opts.DedupeValues && flags&blockenc.FlagIntValues == 0)
+				if set.name == "pool" && opts.DedupeValues && opts.Compression == blockenc.NoCompression &&
+					len(block) >= plain[optName(opts)]*9/10 {
+					t.Errorf("dedupe: %d bytes, %d without", len(block), plain[optName(opts)])
+				}
+			})
+		}
+	}
+}
+
+// TestFeatureDefaultSizes: LZ4Dict at its default sub-block sizes, on
+// blocks of about 64 KiB.
+func TestFeatureDefaultSizes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	cells := poolCells(rng, 1500, 300)
+	var s blockenc.Seeker
+	for _, enc := range []blockenc.Encoding{blockenc.FastDiff, blockenc.RowIndex} {
+		for _, dedupe := range []bool{false, true} {
+			opts := blockenc.Options{Encoding: enc, Compression: blockenc.LZ4Dict, DedupeValues: dedupe}
+			block := encode2(t, opts, cells)
+			if blockenc.Flags(block)&blockenc.FlagLZ4Dict == 0 {
+				t.Fatalf("%s: not LZ4Dict", featName(opts))
+			}
+			conform(t, &s, rng, block, cells)
+		}
+	}
+}
+
+// encode2 is encode for blocks whose Size is a bound, not exact.
+func encode2(t testing.TB, opts blockenc.Options, cells []blockenc.Cell) []byte {
+	t.Helper()
+	e := blockenc.NewEncoder(opts)
+	for i, c := range cells {
+		if err := e.Add(c); err != nil {
+			t.Fatalf("Add cell %d: %v", i, err)
+		}
+	}
+	b, err := e.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestFeatureReuse: Reset gives identical bytes, Finish twice continues the
+// block, Add copies, for every feature combination.
+func TestFeatureReuse(t *testing.T) {
+	defer blockenc.SetSubBlockSizes(256, 512)()
+	rng := rand.New(rand.NewPCG(15, 16))
+	a, b := poolCells(rng, 150, 8), intCells(rng, 300, 4)
+	for _, opts := range featureOptions() {
+		e := blockenc.NewEncoder(opts)
+		var blocks [2][]byte
+		for round := range 2 {
+			for i, cells := range [][]blockenc.Cell{a, b} {
+				e.Reset()
+				for j, c := range cells {
+					c.Key, c.Value = bytes.Clone(c.Key), bytes.Clone(c.Value)
+					if err := e.Add(c); err != nil {
+						t.Fatal(err)
+					}
+					clear(c.Key) // the encoder copied what it needs
+					clear(c.Value)
+					if j == len(cells)/2 {
+						if _, err := e.Finish(); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				blk, err := e.Finish()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if round == 1 && !bytes.Equal(blk, blocks[i]) {
+					t.Fatalf("%s: re-encoding after Reset differs at offset %d", featName(opts), firstDiff(blk, blocks[i]))
+				}
+				if want := encode2(t, opts, cells); !bytes.Equal(blk, want) {
+					t.Fatalf("%s: Finish in the middle changed the block at offset %d", featName(opts), firstDiff(blk, want))
+				}
+				blocks[i] = blk
+				s, err := blockenc.NewSeeker(blk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkAll(t, s, cells)
+			}
+		}
+	}
+}
+
+// TestFeatureZeroAllocs: SeekGE, Next and Cell allocate nothing after
+// Init, nor does Init once the seeker's buffers have grown.
+func TestFeatureZeroAllocs(t *testing.T) {
+	defer blockenc.SetSubBlockSizes(512, 1024)()
+	rng := rand.New(rand.NewPCG(17, 18))
+	sets := [][]blockenc.Cell{poolCells(rng, 300, 10), intCells(rng, 400, 8)}
+	for _, opts := range featureOptions() {
+		for _, cells := range sets {
+			block := encode2(t, opts, cells)
+			targets := seekTargets(cells)
+			var s blockenc.Seeker
+			if err := s.Init(block); err != nil {
+				t.Fatal(err)
+			}
+			for ok := s.First(); ok; ok = s.Next() { // grow the key buffer
+			}
+			var sink int
+			i := 0
+			allocs := testing.AllocsPerRun(200, func() {
+				if i%10 == 0 {
+					if err := s.Init(block); err != nil {
+						t.Fatal(err)
+					}
+				}
+				s.SeekGE(targets[i%len(targets)])
+				i += 7
+				for range 3 {
+					s.Next()
+					sink += len(s.Cell().Key) + len(s.Cell().Value)
+				}
+			})
+			if allocs != 0 {
+				t.Errorf("%s: %v allocs per SeekGE+Next+Cell", featName(opts), allocs)
+			}
+			_ = sink
+		}
+	}
+}
+
+// TestFeatureOptionsErrors: an unknown compression is reported.
+func TestFeatureOptionsErrors(t *testing.T) {
+	e := blockenc.NewEncoder(blockenc.Options{Compression: 3})
+	if err := e.Add(blockenc.Cell{Key: []byte("a")}); !errors.Is(err, blockenc.ErrInvalidOptions) {
+		t.Errorf("Add with compression 3: %v", err)
+	}
+	for i, c := range blockenc.Compressions() {
+		if int(c) != i || !c.IsValid() || c.String() != []string{"none", "lz4", "lz4dict"}[i] {
+			t.Errorf("compression %d: %v", i, c)
+		}
+	}
+	if c := blockenc.Compression(3); c.IsValid() || c.String() != "Compression(3)" {
+		t.Errorf("Compression(3): %v", c)
+	}
+}
