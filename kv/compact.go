@@ -1,6 +1,11 @@
 package kv
 
-import "math"
+import (
+	"fmt"
+	"math"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
 
 // maxCompactInputs bounds how many segments one background compaction
 // merges.
@@ -19,7 +24,70 @@ func (s *Store) Compact() error {
 	if err := s.compact(true); err != nil {
 		return err
 	}
-	return s.reap()
+	if err := s.reap(); err != nil {
+		return err
+	}
+	if s.ownDB {
+		return s.dropGarbage()
+	}
+	return nil
+}
+
+// dropGarbage makes Badger reclaim the space of deleted blocks and WAL
+// records now rather than at some later LSM compaction: Badger drops a
+// deleted key only when its table is rewritten into the last level, and
+// Flatten merely moves a lone table. DropPrefix rewrites the tables that
+// hold the prefixes. It fails concurrent writes (ErrBlockedWrites), so it
+// runs on Open's own DB only, with kv's writers, flushes and compactions
+// held: the memstore is flushed first, so no WAL record is needed.
+func (s *Store) dropGarbage() error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if mt := s.active; mt.ms.Len() > 0 {
+		mt.hi = s.tracker.WritePoint()
+		next := newMemtable(s.opts.MemstoreSize, mt.hi)
+		s.mu.Lock()
+		s.frozen = append([]*memtable{mt}, s.frozen...)
+		s.active = next
+		s.mu.Unlock()
+	}
+	if err := s.flushFrozen(); err != nil {
+		return err
+	}
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	s.compactMu.Lock()
+	defer s.compactMu.Unlock()
+	s.mu.Lock()
+	prefixes := [][]byte{s.keys.tag(tagWAL)}
+	for _, id := range s.deadSegs {
+		prefixes = append(prefixes, s.keys.segment(id))
+	}
+	s.deadSegs = nil
+	s.mu.Unlock()
+	// DropPrefix skips a prefix under which no live key exists, which is
+	// the case for deleted keys: a marker key under each prefix makes it
+	// drop them. The markers are dropped with them (a crash in between
+	// leaves a WAL record of seq 0 and a block without meta, which Open
+	// removes).
+	err := s.db.Update(func(txn *badger.Txn) error {
+		if err := txn.Set(s.keys.wal(0, 0), nil); err != nil {
+			return err
+		}
+		for _, p := range prefixes[1:] {
+			if err := txn.Set(p, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("kv: drop markers: %w", err)
+	}
+	if err := s.db.DropPrefix(prefixes...); err != nil {
+		return fmt.Errorf("kv: badger drop prefix: %w", err)
+	}
+	return nil
 }
 
 // pickTier chooses a size tier among segs (newest first): the first run of

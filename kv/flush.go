@@ -145,6 +145,9 @@ func (s *Store) background() {
 
 // reap deletes the blocks of compacted-away segments no iterator holds.
 func (s *Store) reap() error {
+	// compactMu: dropGarbage must not run while reap writes.
+	s.compactMu.Lock()
+	defer s.compactMu.Unlock()
 	s.mu.Lock()
 	var dead []*segment
 	keep := s.obsolete[:0]
@@ -161,6 +164,9 @@ func (s *Store) reap() error {
 		if err := s.deleteSegmentBlocks(g); err != nil {
 			return err
 		}
+		s.mu.Lock()
+		s.deadSegs = append(s.deadSegs, g.meta.id)
+		s.mu.Unlock()
 	}
 	return nil
 }

@@ -45,8 +45,9 @@ type Options struct {
 	Logger badger.Logger
 	// ValueThreshold is Badger's ValueThreshold for Open: values (blocks,
 	// WAL records) at least this long go to Badger's value log, shorter ones
-	// stay inline in its LSM. Default 1 KiB: blocks go to the value log (see
-	// the package doc for the measurement).
+	// stay inline in its LSM. Default 1 MiB (Badger's maximum): blocks stay
+	// inline, where deleting them frees their space (see the package doc
+	// for the measurement behind it).
 	ValueThreshold int64
 	// Badger, if set, adjusts the Badger options Open derived from the
 	// fields above (for example a smaller MemTableSize) before opening.
@@ -60,14 +61,14 @@ const (
 	DefaultMemstoreSize      = 64 << 20
 	DefaultCacheSize         = 64 << 20
 	DefaultCompactionTrigger = 4
-	DefaultValueThreshold    = 1 << 10
+	DefaultValueThreshold    = 1 << 20
 	maxBlockSize             = 256 << 10
 )
 
 // DefaultOptions returns the defaults for a Store in dir ("" for memory):
 // Prefix "kv", blockenc.DefaultOptions(), BlockSize 32 KiB, MemstoreSize 64
 // MiB, CacheSize 64 MiB, SyncWrites false, CompactionTrigger 4, a silent
-// Badger and ValueThreshold 1 KiB.
+// Badger and ValueThreshold 1 MiB.
 func DefaultOptions(dir string) Options {
 	return Options{
 		Dir:               dir,

@@ -102,9 +102,12 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 	if i < 0 {
 		return nil, 0, false, nil
 	}
-	cb, _, err := s.loadBlock(g, i, true)
+	cb, rb, err := s.loadBlock(g, i, true)
 	if err != nil {
 		return nil, 0, false, err
+	}
+	if rb != nil { // no cache: the block lives in a pooled buffer
+		defer rb.release()
 	}
 	sk, err := cb.seeker()
 	if err != nil {
@@ -118,6 +121,9 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 		if c.Seq <= rp {
 			if cb.ref != nil {
 				cb.ref.check()
+			}
+			if invariants && rb != nil {
+				rb.check()
 			}
 			val = append(dst, c.Value...)
 			kind, found = c.Kind, true

@@ -37,6 +37,7 @@ type Store struct {
 	// obsolete segments were compacted away; their blocks are deleted once
 	// no iterator holds them.
 	obsolete  []*segment
+	deadSegs  []uint64 // ids of deleted segments, for dropGarbage
 	nextSegID atomic.Uint64
 
 	snapMu sync.Mutex

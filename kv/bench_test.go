@@ -1,0 +1,393 @@
+package kv
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	badger "github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+)
+
+// Benchmarks run kvenc and raw Badger (one Badger key per cell, compression
+// off, same data) side by side in one process:
+//
+//	go test -run '^$' -bench . -count 5 ./kv/
+//
+// Datasets (fixed seeds): ycsb, 200,000 keys "user%012d" with 100-byte
+// values of random words; ts, 200,000 cells "series%03d|" + 8-byte
+// big-endian timestamp -> 8-byte value, 1,000 series of slowly moving
+// values.
+
+const benchCells = 200_000
+
+type dataset struct {
+	name string
+	keys [][]byte
+	vals [][]byte
+}
+
+var datasets = sync.OnceValue(func() []*dataset {
+	rng := rand.New(rand.NewPCG(42, 42))
+	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima"}
+	y := &dataset{name: "ycsb"}
+	for i := 0; i < benchCells; i++ {
+		y.keys = append(y.keys, []byte(fmt.Sprintf("user%012d", i)))
+		v := make([]byte, 0, 100)
+		for len(v) < 100 {
+			v = append(v, words[rng.IntN(len(words))]...)
+			v = append(v, ' ')
+		}
+		y.vals = append(y.vals, v[:100])
+	}
+	ts := &dataset{name: "ts"}
+	const series = 1000
+	for s := 0; s < series; s++ {
+		x := uint64(1000 + rng.IntN(1000))
+		for i := 0; i < benchCells/series; i++ {
+			k := fmt.Appendf(nil, "series%03d|", s)
+			k = binary.BigEndian.AppendUint64(k, uint64(1700000000000+i*10000))
+			x += uint64(rng.IntN(5))
+			ts.keys = append(ts.keys, k)
+			ts.vals = append(ts.vals, binary.BigEndian.AppendUint64(nil, x))
+		}
+	}
+	return []*dataset{y, ts}
+})
+
+// benchDirs are removed when the benchmarks end (TestMain).
+var (
+	benchDirsMu sync.Mutex
+	benchDirs   []string
+)
+
+func benchDir(b *testing.B) string {
+	d, err := os.MkdirTemp("", "kvbench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchDirsMu.Lock()
+	benchDirs = append(benchDirs, d)
+	benchDirsMu.Unlock()
+	return d
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, d := range benchDirs {
+		os.RemoveAll(d)
+	}
+	os.Exit(code)
+}
+
+func badgerOptions(dir string) badger.Options {
+	return badger.DefaultOptions(dir).WithLogger(nil).WithCompression(options.None).
+		WithBlockCacheSize(0).WithNumVersionsToKeep(1)
+}
+
+// loadKV loads d into a new on-disk Store, flushed and compacted.
+func loadKV(b *testing.B, d *dataset, tune func(*Options)) (*Store, string) {
+	dir := benchDir(b)
+	o := DefaultOptions(dir)
+	if tune != nil {
+		tune(&o)
+	}
+	s, err := Open(o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := s.NewBatch()
+	for i := range d.keys {
+		batch.Put(d.keys[i], d.vals[i])
+		if batch.Len() == 1000 || i == len(d.keys)-1 {
+			if err := s.Apply(batch); err != nil {
+				b.Fatal(err)
+			}
+			batch.Reset()
+		}
+	}
+	if err := s.Compact(); err != nil {
+		b.Fatal(err)
+	}
+	return s, dir
+}
+
+// loadBadger loads d into a raw Badger DB, one key per cell, flattened.
+func loadBadger(b *testing.B, d *dataset) (*badger.DB, string) {
+	dir := benchDir(b)
+	db, err := badger.Open(badgerOptions(dir))
+	if err != nil {
+		b.Fatal(err)
+	}
+	wb := db.NewWriteBatch()
+	for i := range d.keys {
+		if err := wb.Set(d.keys[i], d.vals[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := wb.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := db.Flatten(1); err != nil {
+		b.Fatal(err)
+	}
+	return db, dir
+}
+
+type loaded struct {
+	kv   *Store
+	bdb  *badger.DB
+	kvd  string
+	bdbd string
+}
+
+var (
+	loadedMu sync.Mutex
+	loadedBy = map[string]*loaded{}
+)
+
+// stores returns d loaded into both stores, once per process.
+func stores(b *testing.B, d *dataset) *loaded {
+	loadedMu.Lock()
+	defer loadedMu.Unlock()
+	if l := loadedBy[d.name]; l != nil {
+		return l
+	}
+	l := &loaded{}
+	l.kv, l.kvd = loadKV(b, d, nil)
+	l.bdb, l.bdbd = loadBadger(b, d)
+	loadedBy[d.name] = l
+	return l
+}
+
+func BenchmarkPut(b *testing.B) {
+	d := datasets()[0]
+	b.Run("store=kv", func(b *testing.B) {
+		s, err := Open(DefaultOptions(benchDir(b)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			j := i % len(d.keys)
+			if err := s.Put(d.keys[j], d.vals[j]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("store=badger", func(b *testing.B) {
+		db, err := badger.Open(badgerOptions(benchDir(b)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			j := i % len(d.keys)
+			if err := db.Update(func(txn *badger.Txn) error { return txn.Set(d.keys[j], d.vals[j]) }); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+}
+
+// BenchmarkGet: random Gets of present keys; kvenc with a warm cache after
+// flush and compaction.
+func BenchmarkGet(b *testing.B) {
+	for _, d := range datasets() {
+		l := stores(b, d)
+		order := rand.New(rand.NewPCG(1, 2)).Perm(len(d.keys))
+		for _, k := range order { // warm the cache
+			if _, err := l.kv.Get(d.keys[k]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run("data="+d.name+"/store=kv", func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := l.kv.Get(d.keys[order[i%len(order)]]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+		b.Run("data="+d.name+"/store=badger", func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				err := l.bdb.View(func(txn *badger.Txn) error {
+					item, err := txn.Get(d.keys[order[i%len(order)]])
+					if err != nil {
+						return err
+					}
+					_, err = item.ValueCopy(nil)
+					return err
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkScan: a full scan; the ns/op reported is per cell (each op is
+// one cell; the scan restarts at the end).
+func BenchmarkScan(b *testing.B) {
+	for _, d := range datasets() {
+		l := stores(b, d)
+		b.Run("data="+d.name+"/store=kv", func(b *testing.B) {
+			b.ReportAllocs()
+			it := l.kv.NewIterator(IterOptions{})
+			defer it.Close()
+			ok := it.First()
+			var sink int
+			for b.Loop() {
+				if !ok {
+					if it.Err() != nil {
+						b.Fatal(it.Err())
+					}
+					ok = it.First()
+				}
+				sink += len(it.Value())
+				ok = it.Next()
+			}
+			_ = sink
+		})
+		b.Run("data="+d.name+"/store=badger", func(b *testing.B) {
+			b.ReportAllocs()
+			txn := l.bdb.NewTransaction(false)
+			defer txn.Discard()
+			it := txn.NewIterator(badger.IteratorOptions{})
+			defer it.Close()
+			it.Rewind()
+			var sink int
+			for b.Loop() {
+				if !it.Valid() {
+					it.Rewind()
+				}
+				_ = it.Item().Value(func(v []byte) error { sink += len(v); return nil })
+				it.Next()
+			}
+			_ = sink
+		})
+	}
+}
+
+func dirBytes(b *testing.B, dir string) int64 {
+	var n int64
+	err := filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			n += fi.Size()
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+// BenchmarkSize reports the bytes on disk after load, compaction and Close
+// (files summed; Badger's value log files are truncated at Close), as the
+// metrics bytes/cell and, for kv, ratio-to-badger.
+func BenchmarkSize(b *testing.B) {
+	for _, d := range datasets() {
+		for _, vt := range []int64{1 << 10, 1 << 20} {
+			b.Run(fmt.Sprintf("data=%s/vt=%d", d.name, vt), func(b *testing.B) {
+				for b.Loop() {
+					s, kd := loadKV(b, d, func(o *Options) { o.ValueThreshold = vt })
+					st := s.Stats()
+					if err := s.Close(); err != nil {
+						b.Fatal(err)
+					}
+					db, bd := loadBadger(b, d)
+					if err := db.Close(); err != nil {
+						b.Fatal(err)
+					}
+					kb, bb := dirBytes(b, kd), dirBytes(b, bd)
+					b.ReportMetric(float64(kb)/float64(len(d.keys)), "kv-bytes/cell")
+					b.ReportMetric(float64(bb)/float64(len(d.keys)), "badger-bytes/cell")
+					b.ReportMetric(float64(kb)/float64(bb), "kv/badger")
+					b.ReportMetric(float64(st.BytesStored)/float64(len(d.keys)), "block-bytes/cell")
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkRefcount measures the hot read path with and without HBase's
+// per-access reference count check, on the same Store code path: with
+// refcount=on every block visit takes and drops a reference and every cell
+// access checks it (an atomic load and a branch).
+func BenchmarkRefcount(b *testing.B) {
+	d := datasets()[0]
+	for _, on := range []bool{false, true} {
+		s, _ := loadKV(b, d, nil)
+		s.refcountHot = on
+		order := rand.New(rand.NewPCG(1, 2)).Perm(len(d.keys))
+		for _, k := range order {
+			if _, err := s.Get(d.keys[k]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		name := map[bool]string{false: "off", true: "on"}[on]
+		b.Run("op=get/refcount="+name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				if _, err := s.Get(d.keys[order[i%len(order)]]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+		b.Run("op=scan/refcount="+name, func(b *testing.B) {
+			it := s.NewIterator(IterOptions{})
+			defer it.Close()
+			ok := it.First()
+			for b.Loop() {
+				if !ok {
+					ok = it.First()
+				}
+				ok = it.Next()
+			}
+		})
+		s.Close()
+	}
+}
+
+// BenchmarkBlockRead decides Badger's ValueThreshold: a Get that misses
+// the block cache (CacheSize < 0) reads one 32 KiB block from Badger,
+// stored inline in the LSM (threshold 1 MiB) or in the value log (1 KiB).
+func BenchmarkBlockRead(b *testing.B) {
+	d := datasets()[0]
+	for _, c := range []struct {
+		name string
+		vt   int64
+	}{{"vlog", 1 << 10}, {"inline", 1 << 20}} {
+		s, _ := loadKV(b, d, func(o *Options) { o.ValueThreshold = c.vt; o.CacheSize = -1 })
+		order := rand.New(rand.NewPCG(3, 4)).Perm(len(d.keys))
+		b.Run("blocks="+c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := s.Get(d.keys[order[i%len(order)]]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+		s.Close()
+	}
+}

@@ -1,0 +1,135 @@
+package kv
+
+import (
+	"bytes"
+	"encoding/hex"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kvenc/kvenc/blockenc"
+)
+
+var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata/ (a format change)")
+
+// The worked examples of the package doc, derived by hand from the format
+// description, without the CRC trailer.
+const (
+	docWAL = `01 2c01000000000000 02
+		01 05 6170706c65 03 726564
+		00 04 70656172`
+	docMeta = `01 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
+		0200000000000000 e803000000000000 409c000000000000
+		05 6170706c65 04 70656172`
+)
+
+func docWALRecord() []byte {
+	return appendWAL(nil, 300, []op{
+		{key: []byte("apple"), value: []byte("red"), kind: blockenc.KindPut},
+		{key: []byte("pear"), kind: blockenc.KindDelete},
+	})
+}
+
+func docSegMeta() segMeta {
+	return segMeta{id: 7, walSeq: 300, minSeq: 1, maxSeq: 300, blocks: 2, cells: 1000, bytes: 40000,
+		firstKey: []byte("apple"), lastKey: []byte("pear")}
+}
+
+func unhex(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(strings.Join(strings.Fields(s), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// checkGolden compares got with testdata/name (rewriting it with -rewrite)
+// and reports the first differing offset.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *rewrite {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		i := 0
+		for i < len(got) && i < len(want) && got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("%s: first difference at offset %d (got %d bytes, want %d): a format change needs -rewrite", name, i, len(got), len(want))
+	}
+}
+
+func TestGoldenWAL(t *testing.T) {
+	rec := docWALRecord()
+	if want := unhex(t, docWAL); !bytes.Equal(rec[:len(rec)-4], want) {
+		t.Fatalf("WAL record\ngot  %x\nwant %x (package doc)", rec[:len(rec)-4], want)
+	}
+	checkGolden(t, "wal-v1.bin", rec)
+	seq, ops, err := decodeWAL(rec)
+	if err != nil || seq != 300 || len(ops) != 2 || string(ops[0].key) != "apple" || string(ops[0].value) != "red" ||
+		ops[1].kind != blockenc.KindDelete || string(ops[1].key) != "pear" {
+		t.Fatalf("decode: %d %+v %v", seq, ops, err)
+	}
+	// Every truncation and every flipped byte is ErrCorrupt.
+	for i := 0; i < len(rec); i++ {
+		if _, _, err := decodeWAL(rec[:i]); !isCorrupt(err) {
+			t.Fatalf("truncated to %d: %v", i, err)
+		}
+		b := bytes.Clone(rec)
+		b[i] ^= 0x10
+		if _, _, err := decodeWAL(b); !isCorrupt(err) {
+			t.Fatalf("byte %d flipped: %v", i, err)
+		}
+	}
+}
+
+func TestGoldenMeta(t *testing.T) {
+	m := docSegMeta()
+	b := m.append(nil)
+	if want := unhex(t, docMeta); !bytes.Equal(b[:len(b)-4], want) {
+		t.Fatalf("meta\ngot  %x\nwant %x (package doc)", b[:len(b)-4], want)
+	}
+	checkGolden(t, "meta-v1.bin", b)
+	got, err := decodeMeta(b)
+	if err != nil || got.id != 7 || got.walSeq != 300 || got.cells != 1000 || got.bytes != 40000 ||
+		string(got.firstKey) != "apple" || string(got.lastKey) != "pear" {
+		t.Fatalf("decode: %+v %v", got, err)
+	}
+	for i := 0; i < len(b); i++ {
+		if _, err := decodeMeta(b[:i]); !isCorrupt(err) {
+			t.Fatalf("truncated to %d: %v", i, err)
+		}
+		c := bytes.Clone(b)
+		c[i] ^= 0x10
+		if _, err := decodeMeta(c); !isCorrupt(err) {
+			t.Fatalf("byte %d flipped: %v", i, err)
+		}
+	}
+}
+
+// The Badger key layout of the package doc.
+func TestKeyLayout(t *testing.T) {
+	k := keys{prefix: []byte("P")}
+	for _, c := range []struct {
+		got  []byte
+		want string
+	}{
+		{k.wal(300, 1), "50 77 000000000000012c 0001"},
+		{k.block(7, []byte("pear")), "50 73 0000000000000007 70656172"},
+		{k.meta(7), "50 6d 0000000000000007"},
+	} {
+		if want := unhex(t, c.want); !bytes.Equal(c.got, want) {
+			t.Errorf("key %x, want %x", c.got, want)
+		}
+	}
+}
