@@ -157,6 +157,9 @@ func (it *segSource) next() {
 	if !it.ok {
 		return
 	}
+	if invariants && it.rb != nil {
+		it.rb.check() // before the Seeker reads the buffer again
+	}
 	if it.all {
 		it.settle(it.sk.Next())
 		return

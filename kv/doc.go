@@ -1,0 +1,166 @@
+// Package kv is kvenc's store: sorted key/value cells kept in Badger as
+// encoded data blocks (package blockenc), HBase style. A Store either owns
+// its Badger DB (Open) or lives under a key prefix inside the caller's DB
+// (Wrap) and never touches a key outside that prefix.
+//
+//	write:  Put/Delete/Apply -> seq (mvcc) -> WAL record in Badger -> memstore -> complete
+//	flush:  memstore full -> freeze -> encode blocks -> segment in Badger -> drop WAL records
+//	read:   memstores + segments, merged, versions above the read point hidden
+//
+// # Badger key layout
+//
+// Every key starts with Options.Prefix (P). Integers in keys are big-endian
+// so that Badger's byte order is numeric order.
+//
+//	P 'w' | seq u64 | chunk u16            -> WAL record (chunk of it)
+//	P 's' | segment id u64 | last key      -> block: the cells of one block,
+//	                                          blockenc format; the key ends
+//	                                          with the block's last cell key
+//	P 'm' | segment id u64                 -> segment meta
+//
+// For example with P = "P": seq 300 chunk 1 is 50 77 000000000000012c 0001;
+// the block of segment 7 ending at "pear" is 50 73 0000000000000007
+// 70656172; its meta is under 50 6d 0000000000000007. The tags are part of
+// the format ('w', 's', 'm'; never reuse them).
+//
+// A key's versions never straddle two blocks, so the last keys of a
+// segment's blocks are strictly increasing and the Badger key of a block is
+// unique. They are also the segment's block index: Open reads them (keys
+// only) into memory, and a Get binary-searches it for the first block whose
+// last key is >= the key, then seeks inside that one block. No Badger
+// iterator is needed on the read path: a cache hit touches no Badger at all,
+// a miss is one Badger point Get.
+//
+// # WAL record, version 1
+//
+// One record per Put, Delete or Apply, written in one Badger transaction
+// (so a batch is atomic also across a crash), in chunks of at most 256 KiB
+// under consecutive chunk numbers. Integers little-endian, "uv" an unsigned
+// LEB128 varint:
+//
+//	record := version u8 (=1) | seq u64 | count uv | op * count | crc32c u32
+//	op     := kind u8 (1 Put, 0 Delete) | klen uv | key | [vlen uv | value]
+//
+// The value is present for Put only; the CRC (Castagnoli) covers every
+// byte before it. Worked example, pinned by testdata/wal-v1.bin: seq 300,
+// Put "apple"="red", Delete "pear":
+//
+//	01                       version 1
+//	2c01000000000000         seq 300
+//	02                       2 ops
+//	01 05 6170706c65 03 726564   Put, "apple", "red"
+//	00 04 70656172           Delete, "pear"
+//	3d c7 5d 08              CRC-32C
+//
+// # Segment meta, version 1
+//
+// Written after all of the segment's blocks, in its own transaction (which
+// for a compaction also deletes the metas of the segments it replaces): a
+// segment without a meta is garbage from a flush or compaction cut short,
+// and Open deletes its blocks. Integers little-endian:
+//
+//	meta := version u8 (=1) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
+//	        | blocks u64 | cells u64 | bytes u64
+//	        | firstKeyLen uv | firstKey | lastKeyLen uv | lastKey | crc32c u32
+//
+// walSeq: every write with a seq at or below it is in a segment; Open
+// replays only the WAL records above the largest walSeq (and deletes the
+// others). blocks must equal the number of block keys found at Open, else
+// Open fails with ErrCorrupt. Worked example, pinned by
+// testdata/meta-v1.bin: segment 7, walSeq 300, seqs 1..300, 2 blocks, 1000
+// cells, 40000 bytes, keys "apple".."pear":
+//
+//	01 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
+//	0200000000000000 e803000000000000 409c000000000000
+//	05 6170706c65 04 70656172  + CRC-32C
+//
+// # Writes, flush and recovery
+//
+// A write takes a seq from mvcc, writes its WAL record, adds its cells to
+// the active memstore (memory for them is reserved first, so a batch never
+// lands half in one memstore) and waits until the read point covers it. A
+// full memstore is frozen (no write is in flight then, so it holds exactly
+// the seqs after the previous freeze) and flushed in the background: its
+// cells are encoded into blocks of about BlockSize, the blocks written,
+// the meta written last, then its WAL records deleted. Frozen memstores
+// stay readable until their segment is installed. Writers flush themselves
+// when two frozen memstores wait (a write stall).
+//
+// Flush and compaction keep every version above the read point, and for
+// the read point and every pinned one (Snapshots, Iterators) the newest
+// version at or below it; the rest no reader can see. Compaction also
+// drops tombstones with nothing older beneath them when its input ends with
+// the oldest segment (segments hold disjoint seq ranges, newest first).
+// Background compaction is size-tiered: once CompactionTrigger segments
+// exist, the first run of adjacent segments in which each next older one is
+// at most twice the run so far is merged. Compact merges everything.
+//
+// # Reads
+//
+// Get looks in the active memstore, the frozen ones and then the segments
+// newest first; the first version at or below the read point wins (newer
+// sources hold only newer seqs). An Iterator merges one source per memstore
+// and segment, each showing per key the newest visible version, and skips
+// tombstones. A bad block stops it with Err wrapping ErrCorrupt.
+//
+// # Block cache and reference counting
+//
+// The cache holds verified, immutable blocks as plain byte slices shared by
+// all readers: they are never reused, so nothing is counted per access and
+// the garbage collector frees an evicted block when its last reader lets go
+// (HBASE-27730: a refcount check on every buffer access cost HBase up to 2x
+// on scans). A cache lookup locks a mutex once per block, never per cell.
+// Each cached block also keeps one Seeker in an atomic slot, so a hot Get
+// does not re-verify the block's CRC.
+//
+// Blocks read from Badger on a miss go into pooled buffers that are
+// reference counted: a Get or Iterator that reads past the cache (CacheSize
+// < 0, and compaction, which does not fill the cache) holds the buffer
+// while it is on the block and releases it after; the last release returns
+// it to the pool. Under -tags invariants a released buffer is poisoned and
+// every cell read from a pooled buffer checks that it is still live,
+// panicking on a use after release.
+//
+// Measured on this package's benchmarks (BenchmarkRefcount, 200,000 cells,
+// warm cache, the same code path with HBase's per-cell check switched on):
+// see the README/report for the numbers; the check is one atomic load and
+// a branch per cell plus a retain and release per block.
+//
+// # Badger settings (Open) and why
+//
+//   - Compression off: blocks are already encoded (and compressed by
+//     blockenc where configured); Badger's compression would work again on
+//     the same bytes, and would force a Badger block cache.
+//   - BlockCacheSize 0: with compression off Badger reads its tables from
+//     mmap; the cache that matters is kvenc's cache of decoded blocks.
+//   - ValueThreshold 1 MiB (Badger's maximum): blocks stay inline in the
+//     LSM. A Get that misses the cache reads a 32 KiB block in 11.5 us from
+//     the value log and 39 us inline (BenchmarkBlockRead), but deleted
+//     blocks in the value log are reclaimed only by value-log GC, which
+//     leaves up to half of a file as garbage, never touches the newest
+//     file, and races with concurrent writes in Badger v4.9.6 (-race reports
+//     DB.MaxVersion): after load and compaction a Store in the value log
+//     took 340 bytes/cell on ycsb against 113 inline (BenchmarkSize). The
+//     block cache makes the miss cost rare; size on disk is permanent.
+//   - Compact on an owned DB ends with Badger DropPrefix of the WAL and of
+//     the deleted segments (with kvenc's writes held), because Badger drops
+//     deleted keys only when it rewrites their table into the last level.
+//   - NumVersionsToKeep 1, Logger nil (silent), SyncWrites from Options.
+//   - Iterators over Badger (Open, WAL cleanup) read keys only:
+//     PrefetchValues off.
+//
+// # Memory
+//
+// At most three memstores (the active one and two frozen; the third freeze
+// stalls writers) of MemstoreSize each, plus CacheSize of cached blocks,
+// plus the block index (the last key of every block, about key size / 32
+// KiB of data), plus Badger's own memtables (NumMemtables x MemTableSize:
+// 5 x 64 MiB by default; tune with Options.Badger).
+//
+// # Limits
+//
+// Keys up to MaxKeySize, values up to MaxValueSize, a batch up to what one
+// Badger transaction holds (ErrTooLarge beyond). A key with many versions
+// pinned by snapshots makes a block larger than BlockSize; in an in-memory
+// Badger a block must stay below 1 MiB.
+package kv
