@@ -105,19 +105,20 @@ func conform(t *testing.T, s *blockenc.Seeker, rng *rand.Rand, block []byte, cel
 	for _, tg := range targets {
 		checkSeek(t, s, cells, tg)
 	}
+	rng.Shuffle(len(targets), func(i, j int) { targets[i], targets[j] = targets[j], targets[i] })
 	// A fresh seeker per random seek: sub-blocks decompressed on demand.
-	for _, tg := range targets[:min(len(targets), 50)] {
+	for _, tg := range targets[:min(len(targets), 30)] {
 		if err := s.Init(block); err != nil {
 			t.Fatal(err)
 		}
 		checkSeek(t, s, cells, tg)
 	}
-	rng.Shuffle(len(targets), func(i, j int) { targets[i], targets[j] = targets[j], targets[i] })
+	targets = targets[:min(len(targets), 200)]
 	for _, tg := range targets {
 		checkSeek(t, s, cells, tg)
 	}
 	slices.SortFunc(targets, bytes.Compare)
-	for _, tg := range targets {
+	for _, tg := range targets { // strictly ascending: the forward fast paths
 		checkSeek(t, s, cells, tg)
 	}
 	checkAll(t, s, cells)
@@ -136,11 +137,11 @@ func TestFeatureConformance(t *testing.T) {
 	}{
 		{"empty", nil},
 		{"one", []blockenc.Cell{{Key: []byte("k"), Value: []byte("v"), Seq: 1, Kind: blockenc.KindPut}}},
-		{"random", randomCells(rng, 250)},
-		{"pool", poolCells(rng, 400, 12)},
-		{"ints8", intCells(rng, 800, 8)},
-		{"ints2", intCells(rng, 300, 2)},
-		{"ints1", intCells(rng, 200, 1)},
+		{"random", randomCells(rng, 120)},
+		{"pool", poolCells(rng, 250, 12)},
+		{"ints8", intCells(rng, 400, 8)},
+		{"ints2", intCells(rng, 200, 2)},
+		{"ints1", intCells(rng, 150, 1)},
 	}
 	var s blockenc.Seeker // one seeker through every block: Init reuses its buffers
 	for _, set := range sets {
