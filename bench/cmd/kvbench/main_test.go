@@ -23,7 +23,7 @@ func tinyArgs(dir string, extra ...string) []string {
 func TestAllOnTinyData(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	args := append([]string{"all"}, tinyArgs(dir, "-dataset", "timeseries,user,random")...)
+	args := append([]string{"all"}, tinyArgs(dir, "-dataset", "timeseries,ycsb,user,random")...)
 	if err := run(args, &out, io.Discard); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
@@ -31,7 +31,7 @@ func TestAllOnTinyData(t *testing.T) {
 	for _, want := range []string{
 		"machine  linux/", "go       go1.", "dataset  seek key set user:", "dataset  time series:",
 		"== seek:", "== seek goals", "== ints: encoded bytes per value", "== ints: shapeshift chunk forms",
-		"== store: kvenc", "== store goals", "dataset  store timeseries:", "ycsb: the go-ycsb workload driver is not built yet",
+		"== store: kvenc", "== store goals", "dataset  store timeseries:", "dataset  store ycsb:", "== ycsb: go-ycsb core workloads",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q", want)
@@ -55,8 +55,9 @@ func TestAllOnTinyData(t *testing.T) {
 		{"ints_forms", "column", 4 * 3, 2},
 		{"ints_select", "codec", 7, 1},
 		{"ints_all", "column", 4 * 7, 2},
-		{"store", "dataset", 5, 2},
-		{"store_goals", "dataset", 5, 2},
+		{"store", "dataset", 2 * 5, 2},
+		{"store_goals", "dataset", 2 * 5, 2},
+		{"ycsb", "workload", 7 * 2, 2},
 	}
 	for _, c := range csvs {
 		recs := readCSV(t, filepath.Join(dir, c.name+".csv"))
@@ -70,7 +71,7 @@ func TestAllOnTinyData(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"seek_ns", "seek_bytes", "ints_size", "ints_select", "store_size", "store_scan"} {
+	for _, name := range []string{"seek_ns", "seek_bytes", "ints_size", "ints_select", "store_size", "store_scan", "ycsb_ops"} {
 		checkPNG(t, filepath.Join(dir, name+".png"))
 	}
 }

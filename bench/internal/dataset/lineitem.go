@@ -11,11 +11,12 @@ package dataset
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/pingcap/go-tpc/tpch/dbgen"
+
+	"github.com/kvenc/kvenc/bench/internal/quiet"
 )
 
 // LineitemOrders is the number of orders of the "scale 0.1 prefix": SF1
@@ -82,7 +83,7 @@ func LineitemRows(orders int) (*LineitemSet, error) {
 		return set, nil
 	}
 	l := &lineLoader{want: orders, set: &LineitemSet{Rows: make([]Lineitem, 0, orders*4+orders/8)}}
-	err := quietStdout(func() error {
+	err := quiet.Stdout(func() error { // dbgen prints "generating ..." lines
 		dbgen.InitDbGen(1)
 		return dbgen.DbGen(map[dbgen.Table]dbgen.Loader{dbgen.TLine: l}, []dbgen.Table{dbgen.TLine})
 	})
@@ -137,18 +138,4 @@ func days(s string) int64 {
 		return -1
 	}
 	return t.Unix() / 86400
-}
-
-// quietStdout runs fn with os.Stdout pointed at the null device: dbgen
-// prints "generating ..." lines that would break the result tables.
-func quietStdout(fn func() error) error {
-	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	if err != nil {
-		return fn()
-	}
-	defer null.Close()
-	saved := os.Stdout
-	os.Stdout = null
-	defer func() { os.Stdout = saved }()
-	return fn()
 }

@@ -1,0 +1,122 @@
+package ycsbbench
+
+import (
+	"errors"
+
+	badger "github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+
+	"github.com/kvenc/kvenc/kv"
+)
+
+// Store is the little a YCSB record store needs from an engine.
+type Store interface {
+	// Get returns a copy of key's value, or errNotFound. Safe for
+	// concurrent use, as every method.
+	Get(key []byte) ([]byte, error)
+	Put(key, value []byte) error
+	Delete(key []byte) error
+	// Scan calls fn for up to n cells from the first key >= start.
+	Scan(start []byte, n int, fn func(key, value []byte) error) error
+	Close() error
+}
+
+var errNotFound = errors.New("ycsbbench: record not found")
+
+// Engine opens a Store in a directory.
+type Engine struct {
+	Name string
+	Open func(dir string) (Store, error)
+}
+
+// Engines: kvenc's store and raw Badger v4 (compression off), both with
+// default options otherwise.
+func Engines() []Engine {
+	return []Engine{{"kvenc", openKvenc}, {"badger", openBadger}}
+}
+
+type kvencStore struct{ s *kv.Store }
+
+func openKvenc(dir string) (Store, error) {
+	s, err := kv.Open(kv.DefaultOptions(dir))
+	return &kvencStore{s}, err
+}
+
+func (k *kvencStore) Get(key []byte) ([]byte, error) {
+	v, err := k.s.Get(key)
+	if errors.Is(err, kv.ErrNotFound) {
+		return nil, errNotFound
+	}
+	return v, err
+}
+
+func (k *kvencStore) Put(key, value []byte) error { return k.s.Put(key, value) }
+func (k *kvencStore) Delete(key []byte) error     { return k.s.Delete(key) }
+func (k *kvencStore) Close() error                { return k.s.Close() }
+
+func (k *kvencStore) Scan(start []byte, n int, fn func(key, value []byte) error) error {
+	it := k.s.NewIterator(kv.IterOptions{LowerBound: start})
+	for ok := it.First(); ok && n > 0; ok = it.Next() {
+		if err := fn(it.Key(), it.Value()); err != nil {
+			it.Close()
+			return err
+		}
+		n--
+	}
+	if err := it.Err(); err != nil {
+		it.Close()
+		return err
+	}
+	return it.Close()
+}
+
+type badgerStore struct{ db *badger.DB }
+
+func openBadger(dir string) (Store, error) {
+	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil).WithCompression(options.None))
+	return &badgerStore{db}, err
+}
+
+// Get copies the value: YCSB threads call it concurrently.
+func (b *badgerStore) Get(key []byte) ([]byte, error) {
+	var v []byte
+	err := b.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(key)
+		if err != nil {
+			return err
+		}
+		v, err = item.ValueCopy(nil)
+		return err
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, errNotFound
+	}
+	return v, err
+}
+
+func (b *badgerStore) Put(key, value []byte) error {
+	return b.db.Update(func(txn *badger.Txn) error { return txn.Set(key, value) })
+}
+
+func (b *badgerStore) Delete(key []byte) error {
+	return b.db.Update(func(txn *badger.Txn) error { return txn.Delete(key) })
+}
+
+func (b *badgerStore) Scan(start []byte, n int, fn func(key, value []byte) error) error {
+	return b.db.View(func(txn *badger.Txn) error {
+		o := badger.DefaultIteratorOptions
+		o.PrefetchValues = false
+		it := txn.NewIterator(o)
+		defer it.Close()
+		for it.Seek(start); it.Valid() && n > 0; it.Next() {
+			item := it.Item()
+			if err := item.Value(func(v []byte) error { return fn(item.Key(), v) }); err != nil {
+				return err
+			}
+			n--
+		}
+		return nil
+	})
+}
+
+func (b *badgerStore) Close() error { return b.db.Close() }
