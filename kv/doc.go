@@ -60,18 +60,20 @@
 // and Open deletes its blocks. Integers little-endian:
 //
 //	meta := version u8 (=1) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
-//	        | blocks u64 | cells u64 | bytes u64
+//	        | blocks u64 | cells u64 | keys u64 | bytes u64
 //	        | firstKeyLen uv | firstKey | lastKeyLen uv | lastKey | crc32c u32
 //
 // walSeq: every write with a seq at or below it is in a segment; Open
 // replays only the WAL records above the largest walSeq (and deletes the
-// others). blocks must equal the number of block keys found at Open, else
+// others). keys counts distinct keys: a segment with as many keys as cells
+// holds one version per key, and its readers skip no older versions (no key
+// comparison per cell). blocks must equal the number of block keys found at Open, else
 // Open fails with ErrCorrupt. Worked example, pinned by
 // testdata/meta-v1.bin: segment 7, walSeq 300, seqs 1..300, 2 blocks, 1000
-// cells, 40000 bytes, keys "apple".."pear":
+// cells of 800 keys, 40000 bytes, keys "apple".."pear":
 //
 //	01 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
-//	0200000000000000 e803000000000000 409c000000000000
+//	0200000000000000 e803000000000000 2003000000000000 409c000000000000
 //	05 6170706c65 04 70656172  + CRC-32C
 //
 // # Writes, flush and recovery

@@ -21,7 +21,7 @@ const (
 		01 05 6170706c65 03 726564
 		00 04 70656172`
 	docMeta = `01 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
-		0200000000000000 e803000000000000 409c000000000000
+		0200000000000000 e803000000000000 2003000000000000 409c000000000000
 		05 6170706c65 04 70656172`
 )
 
@@ -33,7 +33,7 @@ func docWALRecord() []byte {
 }
 
 func docSegMeta() segMeta {
-	return segMeta{id: 7, walSeq: 300, minSeq: 1, maxSeq: 300, blocks: 2, cells: 1000, bytes: 40000,
+	return segMeta{id: 7, walSeq: 300, minSeq: 1, maxSeq: 300, blocks: 2, cells: 1000, keys: 800, bytes: 40000,
 		firstKey: []byte("apple"), lastKey: []byte("pear")}
 }
 

@@ -25,6 +25,10 @@ type Iterator struct {
 	err    error
 	closed bool
 	adv    []byte // copy of the key being left behind
+	// best is the source of the current key, alone when it is the only
+	// source not exhausted: then Next moves it without comparing keys.
+	best  source
+	alone bool
 }
 
 // NewIterator returns an unpositioned Iterator over the Store's current
@@ -101,7 +105,11 @@ func (it *Iterator) Next() bool {
 	if !it.valid {
 		return false
 	}
-	it.advance(it.key)
+	if it.alone {
+		it.best.next()
+	} else {
+		it.advance(it.key)
+	}
 	return it.find()
 }
 
@@ -121,6 +129,7 @@ func (it *Iterator) find() bool {
 	it.valid = false
 	for {
 		var best *blockenc.Cell
+		n := 0
 		for _, src := range it.srcs {
 			c := src.cur()
 			if c == nil {
@@ -130,14 +139,16 @@ func (it *Iterator) find() bool {
 				}
 				continue
 			}
+			n++
 			if best == nil {
-				best = c
+				best, it.best = c, src
 				continue
 			}
 			if d := bytes.Compare(c.Key, best.Key); d < 0 || (d == 0 && c.Seq > best.Seq) {
-				best = c
+				best, it.best = c, src
 			}
 		}
+		it.alone = n == 1
 		if best == nil {
 			return false
 		}
@@ -147,6 +158,10 @@ func (it *Iterator) find() bool {
 		if best.Kind == blockenc.KindPut {
 			it.key, it.val, it.valid = best.Key, best.Value, true
 			return true
+		}
+		if it.alone {
+			it.best.next()
+			continue
 		}
 		it.advance(best.Key)
 	}

@@ -9,24 +9,25 @@ import (
 // Segment meta format, version 1 (see the package doc):
 //
 //	meta := version u8 (=1) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
-//	        | blocks u64 | cells u64 | bytes u64
+//	        | blocks u64 | cells u64 | keys u64 | bytes u64
 //	        | firstKeyLen uv | firstKey | lastKeyLen uv | lastKey | crc32c u32
 //
 // Integers are little-endian. walSeq: every write with a seq at or below it
 // is in some segment, so Open replays only WAL records above the largest
-// walSeq. bytes: the sum of the segment's block lengths.
+// walSeq. keys: distinct keys (cells == keys: one version per key).
+// bytes: the sum of the segment's block lengths.
 const metaVersion = 1
 
 type segMeta struct {
 	id, walSeq, minSeq, maxSeq uint64
-	blocks, cells, bytes       uint64
+	blocks, cells, keys, bytes uint64
 	firstKey, lastKey          []byte
 }
 
 func (m *segMeta) append(dst []byte) []byte {
 	start := len(dst)
 	dst = append(dst, metaVersion)
-	for _, v := range []uint64{m.id, m.walSeq, m.minSeq, m.maxSeq, m.blocks, m.cells, m.bytes} {
+	for _, v := range []uint64{m.id, m.walSeq, m.minSeq, m.maxSeq, m.blocks, m.cells, m.keys, m.bytes} {
 		dst = binary.LittleEndian.AppendUint64(dst, v)
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(m.firstKey)))
@@ -42,7 +43,7 @@ func decodeMeta(b []byte) (segMeta, error) {
 	bad := func(off int, what string) error {
 		return fmt.Errorf("%w: segment meta offset %d: %s", ErrCorrupt, off, what)
 	}
-	const fixed = 1 + 7*8
+	const fixed = 1 + 8*8
 	if len(b) < fixed+2+4 {
 		return m, bad(0, fmt.Sprintf("%d bytes", len(b)))
 	}
@@ -53,7 +54,7 @@ func decodeMeta(b []byte) (segMeta, error) {
 	if body[0] != metaVersion {
 		return m, bad(0, fmt.Sprintf("version %d", body[0]))
 	}
-	vs := []*uint64{&m.id, &m.walSeq, &m.minSeq, &m.maxSeq, &m.blocks, &m.cells, &m.bytes}
+	vs := []*uint64{&m.id, &m.walSeq, &m.minSeq, &m.maxSeq, &m.blocks, &m.cells, &m.keys, &m.bytes}
 	for i, v := range vs {
 		*v = binary.LittleEndian.Uint64(body[1+8*i:])
 	}

@@ -172,6 +172,9 @@ func (w *segWriter) add(c blockenc.Cell) error {
 	if w.meta.cells == 0 {
 		w.meta.firstKey = append([]byte(nil), c.Key...)
 	}
+	if w.meta.cells == 0 || !bytes.Equal(c.Key, w.lastKey) {
+		w.meta.keys++
+	}
 	w.lastKey = append(w.lastKey[:0], c.Key...)
 	w.meta.cells++
 	w.meta.minSeq = min(w.meta.minSeq, c.Seq)

@@ -160,7 +160,8 @@ func (it *segSource) next() {
 	if invariants && it.rb != nil {
 		it.rb.check() // before the Seeker reads the buffer again
 	}
-	if it.all {
+	if it.all || it.g.meta.keys == it.g.meta.cells {
+		// Every cell, or one version per key: no older version to skip.
 		it.settle(it.sk.Next())
 		return
 	}
