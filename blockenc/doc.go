@@ -4,8 +4,15 @@
 //
 // An Encoder takes cells in order (key ascending, then seq descending) and
 // Finish returns the block. A Seeker reads a block: First, SeekGE, Next and
-// Cell. The Key and Value slices Cell returns alias the block or the
-// Seeker's key buffer and are valid until the Seeker's next move or Init.
+// Cell. The Key and Value slices Cell returns alias the block or a buffer
+// of the Seeker (keys, decompressed cells, a value from a value column) and
+// are valid until the Seeker's next move or Init.
+//
+// Options add, each off by default: LZ4 compression of the cells, whole
+// or as sub-blocks with a preset dictionary (LZ4Dict, after Lucene's
+// LUCENE-9447); dedupe of repeated values through a lossy hash table
+// (after Kudu's change 15806); and an integer value column (shapeshift)
+// when every value has the same width of 1, 2, 4 or 8 bytes.
 //
 // # Block format, version 1
 //
@@ -14,22 +21,47 @@
 // Hadoop WritableUtils vlongs (package vlong: big-endian payload after a
 // length marker byte), as HBase writes memstoreTS.
 //
-//	block    := header | cells | [restarts] | crc
-//	header   := version u8 (=1) | encoding u8 | flags u8 (=0) | count uv
+//	block    := header | [values] | area | [restarts] | crc
+//	header   := version u8 (=1) | encoding u8 | flags u8 | count uv
 //	            | [interval uv]            (RowIndex only: restart interval)
+//	values   := mode u8 | clen uv | column (flag bit 3: the values as a
+//	                                        shapeshift integer column)
+//	area     := cells                      (no LZ4 flag)
+//	          | rawlen uv | LZ4 block      (flag bit 0: LZ4)
+//	          | nsub uv | sub * nsub | data (flag bit 1: LZ4Dict)
 //	cells    := cell * count               (layout per encoding, below)
 //	restarts := offset u32 * ceil(count/interval)
 //	                                       (RowIndex only: offset of every
 //	                                        interval-th cell from the start
-//	                                        of cells; the first is 0)
+//	                                        of the uncompressed cells; the
+//	                                        first is 0; never compressed)
 //	crc      := u32                        (CRC-32C, Castagnoli, of every
 //	                                        byte before it)
 //
-// Version 1 writes flags 0 and rejects any set bit, and rejects encoding id
-// 5. Both are kept for later features: flag bits 0-3 for LZ4, LZ4 with a
-// preset dictionary, value dedupe and integer value columns; encoding 5 for
-// a columnar layout. A reader that does not know a feature refuses the block
-// instead of misreading it.
+// Flags (byte 2; part of the format, never reuse a bit):
+//
+//	bit 0  LZ4: the cells are one LZ4 block (compress.go)
+//	bit 1  LZ4Dict: LZ4 sub-blocks against a preset dictionary (compress.go)
+//	bit 2  value dedupe: value lengths doubled, odd ones back-references
+//	       (dedupe.go)
+//	bit 3  value column: the values in values, none in the cells
+//	       (intvalues.go)
+//	bits 4-7 must be 0; bits 0 and 1 exclude each other, as do 2 and 3.
+//
+// The features are additions to version 1, not a version 2: a block that
+// uses none of them has flags 0 and is byte for byte what the first
+// version of this package wrote (the golden files of every encoding are
+// unchanged), and a block that uses one sets its bit, which a reader of
+// the first version rejects (it refused every flag bit, reserved for these
+// features) instead of misreading. A new version byte would have made
+// every existing block unreadable by the new code's checks or needed two
+// code paths for one layout. Encoding id 5 stays reserved for a columnar
+// layout.
+//
+// LZ4 and LZ4Dict compress the cells only: the header, the value column
+// and the restart array stay uncompressed, so Init checks the restarts and
+// a RowIndex seek reads them in place. Every length is stored, and a
+// decompression that fails or gives another length is ErrCorrupt.
 //
 // The cell layouts ([x] is present only when its flag says so):
 //
@@ -137,7 +169,76 @@
 //	00000000 12000000 29000000             restart offsets, u32 little-endian
 //	85 47 7e 1b
 //
+// # Worked examples of the features
+//
+// Pinned by testdata/{prefix-dedupe,fastdiff-ints,none-lz4,none-lz4dict}.block
+// and TestGoldenFeatures (which decodes the LZ4 bytes with pierrec/lz4).
+//
+// Value dedupe, Prefix, on the five cells above (63 bytes, no saving on so
+// few cells; flags 04). Value length fields are doubled; the two later
+// "red"s are back-references to the first, which is at offset 8 of the
+// cells:
+//
+//	01 01 04 05                            Prefix, flags: dedupe
+//	00 05 06 6170706c65 726564 01 09       vlen 06: 3 bytes follow
+//	05 00 00 00 07                         vlen 00: empty
+//	05 01 07 74 0e 01 08                   vlen 07: 3 bytes at 22-14 = 8
+//	04 01 07 79 15 01 05                   vlen 07: 3 bytes at 29-21 = 8
+//	00 06 0c 62616e616e61 79656c6c6f77 01 8e03e8
+//	10 fa fc dc
+//
+// Value column, FastDiff, six cells "t0".."t5", seqs 10..15, 8-byte values
+// 5000 + i*i (68 bytes; 110 with the values inline). The cells are written
+// with empty values, which FastDiff's "same value" bit (0x40) makes free:
+//
+//	01 03 08 06                            FastDiff, flags: value column
+//	08 26                                  width 8, no delta; 38-byte column:
+//	01 06 0e                               shapeshift v1, 6 values, 2^14 a chunk
+//	000000010000000000 12000000            one BitPack chunk, ending at 18
+//	03 8813000000000000 05 2090043300000000   BitPack, min 5000, 5 bits:
+//	                                       0|1<<5|4<<10|9<<15|16<<20|25<<25
+//	2c2d906b                               the column's CRC-32C
+//	c2 00 7430 0a                          Put, same value, slen 2; "t0" seq 10
+//	d1 31 0b  d1 32 0c  d1 33 0d  d1 34 0e  d1 35 0f
+//	24 e3 87 d4
+//
+// LZ4, None, four cells "user0".."user3" with value "value-value-value",
+// seqs 9..6: 104 bytes of cells (26 a cell), 60 bytes of block. An LZ4
+// sequence is token (literal count << 4 | match length - 4), literals,
+// offset u16 LE, as in the LZ4 block format:
+//
+//	01 00 01 04 68                         None, flags: LZ4, 4 cells, 104 bytes
+//	d7 05117573657230 76616c75652d 0600    13 literals, 11 bytes from 6 back
+//	22 0109 1a00                           2 literals, 6 bytes from 26 back
+//	17 31 1400                             "1", 11 bytes from 20 back
+//	02 2000  22 0108 1a00  1e 32 1a00 12   ... cells 1 to 3
+//	07 1a00  1a 33 1a00  50 6c75650106     last: 5 literals
+//	c9 d4 b9 f5
+//
+// LZ4Dict, the same cells with sub-blocks cut at 40 bytes (the defaults
+// are DictSize and SubBlockSize, 8 KiB each): sub-block 0, the dictionary,
+// holds cells 0-1; sub-block 1 cells 2-3, and its first sequence copies 6
+// bytes from 26 back, which is inside the dictionary:
+//
+//	01 00 02 04                            None, flags: LZ4Dict, 4 cells
+//	02                                     2 sub-blocks
+//	34 22                                  0: 52 bytes, 34 compressed
+//	34 18 02 05 7573657232                 1: 52 bytes, 24 compressed,
+//	                                          from cell 2, key "user2"
+//	d7 05117573657230 76616c75652d 0600  22 0109 1a00  17 31 1400
+//	80 2d76616c75650108                    sub-block 0 (cells 0-1)
+//	02 1a00  17 32 1400 ...                sub-block 1 (cells 2-3)
+//	0f 77 37 ae
+//
 // # Seeking
+//
+// An LZ4 block is decompressed by Init into a buffer the Seeker owns and
+// reuses across Init calls. An LZ4Dict block is not: SeekGE binary-searches
+// the first keys of the sub-blocks (read in place from the index), then
+// decompresses the dictionary and the one sub-block the answer starts in,
+// each at most once per Init; Next decompresses the next sub-block when it
+// gets there. Each sub-block starts as a block does (from an empty previous
+// cell; RowIndex: at a restart), so nothing before it is needed.
 //
 // RowIndex SeekGE binary-searches the restart keys (stored whole, read in
 // place) for the last one below the target, then scans forward at most one
@@ -177,7 +278,8 @@
 //	fastdiff    31.04     6319 ns     44 ns   22.8
 //	rowindex    33.39      303 ns     41 ns   15.4
 //
-// Every move allocates nothing (0 allocs/op). The machine was noisy:
+// Every move allocates nothing (0 allocs/op), with or without the
+// features below. The machine was noisy:
 // repeated runs of the same benchmark differ by up to 1.5x, so compare
 // rows within a table, not across runs.
 //

@@ -20,9 +20,10 @@ const minCellLen = 2
 // so no input makes them panic. A move that meets bad bytes returns false
 // and Err says where; the error is sticky until the next Init.
 //
-// The slices in the Cell returned by Cell alias the block or a key buffer
-// inside the Seeker: they are valid until the next First, SeekGE, Next or
-// Init, and must not be modified. Copy them to keep them.
+// The slices in the Cell returned by Cell alias the block or a buffer
+// inside the Seeker (keys, decompressed cells, a value-column value): they
+// are valid until the next First, SeekGE, Next or Init, and must not be
+// modified. Copy them to keep them.
 //
 // After Init the Seeker is positioned before the first cell: Next moves to
 // it. SeekGE, Next and Cell do not allocate once the key buffer has grown to
