@@ -15,6 +15,8 @@ const maxCompactInputs = 10
 // dropping the versions no reader can see and the tombstones with nothing
 // older beneath them.
 func (s *Store) Compact() error {
+	s.userOps.RLock()
+	defer s.userOps.RUnlock()
 	if s.closed.Load() {
 		return ErrClosed
 	}

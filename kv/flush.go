@@ -11,6 +11,8 @@ import (
 // Flush writes every memstore to a segment: the active one is frozen, then
 // every frozen one is encoded into blocks, oldest first.
 func (s *Store) Flush() error {
+	s.userOps.RLock()
+	defer s.userOps.RUnlock()
 	if s.closed.Load() {
 		return ErrClosed
 	}
@@ -193,6 +195,8 @@ func (s *Store) Close() error {
 	}
 	s.writeMu.Lock() // wait for writes in flight
 	s.writeMu.Unlock()
+	s.userOps.Lock() // and for Flush and Compact calls
+	s.userOps.Unlock()
 	close(s.quit)
 	<-s.bgDone
 	err := s.flushAll()

@@ -180,7 +180,7 @@ func (it *Iterator) Value() []byte { return it.val }
 // Err returns the error that stopped the Iterator, or nil.
 func (it *Iterator) Err() error { return it.err }
 
-// Close releases the Iterator's segments and read point.
+// Close releases the Iterator's segments and read point. It returns Err.
 func (it *Iterator) Close() error {
 	if it.closed {
 		return nil

@@ -45,6 +45,7 @@ type Store struct {
 
 	flushMu   sync.Mutex
 	compactMu sync.Mutex
+	userOps   sync.RWMutex // Flush and Compact hold R; Close waits for them
 
 	closed atomic.Bool
 	kick   chan struct{}
