@@ -46,7 +46,7 @@ func TestAllOnTinyData(t *testing.T) {
 		rows        int
 		numericFrom int
 	}{
-		{"seek", "keyset", 2 * 6, 2},
+		{"seek", "keyset", 2 * 7, 2},
 		{"seek_goals", "keyset", 2 * 4, 2},
 		{"ints_size", "column", 4 + 1, 1},
 		{"ints_decode", "column", 4 + 1, 1},
@@ -133,7 +133,7 @@ func TestSeekLineitem(t *testing.T) {
 	if err := run(append([]string{"seek"}, tinyArgs(dir, "-dataset", "lineitem")...), &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if recs := readCSV(t, filepath.Join(dir, "seek.csv")); len(recs) != 1+6 || recs[1][0] != "lineitem" {
+	if recs := readCSV(t, filepath.Join(dir, "seek.csv")); len(recs) != 1+7 || recs[1][0] != "lineitem" {
 		t.Errorf("seek.csv: %v", recs)
 	}
 }

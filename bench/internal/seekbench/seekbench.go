@@ -1,6 +1,6 @@
 // Package seekbench measures seeking in one ~32 KiB block of cells: kvenc's
 // blockenc seekers, one per encoding, against Pebble v2's row block (restart
-// interval 16) built from the same cells.
+// interval 16) and a one-block Badger v4 table built from the same cells.
 //
 // Every subject answers four questions on the same cells: bytes per cell,
 // SeekGE to random existing keys (ns/op), SeekGE to every key in ascending
@@ -29,8 +29,9 @@ type Subject struct {
 	SeekRandom, SeekAscending, Scan func(b *testing.B)
 }
 
-// Subjects builds every subject over kvs: one per kvenc encoding, then
-// Pebble's rowblk. It returns an error if any block fails its check.
+// Subjects builds every subject over kvs: one per kvenc encoding, Badger's
+// table (one block), then Pebble's rowblk, always last. It returns an error
+// if any block fails its check.
 func Subjects(kvs []dataset.KV) ([]Subject, error) {
 	order := randomOrder(kvs)
 	var out []Subject
@@ -39,6 +40,11 @@ func Subjects(kvs []dataset.KV) ([]Subject, error) {
 		return nil, err
 	}
 	out = append(out, kv...)
+	bt, err := badgerSubject(kvs, order)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, bt)
 	p, err := pebbleSubject(kvs, order)
 	if err != nil {
 		return nil, err

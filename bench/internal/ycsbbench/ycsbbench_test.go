@@ -23,7 +23,7 @@ func TestRecordRoundTrip(t *testing.T) {
 
 func TestRunAllWorkloads(t *testing.T) {
 	for _, e := range Engines() {
-		res, err := Run(e, t.TempDir(), Options{Records: 500, Ops: 400, Threads: 1}, func(string) {})
+		res, err := Run(e, t.TempDir(), Options{Records: 300, Ops: 200, Threads: 1}, func(string) {})
 		if err != nil {
 			t.Fatalf("%s: %v", e.Name, err)
 		}
@@ -31,12 +31,12 @@ func TestRunAllWorkloads(t *testing.T) {
 			t.Fatalf("%s: %d results", e.Name, len(res))
 		}
 		for _, r := range res {
-			want := 400
+			want := 200
 			switch r.Workload {
 			case "load":
-				want = 500
+				want = 300
 			case "E":
-				want = 40
+				want = 20
 			}
 			if r.Ops != want || !(r.OpsPerSec > 0) || r.P99 < r.P50 || r.P50 <= 0 || r.NotFound > r.Ops/10 {
 				t.Errorf("%s: %+v", e.Name, r)

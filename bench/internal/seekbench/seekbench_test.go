@@ -1,0 +1,44 @@
+package seekbench
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kvenc/kvenc/bench/internal/dataset"
+	"github.com/kvenc/kvenc/bench/internal/measure"
+	"github.com/kvenc/kvenc/blockenc"
+)
+
+func TestSubjects(t *testing.T) {
+	kvs, err := dataset.KeySet("user", 8<<10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs, err := Subjects(kvs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(subs) != len(blockenc.Encodings())+2 || subs[len(subs)-1].Name != PebbleName || subs[len(subs)-2].Name != BadgerName {
+		t.Fatalf("subjects %d, last %q", len(subs), subs[len(subs)-1].Name)
+	}
+	if err := measure.SetBenchtime("2x"); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range subs {
+		if s.Cells != len(kvs) || s.Bytes < len(kvs)*8 {
+			t.Errorf("%s: %d cells in %d bytes", s.Name, s.Cells, s.Bytes)
+		}
+		for _, fn := range []func(*testing.B){s.SeekRandom, s.SeekAscending, s.Scan} {
+			if r := measure.Run(fn); r.N == 0 || !(r.NsPerOp > 0) {
+				t.Errorf("%s: %+v", s.Name, r)
+			}
+		}
+	}
+}
+
+func TestMismatchNamesTheCell(t *testing.T) {
+	err := mismatch("x", "SeekGE", 3, []byte{1}, []byte{2})
+	if !strings.Contains(err.Error(), "x: SeekGE at cell 3: got 01, want 02") {
+		t.Error(err)
+	}
+}
