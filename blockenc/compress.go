@@ -89,6 +89,7 @@ type subBlock struct {
 	key     int // offset of its first key in the block (not for sub-block 0)
 	keyLen  int
 	loaded  bool // decompressed into Seeker.raw since Init
+	checked bool // first cell's key compared with the index since Init
 }
 
 // initLZ4 decompresses an LZ4 cell area (area starts at offset at of the
@@ -192,6 +193,18 @@ func (s *Seeker) toSub(j int) bool {
 		if j+1 < len(s.subs) {
 			s.riHi = s.subs[j+1].first / s.interval
 		}
+	}
+	if j > 0 && !sb.checked {
+		// The index key must be the first cell's key, or seeks would
+		// disagree with a scan: decode that cell once, then step back.
+		if !s.stepCell() {
+			return false
+		}
+		if string(s.key) != string(s.block[sb.key:sb.key+sb.keyLen]) {
+			return s.corrupt(fmt.Sprintf("sub-block %d: first key differs from the index", j))
+		}
+		sb.checked = true
+		return s.toSub(j)
 	}
 	return true
 }

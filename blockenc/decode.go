@@ -16,6 +16,11 @@ func (s *Seeker) step() bool {
 	if s.off >= len(s.cells) && len(s.subs) > 0 && !s.nextSub() {
 		return false
 	}
+	return s.stepCell()
+}
+
+// stepCell decodes the cell at s.off, which is in s.cells.
+func (s *Seeker) stepCell() bool {
 	switch s.enc {
 	case None:
 		return s.stepNone()

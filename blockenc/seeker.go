@@ -452,12 +452,6 @@ func Verify(block []byte) error {
 		}
 		prev = append(prev[:0], s.key...)
 		prevSeq = s.seq
-		if s.sub > 0 && i == s.subs[s.sub].first {
-			sb := &s.subs[s.sub]
-			if !bytes.Equal(s.key, s.block[sb.key:sb.key+sb.keyLen]) {
-				return fmt.Errorf("%w: LZ4Dict sub-block %d: index key differs from its first cell's", ErrCorrupt, s.sub)
-			}
-		}
 	}
 	return s.Err()
 }
