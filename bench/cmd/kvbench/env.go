@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/kvenc/kvenc/bench/internal/dataset"
@@ -19,8 +22,10 @@ type env struct {
 	cfg     config
 	stdout  io.Writer
 	start   time.Time
-	tmp     string // created on first use, removed by close
 	printed map[string]bool
+
+	mu  sync.Mutex // guards tmp: close also runs from the signal handler
+	tmp string     // created on first use, removed by close
 }
 
 func newEnv(cfg config, stdout io.Writer) (*env, error) {
@@ -75,6 +80,8 @@ func (e *env) outPath(name string) string { return filepath.Join(e.cfg.out, name
 
 // tempDir returns a directory removed when the run ends.
 func (e *env) tempDir() (string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if e.tmp == "" {
 		d, err := os.MkdirTemp("", "kvbench-")
 		if err != nil {
@@ -89,9 +96,30 @@ func (e *env) tempDir() (string, error) {
 func (e *env) removeTemp(dir string) { os.RemoveAll(dir) }
 
 func (e *env) close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if e.tmp != "" {
 		os.RemoveAll(e.tmp)
+		e.tmp = ""
 	}
+}
+
+// cleanupOnSignal removes the temporary directories when the run is
+// interrupted (Ctrl-C, SIGTERM), then exits; the returned func stops it.
+func (e *env) cleanupOnSignal() (stop func()) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sig:
+			e.close()
+			fmt.Fprintln(os.Stderr, "kvbench: interrupted; temporary directories removed")
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	return func() { signal.Stop(sig); close(done) }
 }
 
 func (e *env) elapsed() time.Duration { return time.Since(e.start).Round(100 * time.Millisecond) }

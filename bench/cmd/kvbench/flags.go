@@ -35,7 +35,7 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 	fs.IntVar(&cfg.count, "count", 0, "rounds per measurement; tables show medians (default 5, 3 with -quick)")
 	fs.BoolVar(&cfg.quick, "quick", false, "shorter runs (make bench): 25ms per measurement, 3 rounds")
 	fs.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile to this file")
-	fs.StringVar(&cfg.benchtime, "benchtime", "", "time per measurement in go test -benchtime syntax (default 500ms, 25ms with -quick)")
+	fs.StringVar(&cfg.benchtime, "benchtime", "", "time per measurement in go test -benchtime syntax (default 200ms, 25ms with -quick)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kvbench [flags] seek|ints|store|ycsb|all [flags]")
 		fs.PrintDefaults()
@@ -75,7 +75,7 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 		}
 	}
 	if cfg.benchtime == "" {
-		cfg.benchtime = "500ms"
+		cfg.benchtime = "200ms"
 		if cfg.quick {
 			cfg.benchtime = "25ms"
 		}

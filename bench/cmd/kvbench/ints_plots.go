@@ -39,7 +39,7 @@ func selectPlot(e *env, cols []intsbench.Column, codecs []intsbench.Codec) error
 			col = c
 		}
 	}
-	bar := report.StderrProgress(0)
+	bar := report.StderrProgress(len(codecs) * len(intsbench.SelectSizes(len(col.Values))) * e.cfg.count)
 	curves, err := intsbench.SelectN(col.Values, codecs, e.cfg.count, func(n string) { bar.Step("ints select " + n) })
 	bar.Done()
 	if err != nil {

@@ -57,6 +57,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer e.close()
+	defer e.cleanupOnSignal()()
 	stop, err := startCPUProfile(cfg.cpuprofile)
 	if err != nil {
 		return err

@@ -138,6 +138,17 @@ func TestSeekLineitem(t *testing.T) {
 	}
 }
 
+func TestCPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "cpu.prof")
+	if err := run(append([]string{"seek"}, tinyArgs(dir, "-dataset", "random", "-cpuprofile", prof)...), io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
+		t.Errorf("profile: %v %v", fi, err)
+	}
+}
+
 func TestFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{},

@@ -21,14 +21,19 @@ type SelectCurve struct {
 	NsOp  []float64 // median ns to select Ns[i] rows
 }
 
-// SelectN measures every codec on values for n = 1, 10, 100, ... up to
-// len(values).
-func SelectN(values []int64, codecs []Codec, count int, step func(string)) ([]SelectCurve, error) {
+// SelectSizes are the row counts SelectN measures on a column of n values:
+// 1, 10, 100, ... and n itself.
+func SelectSizes(n int) []int {
 	var ns []int
-	for n := 1; n < len(values); n *= 10 {
-		ns = append(ns, n)
+	for k := 1; k < n; k *= 10 {
+		ns = append(ns, k)
 	}
-	ns = append(ns, len(values))
+	return append(ns, n)
+}
+
+// SelectN measures every codec on values for each of SelectSizes.
+func SelectN(values []int64, codecs []Codec, count int, step func(string)) ([]SelectCurve, error) {
+	ns := SelectSizes(len(values))
 	var subjects []measure.Subject
 	var curves []SelectCurve
 	for _, codec := range codecs {
