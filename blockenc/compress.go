@@ -2,6 +2,7 @@ package blockenc
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/pierrec/lz4/v4"
@@ -238,7 +239,7 @@ func (s *Seeker) loadSub(j int) bool {
 	case j == 0:
 		n, err = lz4.UncompressBlock(src, dst)
 	default:
-		n, err = lz4.UncompressBlockWithDict(src, dst, s.raw[:s.subs[0].rawLen])
+		n, err = s.uncompressWithDict(src, dst, s.raw[:s.subs[0].rawLen])
 	}
 	if err != nil || n != sb.rawLen {
 		s.err = fmt.Errorf("%w: offset %d: LZ4Dict sub-block %d does not decode to %d bytes", ErrCorrupt, sb.comp, j, sb.rawLen)
@@ -248,6 +249,65 @@ func (s *Seeker) loadSub(j int) bool {
 	sb.loaded = true
 	return true
 }
+
+// uncompressWithDict decodes the LZ4 block src, whose matches may reach
+// into dict, into dst, like lz4.UncompressBlockWithDict. That function
+// calls memmove for every match that starts in the dictionary, which made
+// sub-blocks of lineitem rows (many short matches into the dictionary:
+// dates, words) decode 3x slower than without a dictionary (7.5 us against
+// 2.5 us for 8 KiB). Here the dictionary's last 64 KiB (the farthest an
+// LZ4 offset reaches) become literals of the block's first sequence, so the
+// block decodes into scratch as dictionary followed by dst, with every match
+// inside its output, and dst is copied out: three 8 KiB copies instead of a
+// call per match. A block that reaches before the dictionary fails either
+// way.
+func (s *Seeker) uncompressWithDict(src, dst, dict []byte) (int, error) {
+	dict = dict[max(len(dict)-65535, 0):]
+	if len(src) == 0 {
+		return 0, errShortLZ4
+	}
+	// The first sequence's literal length: the token's high nibble, plus
+	// bytes while they are 255.
+	tok, p := src[0], 1
+	lit := int(tok >> 4)
+	if lit == 15 {
+		for {
+			if p >= len(src) || lit > len(src)*maxExpansion {
+				return 0, errShortLZ4
+			}
+			b := src[p]
+			p++
+			lit += int(b)
+			if b != 255 {
+				break
+			}
+		}
+	}
+	lit += len(dict)
+	b := append(s.lzSrc[:0], byte(min(lit, 15))<<4|tok&15)
+	if lit >= 15 {
+		for n := lit - 15; ; n -= 255 {
+			if n < 255 {
+				b = append(b, byte(n))
+				break
+			}
+			b = append(b, 255)
+		}
+	}
+	b = append(append(b, dict...), src[p:]...)
+	s.lzSrc = b
+	if cap(s.lzOut) < len(dict)+len(dst) {
+		s.lzOut = make([]byte, len(dict)+len(dst))
+	}
+	out := s.lzOut[:len(dict)+len(dst)]
+	n, err := lz4.UncompressBlock(b, out)
+	if err != nil || n != len(out) {
+		return 0, errShortLZ4
+	}
+	return copy(dst, out[len(dict):]), nil
+}
+
+var errShortLZ4 = errors.New("bad LZ4 block")
 
 // seekSub positions s for a SeekGE on an LZ4Dict block: in the sub-block
 // before the first one whose first key is >= key (the answer starts there,

@@ -58,6 +58,8 @@ type Seeker struct {
 	// may read: all of them, or those of the current LZ4Dict sub-block.
 	block      []byte     // the whole block (LZ4Dict reads sub-blocks from it)
 	raw        []byte     // LZ4, LZ4Dict: the uncompressed cells, 8 bytes of slack
+	lzSrc      []byte     // LZ4Dict: scratch for uncompressWithDict
+	lzOut      []byte     // LZ4Dict: scratch for uncompressWithDict
 	subs       []subBlock // LZ4Dict: the sub-block index
 	sub        int        // LZ4Dict: the sub-block s.cells ends with; -1 before the first
 	subStart   int        // offset in cells of the current sub-block (back-references stay in it)
@@ -84,7 +86,8 @@ func NewSeeker(block []byte) (*Seeker, error) {
 // before the first cell. On error (wrapping ErrCorrupt) every move returns
 // false and Err returns the same error.
 func (s *Seeker) Init(block []byte) error {
-	*s = Seeker{keyBuf: s.keyBuf[:0], raw: s.raw[:0], subs: s.subs[:0], ints: s.ints[:0]}
+	*s = Seeker{keyBuf: s.keyBuf[:0], raw: s.raw[:0], subs: s.subs[:0], ints: s.ints[:0],
+		lzSrc: s.lzSrc[:0], lzOut: s.lzOut[:0]}
 	if err := s.init(block); err != nil {
 		s.err = err
 		return err
