@@ -129,7 +129,7 @@ func BenchmarkDecodeForm(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if col.Composition()[fb.form] != col.h.nChunks {
+			if col.Composition()[fb.form] != len(col.chunks) {
 				b.Fatalf("forced column is %v", col.Composition())
 			}
 			dst, _ := Decode(nil, enc)

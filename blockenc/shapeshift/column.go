@@ -4,39 +4,52 @@ import (
 	"encoding/binary"
 )
 
-// chunkRef is what Get needs to know about one chunk.
+// chunkRef is what Get needs to know about one chunk. Every form is read
+// as bit-packed fields: BytePack (and expanded chunks) as 8w-bit fields,
+// Raw as 64-bit fields with base 0, Zero and Constant as 0-bit fields.
 type chunkRef struct {
-	base int64  // min (BytePack, BitPack), the value (Constant), 0 (Zero)
-	mask uint64 // BytePack field mask
-	off  uint32 // offset in data of the first packed field
-	form Form
-	w    uint8 // BytePack bytes or BitPack bits per value
+	base int64  // min, the value (Constant), 0 (Zero, Raw)
+	mask uint64 // field mask
+	p    []byte // packed fields: in the column, or in Column.side for expanded chunks
+	bits uint8  // bits per field, 0..64
+	// slow is set for BitPack fields of 57..63 bits, which one 8-byte
+	// load cannot always hold.
+	slow bool
 }
 
-// Column is a validated column for random access. Get reads Zero,
-// Constant, BytePack, BitPack and Raw chunks in place and decodes a chunk of
-// any other form once into a buffer that it reuses until Get moves to
-// another such chunk.
+// zeros8 is the packed data of Zero and Constant chunks: one 8-byte load.
+var zeros8 = make([]byte, 8)
+
+// Column is a validated column for random access. Get reads every chunk in
+// place: Zero, Constant, BytePack, BitPack and Raw chunks in the column's
+// bytes, and chunks of the other forms (Delta, RunLength, Patched, LZ4) in
+// a frame-of-reference byte-packed copy that Open makes (see Open for its
+// memory cost).
 //
 // A Column aliases the bytes passed to Open: they must not change while the
-// Column is used. Get mutates the decode buffer, so a Column is not safe for
-// concurrent use; give each goroutine its own Clone.
+// Column is used. Get does not mutate the Column, so one Column may be read
+// by many goroutines at once.
 type Column struct {
 	n      int
 	log    uint
 	mask   int
-	data   []byte
 	chunks []chunkRef
-	h      header
-	buf    []int64 // decoded values of chunk cached
-	cached int     // chunk index decoded in buf, or -1
-	lz     []byte  // LZ4 scratch
+	comp   [numForms]int
+	side   []byte // byte-packed copies of the chunks Get cannot read in place
 }
 
 // Open validates src (checksum first, then the header, the offsets and
-// every chunk) and returns a Column over it. Chunks of forms that Get cannot
-// read in place (Delta, RunLength, Patched, LZ4) are decoded once here to
-// validate them. Errors wrap ErrCorrupt.
+// every chunk) and returns a Column over it. Errors wrap ErrCorrupt.
+//
+// Chunks that Get cannot read in place (Delta, RunLength, Patched, LZ4) are
+// decoded here, which validates them, and kept byte-packed from the chunk's
+// minimum: the Column then holds, besides src, w bytes per value of those
+// chunks, w being the bytes their value range needs (1..8; about as much as
+// the column itself for Patched and LZ4 chunks, and usually 2-4x more for
+// Delta chunks, whose bit-packed deltas are narrower than the values).
+// In return a random Get costs one load for every form (BenchmarkGet)
+// where decoding the whole chunk on every jump to another chunk cost
+// 2.6-18 us.
 func Open(src []byte) (*Column, error) {
 	h, err := parseHeader(src)
 	if err != nil {
@@ -46,12 +59,14 @@ func Open(src []byte) (*Column, error) {
 		n:      h.count,
 		log:    h.log,
 		mask:   1<<h.log - 1,
-		data:   h.data,
 		chunks: make([]chunkRef, h.nChunks),
-		h:      h,
-		cached: -1,
+		comp:   h.comp,
 	}
 	var comp [numForms]int
+	var buf []int64 // decoded chunk
+	var lz []byte   // LZ4 scratch
+	type sideRef struct{ chunk, at int }
+	var sides []sideRef
 	for i := range c.chunks {
 		b, n, at := h.chunk(i)
 		if err := checkChunk(b, n, at); err != nil {
@@ -59,47 +74,57 @@ func Open(src []byte) (*Column, error) {
 		}
 		f := Form(b[0])
 		comp[f]++
-		start := at - h.dataAt
 		r := &c.chunks[i]
-		r.form = f
 		switch f {
-		case Zero:
-		case Constant:
-			r.base = int64(binary.LittleEndian.Uint64(b[1:]))
+		case Zero, Constant:
+			r.p = zeros8
+			if f == Constant {
+				r.base = int64(binary.LittleEndian.Uint64(b[1:]))
+			}
 		case BytePack, BitPack:
 			r.base = int64(binary.LittleEndian.Uint64(b[1:]))
-			r.w = b[9]
-			r.off = uint32(start + hdrBytePack)
-			r.mask = lowMask(8 * int(r.w))
-			if f == BitPack {
-				r.mask = lowMask(int(r.w))
+			r.bits = b[9]
+			if f == BytePack {
+				r.bits *= 8
 			}
+			r.mask = lowMask(int(r.bits))
+			r.p = b[hdrBytePack:]
+			r.slow = r.bits > 56 && r.bits%8 != 0
 		case Raw:
-			r.off = uint32(start + hdrRaw)
+			r.bits, r.mask, r.p = 64, ^uint64(0), b[hdrRaw:]
 		default:
-			if c.buf == nil {
-				c.buf = make([]int64, 1<<h.log)
+			if buf == nil {
+				buf = make([]int64, 1<<h.log)
 			}
-			if err := decodeChunk(c.buf[:n], b, at, &c.lz); err != nil {
+			v := buf[:n]
+			if err := decodeChunk(v, b, at, &lz); err != nil {
 				return nil, err
 			}
+			lo, hi := v[0], v[0]
+			for _, x := range v {
+				lo, hi = min(lo, x), max(hi, x)
+			}
+			w := byteWidth(bitLen(uint64(hi - lo)))
+			r.base, r.bits, r.mask = lo, uint8(8*w), lowMask(8*w)
+			sides = append(sides, sideRef{i, len(c.side)})
+			c.side = putBytePack(c.side, v, lo, w)
 		}
 	}
 	if comp != h.comp {
 		return nil, corrupt("chunk forms %v disagree with the composition %v, offset 1", comp, h.comp)
 	}
+	// c.side is complete: point the expanded chunks into it.
+	for _, s := range sides {
+		c.chunks[s.chunk].p = c.side[s.at:]
+	}
 	return c, nil
 }
 
-// Clone returns a Column over the same bytes with its own decode buffer,
-// for use by another goroutine. It does not validate again.
+// Clone returns a Column over the same bytes. Since Get no longer mutates a
+// Column, Clone is only a shallow copy, kept for callers that gave each
+// goroutine its own.
 func (c *Column) Clone() *Column {
 	d := *c
-	d.cached = -1
-	d.lz = nil
-	if c.buf != nil {
-		d.buf = make([]int64, len(c.buf))
-	}
 	return &d
 }
 
@@ -110,7 +135,7 @@ func (c *Column) Len() int { return c.n }
 // no chunk are absent.
 func (c *Column) Composition() map[Form]int {
 	m := make(map[Form]int)
-	for f, n := range c.h.comp {
+	for f, n := range c.comp {
 		if n > 0 {
 			m[Form(f)] = n
 		}
@@ -125,38 +150,21 @@ func (c *Column) Get(i int) int64 {
 		panic("shapeshift: Get index out of range")
 	}
 	r := &c.chunks[i>>c.log]
-	j := i & c.mask
-	switch r.form {
-	case BytePack:
-		return r.base + int64(binary.LittleEndian.Uint64(c.data[int(r.off)+j*int(r.w):])&r.mask)
-	case BitPack:
-		// One unaligned 8-byte load at the field's first byte holds the
-		// whole field when b <= 56 and 8 bytes are left in the column
-		// (always, except near the end of the last chunk). A side-by-side
-		// micro-benchmark at b=13 gave 1.8-2.4 ns for this load against
-		// 2.2-4.3 ns for getBits.
-		p := uint(j) * uint(r.w)
-		k := uint(r.off) + p>>3
-		if r.w <= 56 && k+8 <= uint(len(c.data)) {
-			return r.base + int64(binary.LittleEndian.Uint64(c.data[k:])>>(p&7)&r.mask)
-		}
-		return r.base + int64(getBits(c.data[r.off:], int(r.w), j))
-	case Zero, Constant:
-		return r.base
-	case Raw:
-		return int64(binary.LittleEndian.Uint64(c.data[int(r.off)+8*j:]))
+	// One unaligned 8-byte load at the field's first byte holds the whole
+	// field unless it is a 57..63-bit one (r.slow) or the load would run
+	// past the chunk (the last few BitPack fields; BytePack and Raw fields
+	// never, thanks to the padding). One path for every form, no switch.
+	p := uint(i&c.mask) * uint(r.bits)
+	if k := p >> 3; k+8 <= uint(len(r.p)) && !r.slow {
+		return r.base + int64(binary.LittleEndian.Uint64(r.p[k:])>>(p&7)&r.mask)
 	}
-	return c.getDecoded(i>>c.log, j)
+	return r.getSlow(i & c.mask)
 }
 
-func (c *Column) getDecoded(ci, j int) int64 {
-	if c.cached != ci {
-		b, n, at := c.h.chunk(ci)
-		if err := decodeChunk(c.buf[:n], b, at, &c.lz); err != nil {
-			// Open decoded this chunk with the same function.
-			panic("shapeshift: chunk failed after Open validated it: " + err.Error())
-		}
-		c.cached = ci
-	}
-	return c.buf[j]
+// getSlow is Get's path for the fields one 8-byte load cannot reach; kept
+// out of Get so that Get can be inlined.
+//
+//go:noinline
+func (r *chunkRef) getSlow(j int) int64 {
+	return r.base + int64(getBits(r.p, int(r.bits), j))
 }

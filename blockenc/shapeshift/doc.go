@@ -129,7 +129,9 @@
 // # Reading
 //
 // Column.Get reads Zero, Constant, BytePack, BitPack and Raw chunks in place
-// (one or two loads) and decodes any other chunk whole into a buffer that
-// it keeps until Get moves to another such chunk, so scans in order decode
-// each chunk once. Get never allocates.
+// with one 8-byte load. Open decodes every other chunk once (it has to, to
+// validate it) and keeps it frame-of-reference byte-packed, so Get reads
+// those with one load too, at a memory cost of w bytes per such value (w
+// the bytes its chunk's value range needs). Get never allocates or
+// mutates the Column.
 package shapeshift

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -183,7 +184,7 @@ func TestEncodeAppendsAndIsDeterministic(t *testing.T) {
 }
 
 func TestCloneIndependent(t *testing.T) {
-	v := genData(datasets[5], 4, 70000) // gauge: Delta chunks, decoded on Get
+	v := genData(datasets[5], 4, 70000) // gauge: Delta chunks, expanded by Open
 	col, err := Open(Encode(nil, v, Options{LogChunkSize: 10}))
 	if err != nil {
 		t.Fatal(err)
@@ -195,6 +196,37 @@ func TestCloneIndependent(t *testing.T) {
 			t.Fatalf("clone mismatch at %d/%d", i, j)
 		}
 	}
+}
+
+// TestGetConcurrent reads one Column from several goroutines (run with
+// -race: Get must not write to the Column).
+func TestGetConcurrent(t *testing.T) {
+	var v []int64
+	for _, name := range []string{"gauge", "runs", "outliers", "lowcard", "random13"} {
+		for _, d := range datasets {
+			if d.name == name {
+				v = append(v, genData(d, 5, 3000)...)
+			}
+		}
+	}
+	col, err := Open(Encode(nil, v, Options{LogChunkSize: 8}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < len(v); i += 3 {
+				if got := col.Get(i); got != v[i] {
+					t.Errorf("goroutine %d: Get(%d) = %d, want %d", g, i, got, v[i])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func TestStrings(t *testing.T) {
