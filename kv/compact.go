@@ -29,10 +29,27 @@ func (s *Store) Compact() error {
 	if err := s.reap(); err != nil {
 		return err
 	}
-	if s.ownDB {
+	if s.ownDB && s.garbageDue() {
 		return s.dropGarbage()
 	}
 	return nil
+}
+
+// garbageDue reports whether enough deleted bytes (WAL records, compacted
+// segments) piled up since the last dropGarbage to pay for it: at least 1
+// MiB and a quarter of the live segment bytes (tests lower it: dropAlways).
+func (s *Store) garbageDue() bool {
+	if s.dropAlways {
+		return true
+	}
+	var live int64
+	s.mu.RLock()
+	for _, g := range s.segs {
+		live += int64(g.meta.bytes)
+	}
+	s.mu.RUnlock()
+	n := s.garbage.Load()
+	return n >= 1<<20 && n >= live/4
 }
 
 // dropGarbage makes Badger reclaim the space of deleted blocks and WAL
@@ -86,6 +103,7 @@ func (s *Store) dropGarbage() error {
 	if err != nil {
 		return fmt.Errorf("kv: drop markers: %w", err)
 	}
+	s.garbage.Store(0)
 	if err := s.db.DropPrefix(prefixes...); err != nil {
 		return fmt.Errorf("kv: badger drop prefix: %w", err)
 	}

@@ -169,6 +169,7 @@ func (s *Store) reap() error {
 		s.mu.Lock()
 		s.deadSegs = append(s.deadSegs, g.meta.id)
 		s.mu.Unlock()
+		s.garbage.Add(int64(g.meta.bytes))
 	}
 	return nil
 }

@@ -170,11 +170,12 @@ func (r *modelRun) reopen(i int, st step) {
 	if err != nil {
 		r.fail(i, st, fmt.Errorf("reopen: %w", err))
 	}
+	s.dropAlways = st.Key2%8 == 0 // sometimes Compact drops Badger garbage every time
 	r.s = s
 }
 
 func TestModel(t *testing.T) {
-	steps := 3000
+	steps := 2500
 	if testing.Short() {
 		steps = 300
 	}

@@ -36,9 +36,13 @@ type Store struct {
 	segs    []*segment  // newest first (maxSeq descending)
 	// obsolete segments were compacted away; their blocks are deleted once
 	// no iterator holds them.
-	obsolete  []*segment
-	deadSegs  []uint64 // ids of deleted segments, for dropGarbage
-	nextSegID atomic.Uint64
+	obsolete []*segment
+	deadSegs []uint64 // ids of deleted segments, for dropGarbage
+	// garbage counts bytes deleted since the last dropGarbage (WAL records
+	// written, segments compacted away); dropAlways (tests) ignores it.
+	garbage    atomic.Int64
+	dropAlways bool
+	nextSegID  atomic.Uint64
 
 	snapMu sync.Mutex
 	snaps  map[uint64]int // pinned read points (snapshots, iterators)

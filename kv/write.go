@@ -135,6 +135,7 @@ func (s *Store) write(ops []op) error {
 		}
 	}
 	s.writeMu.RUnlock()
+	s.garbage.Add(int64(len(rec))) // deleted once flushed
 	s.tracker.CompleteAndWait(w)
 	return nil
 }
