@@ -1,0 +1,154 @@
+package kv
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/kvenc/kvenc/blockenc"
+)
+
+func TestErrors(t *testing.T) {
+	if !errors.Is(ErrCorrupt, blockenc.ErrCorrupt) || !errors.Is(fmt.Errorf("x: %w", blockenc.ErrCorrupt), ErrCorrupt) {
+		t.Fatal("kv.ErrCorrupt and blockenc.ErrCorrupt do not match each other")
+	}
+	s := mustOpen(t, testOptions(""))
+	if _, err := s.Get([]byte("nope")); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get of a missing key: %v", err)
+	}
+	big := make([]byte, MaxKeySize+1)
+	if err := s.Put(big, nil); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("long key: %v", err)
+	}
+	if err := s.Put([]byte("k"), make([]byte, MaxValueSize+1)); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("long value: %v", err)
+	}
+	b := s.NewBatch()
+	for i := 0; i < 10; i++ {
+		b.Put([]byte(fmt.Sprint(i)), make([]byte, 10<<10)) // 100 KiB > 64 KiB memstore
+	}
+	if err := s.Apply(b); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("batch larger than the memstore: %v", err)
+	}
+	if _, err := s.Get([]byte("0")); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a refused batch left a trace: %v", err)
+	}
+	// The largest value round-trips through a flush (one block per cell).
+	v := bytes.Repeat([]byte{7}, 60<<10)
+	if err := s.Put([]byte("big"), v); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put([]byte(""), []byte("empty key")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get([]byte("big")); err != nil || !bytes.Equal(got, v) {
+		t.Fatalf("big value: %d bytes, %v", len(got), err)
+	}
+	if got, err := s.Get([]byte("")); err != nil || string(got) != "empty key" {
+		t.Fatalf("empty key: %q, %v", got, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for name, err := range map[string]error{
+		"Put":     s.Put([]byte("k"), nil),
+		"Delete":  s.Delete([]byte("k")),
+		"Apply":   s.Apply(s.NewBatch()),
+		"Flush":   s.Flush(),
+		"Compact": s.Compact(),
+		"Close":   s.Close(),
+		"Get":     func() error { _, err := s.Get([]byte("k")); return err }(),
+		"Iterator": func() error {
+			it := s.NewIterator(IterOptions{})
+			it.First()
+			return it.Err()
+		}(),
+	} {
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("%s after Close: %v, want ErrClosed", name, err)
+		}
+	}
+}
+
+func TestOptions(t *testing.T) {
+	for _, o := range []Options{
+		{BlockSize: -1},
+		{BlockSize: maxBlockSize + 1},
+		{MemstoreSize: 1000},
+		{Block: blockenc.Options{Encoding: 99}},
+	} {
+		if _, err := Open(o); !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("Open(%+v): %v, want ErrInvalidOptions", o, err)
+		}
+	}
+	d := DefaultOptions("x")
+	if d.BlockSize != 32<<10 || d.MemstoreSize != 64<<20 || d.CacheSize != 64<<20 || d.CompactionTrigger != 4 ||
+		d.ValueThreshold != 1<<20 || string(d.Prefix) != "kv" || d.Block != blockenc.DefaultOptions() || d.Logger != nil {
+		t.Errorf("DefaultOptions: %+v", d)
+	}
+	// Every encoding works end to end.
+	for _, e := range blockenc.Encodings() {
+		o := testOptions("")
+		o.Block = blockenc.Options{Encoding: e}
+		s := mustOpen(t, o)
+		m := model{}
+		for i := 0; i < 500; i++ {
+			k := fmt.Sprintf("k%04d", i*7%300)
+			m[k] = fmt.Sprint(i)
+			if err := s.Put([]byte(k), []byte(m[k])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Compact(); err != nil {
+			t.Fatal(err)
+		}
+		got, err := scan(s.NewIterator(IterOptions{}))
+		if err == nil {
+			err = diffPairs(got, m.rangeOf(nil, nil))
+		}
+		if err != nil {
+			t.Fatalf("%v: %v", e, err)
+		}
+		s.Close()
+	}
+}
+
+// Segments piling up are compacted in the background without Compact, and
+// the cache stays within CacheSize.
+func TestBackgroundCompaction(t *testing.T) {
+	o := testOptions("")
+	s := mustOpen(t, o)
+	defer s.Close()
+	for f := 0; f < 12; f++ {
+		for i := 0; i < 50; i++ {
+			if err := s.Put([]byte(fmt.Sprintf("k%03d", (f*50+i)%200)), []byte(fmt.Sprint(f))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 200; i += 7 {
+			_, _ = s.Get([]byte(fmt.Sprintf("k%03d", i)))
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st := s.Stats()
+		if st.CacheBytes > o.CacheSize {
+			t.Fatalf("cache holds %d bytes, CacheSize %d", st.CacheBytes, o.CacheSize)
+		}
+		if st.Compactions > 0 && st.Segments < o.CompactionTrigger {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no background compaction: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
