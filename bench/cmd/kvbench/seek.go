@@ -39,11 +39,11 @@ func runSeek(e *env) error {
 	for _, set := range sets {
 		var li []dataset.Lineitem
 		if set == "lineitem" {
-			set, err := e.lineitem()
+			rows, err := e.lineitem()
 			if err != nil {
 				return err
 			}
-			li = set.Rows
+			li = rows.Rows
 		}
 		kvs, err := dataset.KeySet(set, seekBlockBytes, li)
 		if err != nil {

@@ -57,8 +57,9 @@ func runStore(e *env) error {
 	return storePlots(e, sets, all)
 }
 
-// storeSets builds the selected datasets: lineitem rows, time series and
-// YCSB-like records. -quick uses a quarter of the cells.
+// storeSets builds the selected datasets: every lineitem row at -scale,
+// 600k time series cells and 300k YCSB-like records at the default scale.
+// -quick uses a quarter of the cells.
 func storeSets(e *env) ([]storeSet, error) {
 	n := int(e.cfg.scale * 6_000_000) // 600k cells at the default scale
 	if e.cfg.quick {
@@ -70,7 +71,11 @@ func storeSets(e *env) ([]storeSet, error) {
 		if err != nil {
 			return nil, err
 		}
-		kvs := dataset.LineitemCells(set, n)
+		rows := len(set.Rows)
+		if e.cfg.quick {
+			rows /= 4
+		}
+		kvs := dataset.LineitemCells(set, max(rows, 1))
 		sets = append(sets, storeSet{"lineitem", kvs})
 		e.dataset("store lineitem: %d rows, key orderkey|linenumber (12 B), value the other columns as text (%.0f B avg)", len(kvs), avgValue(kvs))
 	}
