@@ -159,7 +159,11 @@ func (s *Seeker) stepNone() bool {
 // valueKindSeq reads the value | kind | seq tail of None, Prefix and
 // RowIndex cells.
 func (s *Seeker) valueKindSeq(p, vlen int) bool {
-	p = s.setValueField(p, vlen)
+	if vlen&s.refBit != 0 {
+		p = s.setValueRef(p, vlen>>1)
+	} else {
+		p = s.setValue(p, vlen>>s.lenShift)
+	}
 	if p < 0 {
 		return s.corrupt("bad value")
 	}
@@ -218,10 +222,13 @@ func (s *Seeker) stepDiff() bool {
 	if !s.setKey(shared, b[p:p+slen]) {
 		return false
 	}
-	if vlen < 0 {
+	switch {
+	case vlen < 0:
 		p = s.setValue(p+slen, len(s.val))
-	} else {
-		p = s.setValueField(p+slen, vlen)
+	case vlen&s.refBit != 0:
+		p = s.setValueRef(p+slen, vlen>>1)
+	default:
+		p = s.setValue(p+slen, vlen>>s.lenShift)
 	}
 	if p < 0 {
 		return s.corrupt("bad value")
@@ -269,10 +276,13 @@ func (s *Seeker) stepFastDiff() bool {
 	}
 	p += slen
 	if flags&fdSameValue == 0 {
-		if vlen < 0 {
+		switch {
+		case vlen < 0:
 			p = s.setValue(p, len(s.val))
-		} else {
-			p = s.setValueField(p, vlen)
+		case vlen&s.refBit != 0:
+			p = s.setValueRef(p, vlen>>1)
+		default:
+			p = s.setValue(p, vlen>>s.lenShift)
 		}
 		if p < 0 {
 			return s.corrupt("bad value")

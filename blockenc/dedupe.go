@@ -32,64 +32,105 @@ const (
 	dedupMin = 3
 )
 
+// dedupMaxDist bounds the distance of a back-reference the encoder writes,
+// so that it is a one- or two-byte uvarint, which the reader decodes
+// without a call; a value whose copy is further back is written again and
+// becomes the copy later references point to. (The format allows any
+// distance.)
+const dedupMaxDist = 1 << 14
+
 // dedupTable maps the hash of a value to where an earlier copy of it is in
-// the encoder's buffer.
+// the encoder's buffer, with the value's words (see dedupWords), so a
+// value of up to 16 bytes is matched without reading the buffer.
 type dedupTable struct {
-	slot [dedupSlots]struct{ off, n uint32 } // n == 0: empty
+	slot [dedupSlots]dedupSlot
+	last int // slot of the value looked up last; -1: none
+}
+
+type dedupSlot struct {
+	a, b   uint64
+	off, n uint32 // n == 0: empty
 }
 
 func (t *dedupTable) reset() { clear(t.slot[:]) }
 
-// dedupHash hashes the first and last 8 bytes and the length of v. It is
-// not CRC32C (Kudu's choice): crc32.Checksum costs a call and a dispatch
-// per value, more than this multiply on the 4-16 byte values dedupe is for;
-// a weak hash only makes the lossy table lose more, never a wrong match
-// (lookup compares the bytes).
-func dedupHash(v []byte) uint32 {
-	var x uint64
-	if n := len(v); n >= 8 {
-		x = binary.LittleEndian.Uint64(v) ^ binary.LittleEndian.Uint64(v[n-8:])>>1
-	} else {
-		for i, c := range v {
-			x |= uint64(c) << (8 * i)
-		}
+// dedupWords returns two words that, with the length, identify a value of
+// up to 16 bytes (3 <= len(v)): the first and last 8 bytes, or for 4-7
+// bytes the first and last 4, or the bytes. Longer values share words
+// with others, and are compared byte by byte.
+func dedupWords(v []byte) (a, b uint64) {
+	le := binary.LittleEndian
+	switch n := len(v); {
+	case n >= 8:
+		return le.Uint64(v), le.Uint64(v[n-8:])
+	case n >= 4:
+		return uint64(le.Uint32(v)) | uint64(le.Uint32(v[n-4:]))<<32, 0
+	default:
+		return uint64(v[0]) | uint64(v[1])<<8 | uint64(v[2])<<16, 0
 	}
-	x ^= uint64(len(v)) << 59
+}
+
+// dedupHash hashes a value's words and length. It is not CRC32C (Kudu's
+// choice): crc32.Checksum costs a call and a dispatch per value, more than
+// this multiply on the 4-16 byte values dedupe is for; a weak hash only
+// makes the lossy table lose more, never a wrong match.
+func dedupHash(a, b uint64, n int) uint32 {
+	x := a ^ b*0xff51afd7ed558ccd ^ uint64(n)<<56
 	return uint32((x * 0x9E3779B97F4A7C15) >> (64 - dedupLog))
 }
 
 // lookup returns the offset in buf of an earlier copy of v at or after
-// minOff (the current sub-block), or -1.
-func (t *dedupTable) lookup(buf, v []byte, minOff int) int {
+// minOff (the current sub-block) and near enough for a cell whose key has
+// klen bytes, or -1. It remembers v's slot for insert.
+func (t *dedupTable) lookup(buf, v []byte, minOff, klen int) int {
+	t.last = -1
 	if len(v) < dedupMin {
 		return -1
 	}
-	s := &t.slot[dedupHash(v)]
+	a, b := dedupWords(v)
+	h := dedupHash(a, b, len(v))
+	t.last = int(h)
+	s := &t.slot[h]
 	off, n := int(s.off), int(s.n)
-	if n != len(v) || off < minOff || string(buf[off:off+n]) != string(v) {
+	// The back-reference field comes after at most a flags byte, three
+	// length uvarints and the key.
+	if n != len(v) || s.a != a || s.b != b || off < minOff || len(buf)+16+klen-off >= dedupMaxDist ||
+		(n > 16 && string(buf[off:off+n]) != string(v)) {
+		s.a, s.b = a, b // for insert
 		return -1
 	}
 	return off
 }
 
-// insert remembers that v was written at offset off.
-func (t *dedupTable) insert(v []byte, off int) {
-	if len(v) >= dedupMin {
-		t.slot[dedupHash(v)] = struct{ off, n uint32 }{uint32(off), uint32(len(v))}
+// insert remembers that the value just looked up (and missed) was written
+// at offset off.
+func (t *dedupTable) insert(off, n int) {
+	if t.last >= 0 {
+		s := &t.slot[t.last]
+		s.off, s.n = uint32(off), uint32(n)
 	}
 }
 
-// setValueField reads the value at p whose length field said v: with
-// dedupe, v is the doubled length, odd for a back-reference.
-func (s *Seeker) setValueField(p, v int) int {
-	if !s.dedup {
-		return s.setValue(p, v)
+// Value length fields: with dedupe (Seeker.refBit 1, lenShift 1) a field
+// is the doubled length, odd for a back-reference; without, refBit and
+// lenShift are 0. Each step function tests v&s.refBit and calls
+// setValueRef or the inlined setValue(p, v>>s.lenShift) itself: a helper
+// doing both is too big to inline, and its call cost blocks without dedupe
+// a call per cell.
+
+// setValueRef reads a back-reference at p to an n-byte value.
+func (s *Seeker) setValueRef(p, n int) int {
+	b := s.cells
+	var d, q int
+	if p+2 <= len(b) && b[p]&b[p+1] < 0x80 { // dedupMaxDist: one or two bytes
+		if b[p] < 0x80 {
+			d, q = int(b[p]), p+1
+		} else {
+			d, q = int(b[p]&0x7f)|int(b[p+1])<<7, p+2
+		}
+	} else {
+		d, q = readLen(b, p)
 	}
-	if v&1 == 0 {
-		return s.setValue(p, v>>1)
-	}
-	n := v >> 1
-	d, q := readLen(s.cells, p)
 	if q < 0 || d < n || d > p-s.subStart {
 		return -1
 	}

@@ -47,12 +47,13 @@ type Encoder struct {
 	prevVal  int // offset of the previous value in buf
 	prevVLen int // length of the previous value
 
-	subs  []subCut    // LZ4Dict: where each sub-block starts (the first at 0)
-	dedup *dedupTable // DedupeValues: recent values in the current sub-block
-	ints  *intValues  // IntValues: the values as integers and the cells without them
-	lz    *lz4dict.Compressor
-	out   []byte // Finish scratch: the compressed candidate
-	comp  []byte // Finish scratch: compressed sub-blocks
+	subs     []subCut    // LZ4Dict: where each sub-block starts (the first at 0)
+	subStart int         // offset in buf of the current sub-block
+	dedup    *dedupTable // DedupeValues: recent values in the current sub-block
+	ints     *intValues  // IntValues: the values as integers and the cells without them
+	lz       *lz4dict.Compressor
+	out      []byte // Finish scratch: the compressed candidate
+	comp     []byte // Finish scratch: compressed sub-blocks
 	// subKeys holds the first key of every sub-block after the first;
 	// subIndex bounds the bytes of the LZ4Dict index so far (for Size).
 	subKeys  []byte
@@ -110,6 +111,7 @@ func (e *Encoder) Reset() {
 	e.prevKind = KindPut
 	e.prevVal, e.prevVLen = 0, 0
 	e.subs = append(e.subs[:0], subCut{})
+	e.subStart = 0
 	e.subKeys = e.subKeys[:0]
 	e.subIndex = 0
 	if e.dedup != nil {
@@ -186,6 +188,7 @@ func (e *Encoder) add(c Cell) {
 		// A sub-block starts as a block does: from an empty previous cell
 		// and an empty dedupe table, so it decodes knowing only itself.
 		e.subs = append(e.subs, subCut{off: uint32(len(e.buf)), first: e.n, key: len(e.subKeys)})
+		e.subStart = len(e.buf)
 		e.subKeys = append(e.subKeys, c.Key...)
 		e.subIndex += uvarintLen(uint64(e.n)) + uvarintLen(uint64(len(c.Key))) + len(c.Key)
 		e.prevKey = e.prevKey[:0]
@@ -250,17 +253,17 @@ func (e *Encoder) putValue(v []byte, ref int) {
 	e.prevVal, e.prevVLen = len(e.buf), len(v)
 	e.buf = append(e.buf, v...)
 	if e.dedup != nil {
-		e.dedup.insert(v, e.prevVal)
+		e.dedup.insert(e.prevVal, len(v))
 	}
 }
 
-// lookupValue returns the offset of an earlier copy of v worth a
+// lookupValue returns the offset of an earlier copy of c's value worth a
 // back-reference, or -1.
-func (e *Encoder) lookupValue(v []byte) int {
+func (e *Encoder) lookupValue(c Cell) int {
 	if e.dedup == nil {
 		return -1
 	}
-	return e.dedup.lookup(e.buf, v, int(e.subs[len(e.subs)-1].off))
+	return e.dedup.lookup(e.buf, c.Value, e.subStart, len(c.Key))
 }
 
 // appendVLen appends the value length field: with DedupeValues doubled, plus
@@ -277,7 +280,7 @@ func (e *Encoder) appendVLen(n, ref int) {
 }
 
 func (e *Encoder) addNone(c Cell) {
-	ref := e.lookupValue(c.Value)
+	ref := e.lookupValue(c)
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Key)))
 	e.appendVLen(len(c.Value), ref)
 	e.buf = append(e.buf, c.Key...)
@@ -287,7 +290,7 @@ func (e *Encoder) addNone(c Cell) {
 
 // addPrefix writes a Prefix cell; RowIndex writes the same cells.
 func (e *Encoder) addPrefix(c Cell, shared int) {
-	ref := e.lookupValue(c.Value)
+	ref := e.lookupValue(c)
 	e.buf = binary.AppendUvarint(e.buf, uint64(shared))
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Key)-shared))
 	e.appendVLen(len(c.Value), ref)
@@ -298,7 +301,7 @@ func (e *Encoder) addPrefix(c Cell, shared int) {
 
 func (e *Encoder) addDiff(c Cell, shared int) {
 	var flags byte
-	ref := e.lookupValue(c.Value)
+	ref := e.lookupValue(c)
 	sameKeyLen := len(c.Key) == len(e.prevKey)
 	sameValueLen := len(c.Value) == e.prevVLen && ref < 0
 	sameKind := c.Kind == e.prevKind
@@ -342,7 +345,7 @@ func (e *Encoder) addFastDiff(c Cell, shared int) {
 	sameValue := bytes.Equal(c.Value, prev)
 	ref := -1
 	if !sameValue {
-		ref = e.lookupValue(c.Value)
+		ref = e.lookupValue(c)
 	}
 	sameValueLen := !sameValue && len(c.Value) == len(prev) && ref < 0
 	if sameValue {

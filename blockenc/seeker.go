@@ -65,7 +65,8 @@ type Seeker struct {
 	subStart   int        // offset in cells of the current sub-block (back-references stay in it)
 	riLo, riHi int
 	compressed bool
-	dedup      bool    // value lengths doubled, odd: back-reference
+	refBit     int     // dedupe: 1 (odd value length fields are back-references), else 0
+	lenShift   uint    // dedupe: 1 (value length fields are doubled), else 0
 	intW       int     // value column: value width; 0: values inline
 	ints       []int64 // value column: the values
 	vbuf       [8]byte // value column: the current value, big-endian
@@ -120,7 +121,9 @@ func (s *Seeker) init(block []byte) error {
 	if err := checkFlagPairs(flags); err != nil {
 		return err
 	}
-	s.dedup = flags&flagValueDedup != 0
+	if flags&flagValueDedup != 0 {
+		s.refBit, s.lenShift = 1, 1
+	}
 	p := 3
 	count, n := binary.Uvarint(body[p:])
 	if n <= 0 || count > uint64(len(body))*maxExpansion {

@@ -1,0 +1,184 @@
+package blockenc_test
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/kvenc/kvenc/blockenc"
+)
+
+// BenchmarkGoals measures the goals as ratios, with the variants
+// interleaved round by round (medians of rounds), so that load from other
+// processes on a shared machine hits every variant alike. Run it with
+// -benchtime 1x -count 5 (each run is the whole measurement) and read the
+// metrics; ns figures are per operation.
+func BenchmarkGoals(b *testing.B) {
+	b.Run("data=lineitem", func(b *testing.B) {
+		for b.Loop() {
+			goalLineitem(b)
+		}
+	})
+	b.Run("data=timeseries", func(b *testing.B) {
+		for b.Loop() {
+			goalTimeSeries(b)
+		}
+	})
+	b.Run("data=dedupe", func(b *testing.B) {
+		for b.Loop() {
+			goalDedupe(b)
+		}
+	})
+}
+
+const goalRounds = 15
+
+// interleave runs every fn once per round, in rotating order, and returns
+// each one's median.
+func interleave(fns []func() float64) []float64 {
+	res := make([][]float64, len(fns))
+	for r := range goalRounds {
+		for i := range fns {
+			j := (i + r) % len(fns)
+			res[j] = append(res[j], fns[j]())
+		}
+	}
+	med := make([]float64, len(fns))
+	for i, xs := range res {
+		slices.Sort(xs)
+		med[i] = xs[len(xs)/2]
+	}
+	return med
+}
+
+// coldSeeks returns a function timing n Init+SeekGE on random keys of
+// blocks (ns per seek).
+func coldSeeks(b *testing.B, blocks, firsts [][]byte, cells []blockenc.Cell, n int) func() float64 {
+	targets := make([][]byte, len(cells))
+	for i, c := range cells {
+		targets[i] = c.Key
+	}
+	rand.New(rand.NewPCG(7, 7)).Shuffle(len(targets), func(i, j int) { targets[i], targets[j] = targets[j], targets[i] })
+	var s blockenc.Seeker
+	i := 0
+	return func() float64 {
+		start := time.Now()
+		for range n {
+			k := targets[i%len(targets)]
+			i++
+			bi := max(sort.Search(len(firsts), func(i int) bool { return bytes.Compare(firsts[i], k) > 0 })-1, 0)
+			if err := s.Init(blocks[bi]); err != nil || !s.SeekGE(k) {
+				b.Fatal("seek failed", err, s.Err())
+			}
+		}
+		return float64(time.Since(start).Nanoseconds()) / float64(n)
+	}
+}
+
+func goalLineitem(b *testing.B) {
+	cells := lineitemBench()
+	type variant struct {
+		name string
+		c    blockenc.Compression
+		size int
+	}
+	vs := []variant{
+		{"lz4-64k", blockenc.LZ4, featBlockSize},
+		{"lz4-16k", blockenc.LZ4, 16 << 10},
+		{"lz4-8k", blockenc.LZ4, 8 << 10},
+		{"lz4dict-64k", blockenc.LZ4Dict, featBlockSize},
+	}
+	sizes := make([]int, len(vs))
+	var fns []func() float64
+	for i, v := range vs {
+		opts := blockenc.DefaultOptions()
+		opts.Compression = v.c
+		blocks, firsts := cutBlocks(b, opts, cells, v.size)
+		sizes[i] = totalLen(blocks)
+		fns = append(fns, coldSeeks(b, blocks, firsts, cells, 300))
+	}
+	med := interleave(fns)
+	d := len(vs) - 1
+	for i, v := range vs {
+		b.ReportMetric(float64(sizes[i])/float64(len(cells)), v.name+"-B/cell")
+		b.ReportMetric(med[i], v.name+"-seekcold-ns")
+		if i != d {
+			b.ReportMetric(float64(sizes[d])/float64(sizes[i]), "lz4dict/"+v.name+"-size")
+			b.ReportMetric(med[d]/med[i], "lz4dict/"+v.name+"-seek")
+		}
+	}
+}
+
+func goalTimeSeries(b *testing.B) {
+	cells := timeSeriesCells()
+	inline, _ := cutBlocks(b, blockenc.Options{Encoding: blockenc.FastDiff, Compression: blockenc.LZ4}, cells, featBlockSize)
+	col, _ := cutBlocks(b, blockenc.Options{Encoding: blockenc.FastDiff, IntValues: true}, cells, featBlockSize)
+	colz, _ := cutBlocks(b, blockenc.Options{Encoding: blockenc.FastDiff, IntValues: true, Compression: blockenc.LZ4}, cells, featBlockSize)
+	n := float64(len(cells))
+	b.ReportMetric(float64(totalLen(inline))/n, "fastdiff+lz4-B/cell")
+	b.ReportMetric(float64(totalLen(col))/n, "fastdiff+ints-B/cell")
+	b.ReportMetric(float64(totalLen(colz))/n, "fastdiff+ints+lz4-B/cell")
+	b.ReportMetric(float64(totalLen(inline))/float64(totalLen(colz)), "inline/ints+lz4-size")
+}
+
+// goalDedupe: for each column, encode and scan with and without dedupe,
+// interleaved; reports dedupe/plain ratios of size, encode and scan time.
+func goalDedupe(b *testing.B) {
+	rows := lineitemRows(rand.New(rand.NewPCG(2026, 8)), 20000)
+	for _, col := range []struct {
+		name string
+		val  func(lineitemRow) []byte
+	}{
+		{"shipmode", func(r lineitemRow) []byte { return r.shipmode }},
+		{"shipdate", func(r lineitemRow) []byte { return r.shipdate }},
+	} {
+		cells := rowCells(rows, col.val)
+		var fns []func() float64
+		var sizes [2]int
+		for i, dedupe := range []bool{false, true} {
+			opts := blockenc.DefaultOptions()
+			opts.DedupeValues = dedupe
+			blocks, _ := cutBlocks(b, opts, cells, featBlockSize)
+			sizes[i] = totalLen(blocks)
+			e := blockenc.NewEncoder(opts)
+			fns = append(fns, func() float64 { // encode, ns/cell
+				start := time.Now()
+				e.Reset()
+				for _, c := range cells {
+					if err := e.Add(c); err != nil {
+						b.Fatal(err)
+					}
+					if e.Size() >= featBlockSize {
+						blk, _ := e.Finish()
+						sinkInt += len(blk)
+						e.Reset()
+					}
+				}
+				return float64(time.Since(start).Nanoseconds()) / float64(len(cells))
+			})
+			var s blockenc.Seeker
+			var out []byte
+			fns = append(fns, func() float64 { // scan, ns/cell, copying values
+				start := time.Now()
+				for _, blk := range blocks {
+					if err := s.Init(blk); err != nil {
+						b.Fatal(err)
+					}
+					for ok := s.First(); ok; ok = s.Next() {
+						out = append(out[:0], s.Cell().Value...)
+					}
+				}
+				sinkInt += len(out)
+				return float64(time.Since(start).Nanoseconds()) / float64(len(cells))
+			})
+		}
+		med := interleave(fns)
+		b.ReportMetric(float64(sizes[1])/float64(sizes[0]), col.name+"-size")
+		b.ReportMetric(med[2]/med[0], col.name+"-encode")
+		b.ReportMetric(med[3]/med[1], col.name+"-scan")
+		b.ReportMetric(med[1], col.name+"-scan-plain-ns/cell")
+	}
+}
