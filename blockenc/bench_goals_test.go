@@ -122,6 +122,31 @@ func goalTimeSeries(b *testing.B) {
 	b.ReportMetric(float64(totalLen(col))/n, "fastdiff+ints-B/cell")
 	b.ReportMetric(float64(totalLen(colz))/n, "fastdiff+ints+lz4-B/cell")
 	b.ReportMetric(float64(totalLen(inline))/float64(totalLen(colz)), "inline/ints+lz4-size")
+	// Where the bytes go: the same cells with empty values cost what keys,
+	// seqs and framing cost; the rest is the values.
+	empty := make([]blockenc.Cell, len(cells))
+	zeroSeq := make([]blockenc.Cell, len(cells))
+	batchSeq := make([]blockenc.Cell, len(cells))
+	for i, c := range cells {
+		empty[i] = blockenc.Cell{Key: c.Key, Seq: c.Seq, Kind: c.Kind}
+		zeroSeq[i] = blockenc.Cell{Key: c.Key, Value: c.Value, Kind: c.Kind}
+		batchSeq[i] = c
+		batchSeq[i].Seq = 1<<40 + (c.Seq-1<<40)/200 // one write batch per tick
+	}
+	bare, _ := cutBlocks(b, blockenc.Options{Encoding: blockenc.FastDiff, Compression: blockenc.LZ4}, empty, featBlockSize)
+	b.ReportMetric(float64(totalLen(inline)-totalLen(bare))/n, "values-inline+lz4-B/cell")
+	b.ReportMetric(float64(totalLen(colz)-totalLen(bare))/n, "values-ints-B/cell")
+	// Seqs zeroed, as bulk-loaded or compacted-to-bottom data has them
+	// (Pebble zeroes seqnums there).
+	inline0, _ := cutBlocks(b, blockenc.Options{Encoding: blockenc.FastDiff, Compression: blockenc.LZ4}, zeroSeq, featBlockSize)
+	colz0, _ := cutBlocks(b, blockenc.Options{Encoding: blockenc.FastDiff, IntValues: true, Compression: blockenc.LZ4}, zeroSeq, featBlockSize)
+	b.ReportMetric(float64(totalLen(inline0))/n, "seq0-fastdiff+lz4-B/cell")
+	b.ReportMetric(float64(totalLen(colz0))/n, "seq0-fastdiff+ints+lz4-B/cell")
+	b.ReportMetric(float64(totalLen(inline0))/float64(totalLen(colz0)), "seq0-inline/ints+lz4-size")
+	// One seq per tick (a write batch per scrape).
+	inlineB, _ := cutBlocks(b, blockenc.Options{Encoding: blockenc.FastDiff, Compression: blockenc.LZ4}, batchSeq, featBlockSize)
+	colzB, _ := cutBlocks(b, blockenc.Options{Encoding: blockenc.FastDiff, IntValues: true, Compression: blockenc.LZ4}, batchSeq, featBlockSize)
+	b.ReportMetric(float64(totalLen(inlineB))/float64(totalLen(colzB)), "batchseq-inline/ints+lz4-size")
 }
 
 // goalDedupe: for each column, encode and scan with and without dedupe,

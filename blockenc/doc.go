@@ -188,16 +188,17 @@
 //	10 fa fc dc
 //
 // Value column, FastDiff, six cells "t0".."t5", seqs 10..15, 8-byte values
-// 5000 + i*i (68 bytes; 110 with the values inline). The cells are written
+// 5000 + i*i (68 bytes; 110 with the values inline; the zigzag delta
+// column would be larger here). The cells are written
 // with empty values, which FastDiff's "same value" bit (0x40) makes free:
 //
 //	01 03 08 06                            FastDiff, flags: value column
 //	08 26                                  width 8, no delta; 38-byte column:
-//	01 06 0e                               shapeshift v1, 6 values, 2^14 a chunk
+//	01 06 08                               shapeshift v1, 6 values, 2^8 a chunk
 //	000000010000000000 12000000            one BitPack chunk, ending at 18
 //	03 8813000000000000 05 2090043300000000   BitPack, min 5000, 5 bits:
 //	                                       0|1<<5|4<<10|9<<15|16<<20|25<<25
-//	2c2d906b                               the column's CRC-32C
+//	96cf46e6                               the column's CRC-32C
 //	c2 00 7430 0a                          Put, same value, slen 2; "t0" seq 10
 //	d1 31 0b  d1 32 0c  d1 33 0d  d1 34 0e  d1 35 0f
 //	24 e3 87 d4

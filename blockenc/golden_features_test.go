@@ -74,7 +74,7 @@ func TestGoldenFeatures(t *testing.T) {
 		{"fastdiff-ints", blockenc.Options{Encoding: blockenc.FastDiff, IntValues: true}, tsCells(), [2]int{}, func(t *testing.T, b []byte) {
 			// The column: BitPack of value-5000 = 0 1 4 9 16 25 in 5 bits,
 			// 0|1<<5|4<<10|9<<15|16<<20|25<<25 = 0x33049020.
-			col := unhex(t, `01 06 0e 000000010000000000 12000000
+			col := unhex(t, `01 06 08 000000010000000000 12000000
 				03 8813000000000000 05 2090043300000000`)
 			col = binary.LittleEndian.AppendUint32(col, crc32.Checksum(col, crcTab))
 			want := unhex(t, `01 03 08 06 08 26`)

@@ -19,13 +19,19 @@ import (
 //
 // Value i is the big-endian unsigned integer of its w bytes; for w = 8 the
 // int64 with the same bits (so small negative gauges stay small). Without
-// delta the column holds the values; with delta it holds value 0 and then
-// value i minus value i-1 (wrapping int64 arithmetic). Delta is for blocks
-// of several series: each counter or gauge moves in small steps, but the
-// series differ in magnitude, which no shapeshift form of the values
-// themselves absorbs (its Delta form has no exceptions, its Patched form no
-// deltas). The Encoder writes both columns and keeps the smaller, and uses
-// the value column only when the block gets smaller.
+// delta the column holds the values; with delta it holds the zigzag
+// encoding ((d << 1) ^ (d >> 63)) of d = value i minus value i-1 (value -1
+// taken as 0; wrapping int64 arithmetic). Delta is for blocks of several
+// series: each counter or gauge moves in small steps, but the series differ
+// in magnitude. Shapeshift's forms take the chunk minimum as base, so one
+// large negative step at a series boundary would widen every value; zigzag
+// makes the steps small and non-negative and the boundaries a few
+// exceptions of its Patched form. On the time series benchmark (5000 cells
+// of 14 series) the column is 8.6 KB this way against 10.8 KB for the
+// values and 12.2 KB for plain deltas. Chunks are 256 values (shapeshift's
+// smallest), so a chunk mostly holds one series. The Encoder writes both
+// columns and keeps the smaller, and uses the value column only when the
+// block gets smaller.
 
 // valuesDelta is the mode bit of a delta column. Part of the format.
 const valuesDelta = 0x80
@@ -77,12 +83,16 @@ func (iv *intValues) add(c Cell) {
 
 // appendColumn appends the values section.
 func (iv *intValues) appendColumn(dst []byte) []byte {
-	iv.col = shapeshift.Encode(iv.col[:0], iv.vals, shapeshift.Options{})
-	iv.d = append(iv.d[:0], iv.vals...)
-	for i := len(iv.d) - 1; i > 0; i-- {
-		iv.d[i] -= iv.d[i-1]
+	opts := shapeshift.Options{LogChunkSize: shapeshift.MinLogChunkSize}
+	iv.col = shapeshift.Encode(iv.col[:0], iv.vals, opts)
+	iv.d = iv.d[:0]
+	prev := int64(0)
+	for _, v := range iv.vals {
+		d := v - prev
+		iv.d = append(iv.d, d<<1^d>>63)
+		prev = v
 	}
-	iv.dcol = shapeshift.Encode(iv.dcol[:0], iv.d, shapeshift.Options{})
+	iv.dcol = shapeshift.Encode(iv.dcol[:0], iv.d, opts)
 	mode, col := byte(iv.w), iv.col
 	if len(iv.dcol) < len(col) {
 		mode, col = mode|valuesDelta, iv.dcol
@@ -115,8 +125,10 @@ func (s *Seeker) initIntValues(block []byte, p, end int) (int, error) {
 		return 0, fmt.Errorf("%w: offset %d: value column of %d values for %d cells", ErrCorrupt, q, len(vals), s.count)
 	}
 	if block[p]&valuesDelta != 0 {
-		for i := 1; i < len(vals); i++ {
-			vals[i] += vals[i-1]
+		prev := int64(0)
+		for i, z := range vals {
+			prev += int64(uint64(z)>>1) ^ -(z & 1)
+			vals[i] = prev
 		}
 	}
 	if w < 8 {
