@@ -21,6 +21,10 @@ type blockID struct {
 type cachedBlock struct {
 	id   blockID
 	data []byte
+	// cost is what the block counts against CacheSize: its bytes, plus for
+	// an LZ4 or LZ4Dict block the buffer its slot Seeker decompresses into
+	// (about BlockSize: blocks are cut at an uncompressed size).
+	cost int64
 	slot atomic.Pointer[blockenc.Seeker]
 	elem *list.Element
 	// ref is set only on Stores built with refcountHot (benchmark): the
@@ -64,7 +68,7 @@ func (c *blockCache) get(id blockID) *cachedBlock {
 
 // add inserts b (or returns the block another reader inserted first).
 func (c *blockCache) add(b *cachedBlock) *cachedBlock {
-	if c.max <= 0 || int64(len(b.data)) > c.max {
+	if c.max <= 0 || b.cost > c.max {
 		return b
 	}
 	c.mu.Lock()
@@ -74,13 +78,13 @@ func (c *blockCache) add(b *cachedBlock) *cachedBlock {
 	}
 	b.elem = c.lru.PushFront(b)
 	c.m[b.id] = b
-	c.size += int64(len(b.data))
+	c.size += b.cost
 	for c.size > c.max {
 		e := c.lru.Back()
 		old := e.Value.(*cachedBlock)
 		c.lru.Remove(e)
 		delete(c.m, old.id)
-		c.size -= int64(len(old.data))
+		c.size -= old.cost
 	}
 	return b
 }
@@ -93,7 +97,7 @@ func (c *blockCache) dropSegment(seg uint64) {
 		if id.seg == seg {
 			c.lru.Remove(b.elem)
 			delete(c.m, id)
-			c.size -= int64(len(b.data))
+			c.size -= b.cost
 		}
 	}
 }
@@ -118,4 +122,17 @@ func (b *cachedBlock) putSeeker(s *blockenc.Seeker) {
 	if s.Err() == nil {
 		b.slot.CompareAndSwap(nil, s)
 	}
+}
+
+// compressedFlags are the bits of a block's flags byte (byte 2) that say
+// its cells are LZ4 or LZ4Dict compressed (blockenc format).
+const compressedFlags = 0x03
+
+// blockCost is what a block of data costs in the cache (see cachedBlock).
+func blockCost(data []byte, blockSize int) int64 {
+	n := int64(len(data))
+	if len(data) > 2 && data[2]&compressedFlags != 0 {
+		n += int64(blockSize)
+	}
+	return n
 }

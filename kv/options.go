@@ -18,8 +18,9 @@ type Options struct {
 	// Wrap, where every key of the caller's DB that starts with Prefix
 	// belongs to the Store and no other key is ever touched.
 	Prefix []byte
-	// Block configures the block encoder. Default: blockenc.DefaultOptions()
-	// (RowIndex, restart interval 16).
+	// Block configures the block encoder. Default (also when Block is the
+	// zero value): DefaultBlockOptions(), RowIndex with LZ4, value dedupe
+	// and integer value columns.
 	Block blockenc.Options
 	// BlockSize is the target size of one encoded block: a block is cut at
 	// the first key boundary at or past it. Default 32 KiB; at most 256 KiB.
@@ -65,15 +66,31 @@ const (
 	maxBlockSize             = 256 << 10
 )
 
+// DefaultBlockOptions returns kv's block options: blockenc's default
+// encoding (RowIndex, restart interval 16) with LZ4, DedupeValues and
+// IntValues. Measured by BenchmarkSize (200,000 cells, bytes on disk after
+// compaction against raw Badger without compression): ycsb 0.88x without
+// compression, 0.36x with LZ4; time series 0.57x, 0.32x with LZ4 and 0.21x
+// with integer value columns. Each form is used only where it makes a block
+// smaller; warm-cache reads decompress a block once per cached block (its
+// slot Seeker).
+func DefaultBlockOptions() blockenc.Options {
+	o := blockenc.DefaultOptions()
+	o.Compression = blockenc.LZ4
+	o.DedupeValues = true
+	o.IntValues = true
+	return o
+}
+
 // DefaultOptions returns the defaults for a Store in dir ("" for memory):
-// Prefix "kv", blockenc.DefaultOptions(), BlockSize 32 KiB, MemstoreSize 64
+// Prefix "kv", DefaultBlockOptions(), BlockSize 32 KiB, MemstoreSize 64
 // MiB, CacheSize 64 MiB, SyncWrites false, CompactionTrigger 4, a silent
 // Badger and ValueThreshold 1 MiB.
 func DefaultOptions(dir string) Options {
 	return Options{
 		Dir:               dir,
 		Prefix:            []byte("kv"),
-		Block:             blockenc.DefaultOptions(),
+		Block:             DefaultBlockOptions(),
 		BlockSize:         DefaultBlockSize,
 		MemstoreSize:      DefaultMemstoreSize,
 		CacheSize:         DefaultCacheSize,
@@ -85,10 +102,10 @@ func DefaultOptions(dir string) Options {
 // withDefaults fills zero fields and checks the rest.
 func (o Options) withDefaults() (Options, error) {
 	if o.Block == (blockenc.Options{}) {
-		o.Block = blockenc.DefaultOptions()
+		o.Block = DefaultBlockOptions()
 	}
-	if !o.Block.Encoding.IsValid() {
-		return o, fmt.Errorf("%w: block encoding %d", ErrInvalidOptions, o.Block.Encoding)
+	if !o.Block.Encoding.IsValid() || !o.Block.Compression.IsValid() {
+		return o, fmt.Errorf("%w: block encoding %d, compression %d", ErrInvalidOptions, o.Block.Encoding, o.Block.Compression)
 	}
 	if o.BlockSize == 0 {
 		o.BlockSize = DefaultBlockSize

@@ -59,6 +59,7 @@ func (s *Store) loadBlock(g *segment, i int, fill bool) (*cachedBlock, *refBuf, 
 		return nil, nil, fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], err)
 	}
 	cb.slot.Store(sk)
+	cb.cost = blockCost(cb.data, s.opts.BlockSize)
 	if s.refcountHot {
 		cb.ref = &refBuf{}
 		cb.ref.refs.Store(1)

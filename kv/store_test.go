@@ -81,6 +81,7 @@ func TestOptions(t *testing.T) {
 		{BlockSize: maxBlockSize + 1},
 		{MemstoreSize: 1000},
 		{Block: blockenc.Options{Encoding: 99}},
+		{Block: blockenc.Options{Compression: 99}},
 	} {
 		if _, err := Open(o); !errors.Is(err, ErrInvalidOptions) {
 			t.Errorf("Open(%+v): %v, want ErrInvalidOptions", o, err)
@@ -88,13 +89,20 @@ func TestOptions(t *testing.T) {
 	}
 	d := DefaultOptions("x")
 	if d.BlockSize != 32<<10 || d.MemstoreSize != 64<<20 || d.CacheSize != 64<<20 || d.CompactionTrigger != 4 ||
-		d.ValueThreshold != 1<<20 || string(d.Prefix) != "kv" || d.Block != blockenc.DefaultOptions() || d.Logger != nil {
+		d.ValueThreshold != 1<<20 || string(d.Prefix) != "kv" || d.Block != DefaultBlockOptions() || d.Logger != nil {
 		t.Errorf("DefaultOptions: %+v", d)
 	}
-	// Every encoding works end to end.
+	// Every encoding and compression works end to end.
+	var variants []blockenc.Options
 	for _, e := range blockenc.Encodings() {
+		for _, c := range blockenc.Compressions() {
+			variants = append(variants, blockenc.Options{Encoding: e, Compression: c, DedupeValues: c != 0, IntValues: e%2 == 0})
+		}
+	}
+	for _, bo := range variants {
+		e := bo
 		o := testOptions("")
-		o.Block = blockenc.Options{Encoding: e}
+		o.Block = bo
 		s := mustOpen(t, o)
 		m := model{}
 		for i := 0; i < 500; i++ {
