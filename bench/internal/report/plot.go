@@ -40,7 +40,12 @@ func SaveBars(path string, b Bars) error {
 	p.Y.Label.Text = b.YLabel
 	p.Legend.Top = true
 	n := len(b.Series)
-	w := vg.Points(max(2, 60/float64(max(n, 1))))
+	widthIn := min(16, max(8, float64(len(b.Categories))*float64(n)*0.3))
+	// The x axis runs from -0.5 to len-0.5, so each category gets an equal
+	// slot (the plot area is the width less about an inch of axis); a
+	// group of bars fills three quarters of it.
+	cats := float64(max(len(b.Categories), 1))
+	w := vg.Points(max(2, 0.75*(widthIn-1)*72/cats/float64(max(n, 1))))
 	for s, name := range b.Series {
 		if len(b.Values[s]) != len(b.Categories) {
 			return fmt.Errorf("report: bars %q: series %q has %d values for %d categories", b.Title, name, len(b.Values[s]), len(b.Categories))
@@ -63,8 +68,9 @@ func SaveBars(path string, b Bars) error {
 		p.Legend.Add(name, bar)
 	}
 	p.NominalX(b.Categories...)
-	width := vg.Length(max(8, float64(len(b.Categories))*float64(n)*0.3)) * vg.Inch
-	return p.Save(min(width, 16*vg.Inch), 5*vg.Inch, path)
+	p.X.Min, p.X.Max = -0.5, cats-0.5
+	p.Y.Max *= 1.3 // headroom for the legend
+	return p.Save(vg.Length(widthIn)*vg.Inch, 5*vg.Inch, path)
 }
 
 // SaveLines draws l as a PNG at path.
