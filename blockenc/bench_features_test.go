@@ -379,7 +379,7 @@ func TestFeatureBenchData(t *testing.T) {
 	opts.Compression = blockenc.LZ4Dict
 	ld := check("lineitem lz4dict 64k", opts, li, featBlockSize)
 	t.Logf("lz4dict/lz4 64k %.3f, lz4dict/lz4 16k %.3f", float64(ld)/float64(lz64), float64(ld)/float64(lz16))
-	ts := timeSeriesCells()
+	ts := timeSeriesCells()[:15000] // 3 series-blocks' worth: enough under -race
 	a := check("ts fastdiff+lz4", blockenc.Options{Encoding: blockenc.FastDiff, Compression: blockenc.LZ4}, ts, featBlockSize)
 	c := check("ts fastdiff+ints", blockenc.Options{Encoding: blockenc.FastDiff, IntValues: true}, ts, featBlockSize)
 	d := check("ts fastdiff+ints+lz4", blockenc.Options{Encoding: blockenc.FastDiff, IntValues: true, Compression: blockenc.LZ4}, ts, featBlockSize)

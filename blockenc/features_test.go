@@ -139,7 +139,7 @@ func TestFeatureConformance(t *testing.T) {
 		{"one", []blockenc.Cell{{Key: []byte("k"), Value: []byte("v"), Seq: 1, Kind: blockenc.KindPut}}},
 		{"random", randomCells(rng, 120)},
 		{"pool", poolCells(rng, 250, 12)},
-		{"ints8", intCells(rng, 400, 8)},
+		{"ints8", intCells(rng, 300, 8)},
 		{"ints2", intCells(rng, 200, 2)},
 		{"ints1", intCells(rng, 150, 1)},
 	}
