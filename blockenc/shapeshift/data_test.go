@@ -37,6 +37,19 @@ var datasets = []dataset{
 		}
 		return v
 	}},
+	{"orderkeys", func(r *rand.Rand, n int) []int64 {
+		// TPC-H lineitem order keys: each order has 1..7 lines, and of
+		// every 32 keys only the first 8 are used; deltas 0, 1 and 25:
+		// PatchedDelta territory.
+		v := make([]int64, 0, n+7)
+		for o := int64(0); len(v) < n; o++ {
+			key := o/8*32 + o%8 + 1
+			for range 1 + r.IntN(7) {
+				v = append(v, key)
+			}
+		}
+		return v[:n]
+	}},
 	{"counter", func(r *rand.Rand, n int) []int64 {
 		// Monotonic counter with bursty increments.
 		v := make([]int64, n)

@@ -36,8 +36,13 @@ func parseHeader(src []byte) (header, error) {
 	if got := crc32.Checksum(body, castagnoli); got != want {
 		return h, corrupt("checksum %#08x, stored %#08x, offset %d", got, want, len(body))
 	}
-	if body[0] != Version {
-		return h, corrupt("version %d, want %d, offset 0", body[0], Version)
+	nf := numFormsV1
+	switch body[0] {
+	case 1:
+	case 2:
+		nf = numForms
+	default:
+		return h, corrupt("version %d, want 1 or 2, offset 0", body[0])
 	}
 	p := 1
 	count, k := binary.Uvarint(body[p:])
@@ -56,7 +61,7 @@ func parseHeader(src []byte) (header, error) {
 	h.count, h.log = int(count), uint(lg)
 	h.nChunks = (h.count + 1<<h.log - 1) >> h.log
 	total := 0
-	for f := range h.comp {
+	for f := range h.comp[:nf] {
 		c, k := binary.Uvarint(body[p:])
 		if k <= 0 || c > uint64(h.nChunks) {
 			return h, corrupt("bad composition count for %v, offset %d", Form(f), p)
@@ -155,6 +160,16 @@ func checkChunk(b []byte, n int, at int) error {
 			return corrupt("Delta width %d, offset %d", bits, at+17)
 		}
 		want = sizeDelta(n, bits)
+	case PatchedDelta:
+		if len(b) < hdrPatchedDelta {
+			break
+		}
+		lo, hi := int(b[17]), int(b[18])
+		e := int(binary.LittleEndian.Uint16(b[19:]))
+		if lo > 63 || hi < 1 || lo+hi > 64 || e < 1 || e > n-2 {
+			return corrupt("PatchedDelta widths %d/%d exceptions %d, offset %d", lo, hi, e, at+17)
+		}
+		want = sizePatchedDelta(n, lo, e, hi)
 	case RunLength:
 		if len(b) < hdrRunLength {
 			break
@@ -207,7 +222,9 @@ func decodeChunk(dst []int64, b []byte, at int, scratch *[]byte) error {
 	case BitPack:
 		unpackBits(dst, b[hdrBitPack:], int(b[9]), int64(binary.LittleEndian.Uint64(b[1:])))
 	case Delta:
-		decodeDelta(dst, b)
+		decodeDelta(dst, b, b[hdrDelta:], int(b[17]))
+	case PatchedDelta:
+		return decodePatchedDelta(dst, b, at)
 	case RunLength:
 		return decodeRunLength(dst, b, at)
 	case Patched:
@@ -334,11 +351,10 @@ func unpackBytes(dst []int64, src []byte, w int, base int64) {
 // against unpackBits over the chunk followed by a prefix-sum loop, callgrind
 // counts 8.0 instead of 13.1 instructions per value (BenchmarkDecodeForm,
 // form=Delta/data=timestamps).
-func decodeDelta(dst []int64, b []byte) {
+// b is the chunk body, src its packed deltas of w bits.
+func decodeDelta(dst []int64, b, src []byte, w int) {
 	acc := int64(binary.LittleEndian.Uint64(b[1:]))
 	dmin := int64(binary.LittleEndian.Uint64(b[9:]))
-	w := int(b[17])
-	src := b[hdrDelta:]
 	dst[0] = acc
 	dst = dst[1:]
 	if w == 0 {
@@ -359,6 +375,39 @@ func decodeDelta(dst []int64, b []byte) {
 		acc += dmin + int64(getBits(src, w, j))
 		dst[j] = acc
 	}
+}
+
+// decodePatchedDelta sums the low parts of the deltas like decodeDelta,
+// then adds each exception's high part to every value from its own on, in
+// one pass over the values after the first exception.
+func decodePatchedDelta(dst []int64, b []byte, at int) error {
+	lo, hi := int(b[17]), int(b[18])
+	e := int(binary.LittleEndian.Uint16(b[19:]))
+	p := hdrPatchedDelta
+	decodeDelta(dst, b, b[p:], lo)
+	d := dst[1:] // d[j] is the value after delta j
+	p += packedBytes(len(d), lo)
+	pos := b[p : p+2*e]
+	highs := b[p+2*e:]
+	var add int64
+	prev := -1
+	for x := 0; x < e; x++ {
+		i := int(binary.LittleEndian.Uint16(pos[2*x:]))
+		if i <= prev || i >= len(d) {
+			return corrupt("PatchedDelta exception %d at %d out of order or range, offset %d", x, i, at+p+2*x)
+		}
+		if prev >= 0 {
+			for k := prev; k < i; k++ {
+				d[k] += add
+			}
+		}
+		add += int64(getBits(highs, hi, x) << uint(lo))
+		prev = i
+	}
+	for k := prev; k < len(d); k++ {
+		d[k] += add
+	}
+	return nil
 }
 
 func decodeRunLength(dst []int64, b []byte, at int) error {

@@ -13,15 +13,19 @@
 // LZ4 is trial-encoded. Decode decodes a whole column; Open validates a
 // column once so that Column.Get cannot fail.
 //
-// # Format (version 1)
+// # Format (versions 1 and 2)
 //
 // All fixed-width integers are little-endian. uvarint is encoding/binary's
-// unsigned varint.
+// unsigned varint. Version 2 adds one form, PatchedDelta (id 9), and with
+// it a tenth composition entry; nothing else differs. Encode writes version
+// 2 only for a column that has a PatchedDelta chunk, so every column that
+// version 1 can hold is still written byte for byte as version 1.
 //
-//	column := version u8 (=1)
+//	column := version u8 (1 or 2)
 //	          count uvarint            number of values, <= MaxLen (2^28)
 //	          k u8                     log2 of values per chunk, 8..16
-//	          composition [9]uvarint   chunks per form, in form id order 0..8
+//	          composition [F]uvarint   chunks per form, in form id order
+//	                                   0..F-1; F = 9 (version 1), 10 (version 2)
 //	          ends [nChunks]u32        end of each chunk, relative to data
 //	          data                     the chunks, back to back
 //	          crc u32                  CRC-32C (Castagnoli) of all bytes before it
@@ -47,6 +51,9 @@
 //	LZ4            7  min i64 | w u8 (1..8) | LZ4 block decompressing to the n*w bytes
 //	                  that BytePack would store (without its padding)
 //	Raw            8  n*i64
+//	PatchedDelta   9  first i64 | dmin i64 | b u8 (0..63) | hb u8 (1..64-b) |
+//	                  e u16 (1..n-2) | bits(n-1, b) low parts | e*u16 positions |
+//	                  bits(e, hb) high parts                       (version 2)
 //
 // bits(n, b) is n fields of b bits: field j occupies stream bits
 // [j*b, j*b+b), stream bit i being bit i%8 of byte i/8 (least significant
@@ -60,7 +67,11 @@
 // min + value r for length r + 1 values, run after run; the lengths must sum
 // to n. Patched value j = min + low field j, then for exception x at
 // (strictly increasing) position p: value p += high field x << b. LZ4 is
-// BytePack after decompression. All arithmetic wraps.
+// BytePack after decompression. PatchedDelta is Delta whose delta j is
+// dmin + low field j, plus high field x << b when exception x is at
+// (strictly increasing) position j < n-1; it is for sorted chunks whose
+// deltas are mostly narrow with rare wide jumps (TPC-H order keys: deltas
+// 0, 1 and 25). All arithmetic wraps.
 //
 // Form ids are part of the format and are never reused. Open and Decode
 // check, in this order, the checksum, the header, the ends, every chunk's
@@ -115,6 +126,14 @@
 //
 //	07 | 70 11 01 00 00 00 00 00 | 02 | 6f 00 00 01 00 2c 01 06 00 59
 //	e0 00 00 01 00 2c 01 00 00 01 00 2c 01 00 00
+//
+// PatchedDelta, [100 100 101 101 126 127]: first 100, deltas 0 1 0 25 1,
+// dmin 0, b=2 low bits (fields 0 1 0 1 1 at stream bits 0, 2, 4, 6, 8:
+// bytes 44 01), one exception: 25 = 6<<2 + 1 at delta position 3, high
+// part 6 in hb=3 bits:
+//
+//	09 | 64 00 00 00 00 00 00 00 | 00 00 00 00 00 00 00 00 | 02 | 03 | 01 00 |
+//	44 01 00 00 00 00 00 00 | 03 00 | 06 00 00 00 00 00 00 00
 //
 // Raw, [-1 2]:
 //

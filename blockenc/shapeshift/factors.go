@@ -19,15 +19,16 @@ package shapeshift
 // run spread was 2-10x, so each number is the minimum of the 5 runs, the
 // least disturbed one. Only their ratios matter here.
 var formCost = [numForms]float64{
-	Zero:      0.21, // clear()
-	Constant:  0.33, // fill loop
-	BytePack:  0.70, // w=1: 0.70, w=2: 0.75, w=4: 1.67
-	BitPack:   0.80, // b=8: 0.78, b=13: 1.07, b=32: 0.80
-	Delta:     1.65, // timestamps 1.65, counter 1.79: unpack + prefix sum
-	RunLength: 0.35, // fill; plus runCost per run (runs data: 1.25 at 1 run per 40 values)
-	Patched:   0.95, // outliers (0.5% exceptions) 1.03, sparse (b=0, 1%) 1.02
-	LZ4:       2.00, // random8 (w=1, few matches) 0.66, lowcard (w=6, short matches) 4.47
-	Raw:       0.92, // random64
+	Zero:         0.21, // clear()
+	Constant:     0.33, // fill loop
+	BytePack:     0.70, // w=1: 0.70, w=2: 0.75, w=4: 1.67
+	BitPack:      0.80, // b=8: 0.78, b=13: 1.07, b=32: 0.80
+	Delta:        1.65, // timestamps 1.65, counter 1.79: unpack + prefix sum
+	RunLength:    0.35, // fill; plus runCost per run (runs data: 1.25 at 1 run per 40 values)
+	Patched:      0.95, // outliers (0.5% exceptions) 1.03, sparse (b=0, 1%) 1.02
+	LZ4:          2.00, // random8 (w=1, few matches) 0.66, lowcard (w=6, short matches) 4.47
+	Raw:          0.92, // random64
+	PatchedDelta: 1.2,
 }
 
 // costWeight is the weight of decode cost against size per target.
@@ -51,6 +52,12 @@ func factor(t Target, cost float64) float64 { return 1 + costWeight[t]*cost }
 // runLengthCost models RunLength decode as a per-run overhead plus a fill.
 func runLengthCost(runs, n int) float64 {
 	return formCost[RunLength] + runCost*float64(runs)/float64(n)
+}
+
+// patchedDeltaCost models PatchedDelta decode as Delta's plus a per-exception
+// fix-up and a pass adding the exceptions' running sum.
+func patchedDeltaCost(exceptions, n int) float64 {
+	return formCost[PatchedDelta] + exceptionCost*float64(exceptions)/float64(n)
 }
 
 // patchedCost models Patched decode as a bit unpack plus a per-exception fix-up.

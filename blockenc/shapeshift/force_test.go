@@ -27,6 +27,14 @@ func forceChunk(v []int64, f Form) (body []byte, ok bool) {
 			}
 		}
 		ok = ch.pe >= 1 && ch.pe < len(v)
+	case PatchedDelta:
+		ch.dpb = ch.db / 2
+		for i := 1; i < len(v); i++ {
+			if uint64(v[i]-v[i-1]-m.dmin)>>uint(ch.dpb) != 0 {
+				ch.dpe++
+			}
+		}
+		ok = ch.db >= 1 && ch.dpe >= 1 && ch.dpe <= len(v)-2
 	case LZ4:
 		packed := putBytePack(nil, v, m.min, ch.w)[:len(v)*ch.w]
 		e.lz = make([]byte, lz4.CompressBlockBound(len(packed)))
@@ -47,7 +55,7 @@ func forceChunk(v []int64, f Form) (body []byte, ok bool) {
 // that f cannot represent fall back to normal selection).
 func encodeForced(values []int64, f Form, logChunk int) []byte {
 	size := 1 << logChunk
-	dst := appendHeader(nil, len(values), logChunk)
+	dst := appendHeader(nil, len(values), logChunk, 1)
 	var comp [numForms]int
 	var ends []uint32
 	var body []byte

@@ -9,8 +9,11 @@ import (
 // malformed, truncated or checksum-failing input; test with errors.Is.
 var ErrCorrupt = errors.New("shapeshift: corrupt column")
 
-// Version is the format version written in byte 0 of every column.
-const Version = 1
+// Version is the newest format version, written in byte 0 of a column.
+// Encode writes version 1 unless a chunk is PatchedDelta (new in version
+// 2), so columns that version 1 can hold keep their version 1 bytes; Decode
+// and Open read both.
+const Version = 2
 
 // Chunk size limits, as log2 of the number of values per chunk.
 const (
@@ -37,11 +40,15 @@ const (
 	Patched   Form = 6 // part of the format, never reuse: bit-packed with exceptions
 	LZ4       Form = 7 // part of the format, never reuse: LZ4 block over a BytePack body
 	Raw       Form = 8 // part of the format, never reuse: 8-byte little-endian values
+	// PatchedDelta is Delta with exceptions (version 2), part of the format,
+	// never reuse: first + bit-packed deltas, the wide ones patched.
+	PatchedDelta Form = 9
 
-	numForms = 9
+	numForms   = 10
+	numFormsV1 = 9 // forms of version 1, 0..8
 )
 
-var formNames = [numForms]string{"Zero", "Constant", "BytePack", "BitPack", "Delta", "RunLength", "Patched", "LZ4", "Raw"}
+var formNames = [numForms]string{"Zero", "Constant", "BytePack", "BitPack", "Delta", "RunLength", "Patched", "LZ4", "Raw", "PatchedDelta"}
 
 // String returns the form's name, or "Form(n)" for an unknown value.
 func (f Form) String() string {

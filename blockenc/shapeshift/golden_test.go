@@ -28,6 +28,8 @@ var goldens = []struct {
 	{"timestamps_balanced_k10.col", []string{"timestamps"}, 3000, Balanced, 10},
 	{"sparse_faster_k9.col", []string{"sparse", "counter", "random8"}, 700, Faster, 9},
 	{"extremes_balanced_k8.col", []string{"extremes", "negative"}, 300, Balanced, 8},
+	// Version 2: holds a PatchedDelta chunk.
+	{"v2_orderkeys_balanced_k9.col", []string{"orderkeys", "timestamps"}, 1000, Balanced, 9},
 }
 
 func goldenValues(names []string, n int) []int64 {
@@ -120,14 +122,19 @@ func refDecode(b []byte) ([]int64, []Form, error) {
 	if crc32.Checksum(b[:len(b)-4], crc32.MakeTable(crc32.Castagnoli)) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
 		return nil, nil, errors.New("crc")
 	}
-	if b[0] != 1 {
+	forms := 9
+	switch b[0] {
+	case 1:
+	case 2:
+		forms = 10
+	default:
 		return nil, nil, errors.New("version")
 	}
 	count, k := binary.Uvarint(b[1:])
 	p := 1 + k
 	logc := int(b[p])
 	p++
-	for range 9 {
+	for range forms {
 		_, k := binary.Uvarint(b[p:])
 		p += k
 	}
@@ -135,7 +142,7 @@ func refDecode(b []byte) ([]int64, []Form, error) {
 	ends := b[p : p+4*nChunks]
 	data := b[p+4*nChunks : len(b)-4]
 	var out []int64
-	var forms []Form
+	var seen []Form
 	start := 0
 	for c := 0; c < nChunks; c++ {
 		end := int(binary.LittleEndian.Uint32(ends[4*c:]))
@@ -143,7 +150,7 @@ func refDecode(b []byte) ([]int64, []Form, error) {
 		start = end
 		n := min(1<<logc, int(count)-c<<logc)
 		f := Form(ch[0])
-		forms = append(forms, f)
+		seen = append(seen, f)
 		pl := ch[1:]
 		bytesField := func(src []byte, j, w int) uint64 {
 			var x uint64
@@ -183,6 +190,24 @@ func refDecode(b []byte) ([]int64, []Form, error) {
 				x += dmin + int64(field(pl[17:], j, w))
 				out = append(out, x)
 			}
+		case PatchedDelta:
+			x, dmin, lo, hi := le64(pl), le64(pl[8:]), int(pl[16]), int(pl[17])
+			e := int(binary.LittleEndian.Uint16(pl[18:]))
+			low := pl[20:]
+			pos := low[words(n-1, lo):]
+			high := pos[2*e:]
+			deltas := make([]int64, n-1)
+			for j := range deltas {
+				deltas[j] = dmin + int64(field(low, j, lo))
+			}
+			for k := range e {
+				deltas[binary.LittleEndian.Uint16(pos[2*k:])] += int64(field(high, k, hi) << lo)
+			}
+			out = append(out, x)
+			for _, d := range deltas {
+				x += d
+				out = append(out, x)
+			}
 		case RunLength:
 			base := le64(pl)
 			runs := int(binary.LittleEndian.Uint16(pl[8:])) + 1
@@ -217,5 +242,5 @@ func refDecode(b []byte) ([]int64, []Form, error) {
 			return nil, nil, fmt.Errorf("form %d", f)
 		}
 	}
-	return out, forms, nil
+	return out, seen, nil
 }
