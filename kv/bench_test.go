@@ -342,7 +342,7 @@ func BenchmarkSize(b *testing.B) {
 		for _, v := range blockVariants {
 			run("block="+v.name, func(o *Options) { o.Block = v.opts })
 		}
-		run("block=rowindex/vt=1024", func(o *Options) { o.ValueThreshold = 1 << 10 })
+		run("block=default/vt=1024", func(o *Options) { o.ValueThreshold = 1 << 10 })
 	}
 }
 

@@ -83,6 +83,7 @@ func (it *Iterator) First() bool {
 	for _, src := range it.srcs {
 		src.first()
 	}
+	it.alone = false
 	return it.find()
 }
 
@@ -97,6 +98,7 @@ func (it *Iterator) SeekGE(key []byte) bool {
 	for _, src := range it.srcs {
 		src.seekGE(key)
 	}
+	it.alone = false
 	return it.find()
 }
 
@@ -127,6 +129,22 @@ func (it *Iterator) advance(key []byte) {
 // is a Put, skipping tombstones.
 func (it *Iterator) find() bool {
 	it.valid = false
+	for it.alone {
+		// Every other source is exhausted (they stay so): no merge.
+		c := it.best.cur()
+		if c == nil {
+			it.err = it.best.err()
+			return false
+		}
+		if it.upper != nil && bytes.Compare(c.Key, it.upper) >= 0 {
+			return false
+		}
+		if c.Kind == blockenc.KindPut {
+			it.key, it.val, it.valid = c.Key, c.Value, true
+			return true
+		}
+		it.best.next()
+	}
 	for {
 		var best *blockenc.Cell
 		n := 0
