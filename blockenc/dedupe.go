@@ -44,15 +44,25 @@ const dedupMaxDist = 1 << 14
 // value of up to 16 bytes is matched without reading the buffer.
 type dedupTable struct {
 	slot [dedupSlots]dedupSlot
-	last int // slot of the value looked up last; -1: none
+	last int    // slot of the value looked up last; -1: none
+	gen  uint32 // slots of other generations are empty
 }
 
 type dedupSlot struct {
 	a, b   uint64
-	off, n uint32 // n == 0: empty
+	off, n uint32
+	gen    uint32
 }
 
-func (t *dedupTable) reset() { clear(t.slot[:]) }
+// reset empties the table by starting a generation: clearing its 16 KiB
+// for every block was 4% of encoding one (memclr in the profile).
+func (t *dedupTable) reset() {
+	t.gen++
+	if t.gen == 0 { // wrapped: slots of generation 0 could look current
+		clear(t.slot[:])
+		t.gen = 1
+	}
+}
 
 // dedupWords returns two words that, with the length, identify a value of
 // up to 16 bytes (3 <= len(v)): the first and last 8 bytes, or for 4-7
@@ -94,7 +104,7 @@ func (t *dedupTable) lookup(buf, v []byte, minOff, klen int) int {
 	off, n := int(s.off), int(s.n)
 	// The back-reference field comes after at most a flags byte, three
 	// length uvarints and the key.
-	if n != len(v) || s.a != a || s.b != b || off < minOff || len(buf)+16+klen-off >= dedupMaxDist ||
+	if n != len(v) || s.a != a || s.b != b || s.gen != t.gen || off < minOff || len(buf)+16+klen-off >= dedupMaxDist ||
 		(n > 16 && string(buf[off:off+n]) != string(v)) {
 		s.a, s.b = a, b // for insert
 		return -1
@@ -107,7 +117,7 @@ func (t *dedupTable) lookup(buf, v []byte, minOff, klen int) int {
 func (t *dedupTable) insert(off, n int) {
 	if t.last >= 0 {
 		s := &t.slot[t.last]
-		s.off, s.n = uint32(off), uint32(n)
+		s.off, s.n, s.gen = uint32(off), uint32(n), t.gen
 	}
 }
 
