@@ -56,6 +56,8 @@ func FuzzShapeshiftRoundTrip(f *testing.F) {
 	f.Add(byte(2), byte(1), byte(0), []byte("timestamps go up and up and up and up"))
 	f.Add(byte(3), byte(2), byte(3), []byte{60, 0, 61, 62, 1, 200, 3})
 	f.Add(byte(4), byte(0), byte(8), []byte("abcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabc"))
+	// Sorted with rare wide jumps: PatchedDelta (format version 2).
+	f.Add(byte(2), byte(0), byte(0), pdeltaSeed())
 	f.Fuzz(func(t *testing.T, mode, target, logc byte, data []byte) {
 		v := shapeshiftValues(mode, data)
 		opts := shapeshift.Options{Target: shapeshift.Target(target % 3), LogChunkSize: 8 + int(logc%9)}
@@ -105,8 +107,21 @@ func FuzzShapeshiftRoundTrip(f *testing.F) {
 	})
 }
 
+// pdeltaSeed is mode-2 data (deltas, each repeated 8 times) of ones with a
+// wide jump every 16 deltas, which encodes as PatchedDelta chunks.
+func pdeltaSeed() []byte {
+	b := make([]byte, 96)
+	for i := range b {
+		b[i] = 1
+		if i%16 == 15 {
+			b[i] = 250
+		}
+	}
+	return b
+}
+
 func FuzzShapeshiftDecode(f *testing.F) {
-	for _, v := range [][]int64{nil, {0, 0, 0}, {5, 6, 7, 1000}, shapeshiftValues(1, []byte{255, 3, 255, 4, 9, 9}), shapeshiftValues(3, []byte{40, 50, 60, 70})} {
+	for _, v := range [][]int64{nil, {0, 0, 0}, {5, 6, 7, 1000}, shapeshiftValues(1, []byte{255, 3, 255, 4, 9, 9}), shapeshiftValues(3, []byte{40, 50, 60, 70}), shapeshiftValues(2, pdeltaSeed())} {
 		f.Add(shapeshift.Encode(nil, v, shapeshift.Options{LogChunkSize: 8}), true)
 	}
 	f.Add([]byte{1, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0}, true)

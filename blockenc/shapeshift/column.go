@@ -5,16 +5,15 @@ import (
 )
 
 // chunkRef is what Get needs to know about one chunk. Every form is read
-// as bit-packed fields: BytePack (and expanded chunks) as 8w-bit fields,
-// Raw as 64-bit fields with base 0, Zero and Constant as 0-bit fields.
+// as bit-packed fields with one unaligned 8-byte load: BytePack (and
+// expanded chunks) as 8w-bit fields, Raw as 64-bit fields with base 0, Zero
+// and Constant as 0-bit fields. Open makes sure 8 bytes can be loaded at
+// the first byte of every field.
 type chunkRef struct {
 	base int64  // min, the value (Constant), 0 (Zero, Raw)
 	mask uint64 // field mask
-	p    []byte // packed fields: in the column, or in Column.side for expanded chunks
-	bits uint8  // bits per field, 0..64
-	// slow is set for BitPack fields of 57..63 bits, which one 8-byte
-	// load cannot always hold.
-	slow bool
+	p    []byte // packed fields: in the column, or in Column.side
+	bits uint   // bits per field, 0..64 (never 57..63)
 }
 
 // zeros8 is the packed data of Zero and Constant chunks: one 8-byte load.
@@ -81,39 +80,55 @@ func Open(src []byte) (*Column, error) {
 			if f == Constant {
 				r.base = int64(binary.LittleEndian.Uint64(b[1:]))
 			}
-		case BytePack, BitPack:
-			r.base = int64(binary.LittleEndian.Uint64(b[1:]))
-			r.bits = b[9]
-			if f == BytePack {
-				r.bits *= 8
-			}
+			continue
+		case BytePack:
+			// The padding leaves 8 bytes at every field.
+			r.base, r.bits, r.p = int64(binary.LittleEndian.Uint64(b[1:])), 8*uint(b[9]), b[hdrBytePack:]
 			r.mask = lowMask(int(r.bits))
-			r.p = b[hdrBytePack:]
-			r.slow = r.bits > 56 && r.bits%8 != 0
+			continue
 		case Raw:
 			r.bits, r.mask, r.p = 64, ^uint64(0), b[hdrRaw:]
-		default:
-			if buf == nil {
-				buf = make([]int64, 1<<h.log)
+			continue
+		case BitPack:
+			r.base, r.bits = int64(binary.LittleEndian.Uint64(b[1:])), uint(b[9])
+			r.mask = lowMask(int(r.bits))
+			// Read in place, up to the end of src, when 8 bytes follow the
+			// last field's first byte (all chunks but the last one or two
+			// of a column); else a copy with 8 bytes of padding. Fields of
+			// 57..63 bits can span 9 bytes: those chunks are expanded.
+			if r.bits <= 56 {
+				stream := src[at+hdrBitPack:]
+				if (uint(n-1)*r.bits)>>3+8 <= uint(len(stream)) {
+					r.p = stream
+				} else {
+					sides = append(sides, sideRef{i, len(c.side)})
+					c.side = append(append(c.side, b[hdrBitPack:]...), zeros8...)
+				}
+				continue
 			}
-			v := buf[:n]
-			if err := decodeChunk(v, b, at, &lz); err != nil {
-				return nil, err
-			}
-			lo, hi := v[0], v[0]
-			for _, x := range v {
-				lo, hi = min(lo, x), max(hi, x)
-			}
-			w := byteWidth(bitLen(uint64(hi - lo)))
-			r.base, r.bits, r.mask = lo, uint8(8*w), lowMask(8*w)
-			sides = append(sides, sideRef{i, len(c.side)})
-			c.side = putBytePack(c.side, v, lo, w)
 		}
+		// Delta, PatchedDelta, RunLength, Patched, LZ4, and BitPack of
+		// 57..63 bits: decode (which validates) and keep byte-packed.
+		if buf == nil {
+			buf = make([]int64, 1<<h.log)
+		}
+		v := buf[:n]
+		if err := decodeChunk(v, b, at, &lz); err != nil {
+			return nil, err
+		}
+		lo, hi := v[0], v[0]
+		for _, x := range v {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		w := byteWidth(bitLen(uint64(hi - lo)))
+		r.base, r.bits, r.mask = lo, 8*uint(w), lowMask(8*w)
+		sides = append(sides, sideRef{i, len(c.side)})
+		c.side = putBytePack(c.side, v, lo, w)
 	}
 	if comp != h.comp {
 		return nil, corrupt("chunk forms %v disagree with the composition %v, offset 1", comp, h.comp)
 	}
-	// c.side is complete: point the expanded chunks into it.
+	// c.side is complete: point the chunks kept there into it.
 	for _, s := range sides {
 		c.chunks[s.chunk].p = c.side[s.at:]
 	}
@@ -145,26 +160,14 @@ func (c *Column) Composition() map[Form]int {
 
 // Get returns value i. It panics if i is out of range [0, Len()), like a
 // slice index; it cannot fail otherwise.
+//
+// One path for every form: one unaligned 8-byte load at the field's first
+// byte, a shift and a mask; small enough to be inlined.
 func (c *Column) Get(i int) int64 {
 	if uint(i) >= uint(c.n) {
 		panic("shapeshift: Get index out of range")
 	}
 	r := &c.chunks[i>>c.log]
-	// One unaligned 8-byte load at the field's first byte holds the whole
-	// field unless it is a 57..63-bit one (r.slow) or the load would run
-	// past the chunk (the last few BitPack fields; BytePack and Raw fields
-	// never, thanks to the padding). One path for every form, no switch.
-	p := uint(i&c.mask) * uint(r.bits)
-	if k := p >> 3; k+8 <= uint(len(r.p)) && !r.slow {
-		return r.base + int64(binary.LittleEndian.Uint64(r.p[k:])>>(p&7)&r.mask)
-	}
-	return r.getSlow(i & c.mask)
-}
-
-// getSlow is Get's path for the fields one 8-byte load cannot reach; kept
-// out of Get so that Get can be inlined.
-//
-//go:noinline
-func (r *chunkRef) getSlow(j int) int64 {
-	return r.base + int64(getBits(r.p, int(r.bits), j))
+	p := uint(i&c.mask) * r.bits
+	return r.base + int64(binary.LittleEndian.Uint64(r.p[p>>3:])>>(p&7)&r.mask)
 }

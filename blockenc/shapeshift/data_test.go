@@ -144,3 +144,12 @@ func randomBits(b int) func(r *rand.Rand, n int) []int64 {
 func genData(d dataset, seed uint64, n int) []int64 {
 	return d.gen(rand.New(rand.NewPCG(seed, 0x5eed)), n)
 }
+
+func datasetByName(name string) dataset {
+	for _, d := range datasets {
+		if d.name == name {
+			return d
+		}
+	}
+	panic("no dataset " + name)
+}

@@ -3,6 +3,7 @@ package shapeshift
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
@@ -121,6 +122,36 @@ func TestForcedForms(t *testing.T) {
 				}
 				if !slices.Equal(got, v) {
 					t.Fatalf("data=%s n=%d form=%v: first diff at %d", d.name, n, f, firstDiff(got, v))
+				}
+			}
+		}
+	}
+}
+
+// TestGetEveryBitWidth forces BitPack columns of every width 1..64 and
+// lengths that end a chunk anywhere, so Get's one 8-byte load meets fields
+// at the very end of the column (copied with padding by Open) and fields
+// of 57..63 bits (expanded by Open).
+func TestGetEveryBitWidth(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	for b := 1; b <= 64; b++ {
+		for _, n := range []int{1, 7, 256, 300} {
+			v := make([]int64, n)
+			for i := range v {
+				v[i] = int64(r.Uint64() >> (64 - uint(b)))
+			}
+			v[0] = int64(lowMask(b)) // full width
+			if n > 1 {
+				v[1] = 0
+			}
+			enc := encodeForced(v, BitPack, 8)
+			col, err := Open(enc)
+			if err != nil {
+				t.Fatalf("b=%d n=%d: %v", b, n, err)
+			}
+			for i, want := range v {
+				if got := col.Get(i); got != want {
+					t.Fatalf("b=%d n=%d: Get(%d) = %d, want %d", b, n, i, got, want)
 				}
 			}
 		}
