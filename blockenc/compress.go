@@ -198,7 +198,7 @@ func (s *Seeker) toSub(j int) bool {
 	if j > 0 && !sb.checked {
 		// The index key must be the first cell's key, or seeks would
 		// disagree with a scan: decode that cell once, then step back.
-		if !s.stepCell() {
+		if !s.step() {
 			return false
 		}
 		if string(s.key) != string(s.block[sb.key:sb.key+sb.keyLen]) {

@@ -12,15 +12,12 @@ import (
 // the cells; a bad cell sets s.err and returns false.
 
 // step decodes the next cell (the caller checked s.idx < s.count).
+//
+// An LZ4Dict block's s.cells ends with the current sub-block: Next and
+// scan call nextSub first when s.off has reached its end. The test is kept
+// out of step so that step stays one call per cell, as before the
+// features.
 func (s *Seeker) step() bool {
-	if s.off >= len(s.cells) && len(s.subs) > 0 && !s.nextSub() {
-		return false
-	}
-	return s.stepCell()
-}
-
-// stepCell decodes the cell at s.off, which is in s.cells.
-func (s *Seeker) stepCell() bool {
 	switch s.enc {
 	case None:
 		return s.stepNone()

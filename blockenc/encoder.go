@@ -243,11 +243,10 @@ func (e *Encoder) cutSubBlock() bool {
 // putValue appends v and remembers where it is, so FastDiff can compare
 // the next value against the block itself instead of a copy (HBASE-30390).
 // ref is an earlier copy of v (dedupe), or -1: a back-reference is then
-// written instead of the bytes.
+// written instead of the bytes. Kept inlinable for blocks without dedupe.
 func (e *Encoder) putValue(v []byte, ref int) {
 	if ref >= 0 {
-		e.prevVal, e.prevVLen = ref, len(v)
-		e.buf = binary.AppendUvarint(e.buf, uint64(len(e.buf)-ref))
+		e.putRef(len(v), ref)
 		return
 	}
 	e.prevVal, e.prevVLen = len(e.buf), len(v)
@@ -255,6 +254,12 @@ func (e *Encoder) putValue(v []byte, ref int) {
 	if e.dedup != nil {
 		e.dedup.insert(e.prevVal, len(v))
 	}
+}
+
+// putRef appends a back-reference to the n-byte value at ref.
+func (e *Encoder) putRef(n, ref int) {
+	e.prevVal, e.prevVLen = ref, n
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(e.buf)-ref))
 }
 
 // lookupValue returns the offset of an earlier copy of c's value worth a

@@ -242,6 +242,9 @@ func (s *Seeker) Next() bool {
 		s.valid = false
 		return false
 	}
+	if s.off >= len(s.cells) && len(s.subs) > 0 && !s.nextSub() {
+		return false
+	}
 	return s.step() && s.land()
 }
 
@@ -284,6 +287,9 @@ func (s *Seeker) SeekGE(key []byte) bool {
 func (s *Seeker) scan(key []byte) bool {
 	m := -1 // common prefix of s.key and key while s.key < key; -1: unknown
 	for s.idx < s.count {
+		if s.off >= len(s.cells) && len(s.subs) > 0 && !s.nextSub() {
+			return false
+		}
 		if !s.step() {
 			return false
 		}
