@@ -352,26 +352,48 @@ func BenchmarkSize(b *testing.B) {
 // access checks it (an atomic load and a branch).
 func BenchmarkRefcount(b *testing.B) {
 	d := datasets()[0]
-	for _, on := range []bool{false, true} {
-		s, _ := loadKV(b, d, nil)
-		s.refcountHot = on
-		order := rand.New(rand.NewPCG(1, 2)).Perm(len(d.keys))
+	order := rand.New(rand.NewPCG(1, 2)).Perm(len(d.keys))
+	var st [2]*Store // off, on: both loaded and warm, runs side by side
+	for i := range st {
+		st[i], _ = loadKV(b, d, nil)
+		st[i].refcountHot = i == 1
 		for _, k := range order {
-			if _, err := s.Get(d.keys[k]); err != nil {
+			if _, err := st[i].Get(d.keys[k]); err != nil {
 				b.Fatal(err)
 			}
 		}
-		name := map[bool]string{false: "off", true: "on"}[on]
-		b.Run("op=get/refcount="+name, func(b *testing.B) {
-			i := 0
+		defer st[i].Close()
+	}
+	name := [2]string{"off", "on"}
+	for i, s := range st {
+		b.Run("op=get/refcount="+name[i], func(b *testing.B) {
+			n := 0
 			for b.Loop() {
-				if _, err := s.Get(d.keys[order[i%len(order)]]); err != nil {
+				if _, err := s.Get(d.keys[order[n%len(order)]]); err != nil {
 					b.Fatal(err)
 				}
-				i++
+				n++
 			}
 		})
-		b.Run("op=scan/refcount="+name, func(b *testing.B) {
+	}
+	// Parallel Gets of the same few hot keys: HBase's retain and release
+	// then write one shared counter from every core.
+	for i, s := range st {
+		b.Run("op=hotget-parallel/refcount="+name[i], func(b *testing.B) {
+			b.RunParallel(func(pb *testing.PB) {
+				n := 0
+				for pb.Next() {
+					if _, err := s.Get(d.keys[n%64]); err != nil {
+						b.Error(err)
+						return
+					}
+					n++
+				}
+			})
+		})
+	}
+	for i, s := range st {
+		b.Run("op=scan/refcount="+name[i], func(b *testing.B) {
 			it := s.NewIterator(IterOptions{})
 			defer it.Close()
 			ok := it.First()
@@ -382,7 +404,6 @@ func BenchmarkRefcount(b *testing.B) {
 				ok = it.Next()
 			}
 		})
-		s.Close()
 	}
 }
 

@@ -110,6 +110,10 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 	if rb != nil { // no cache: the block lives in a pooled buffer
 		defer rb.release()
 	}
+	if cb.ref != nil { // refcountHot: HBase's scheme, for the benchmark
+		cb.ref.retain()
+		defer cb.ref.release()
+	}
 	sk, err := cb.seeker()
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("segment %d block %d: %w", g.meta.id, i, err)
