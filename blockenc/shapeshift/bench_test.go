@@ -112,6 +112,7 @@ var formBench = []struct {
 	{Delta, "timestamps"},
 	{Delta, "counter"},
 	{PatchedDelta, "orderkeys"},
+	{PatchedDelta, "counter"},
 	{RunLength, "runs"},
 	{Patched, "outliers"},
 	{Patched, "sparse"},

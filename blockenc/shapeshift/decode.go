@@ -377,37 +377,86 @@ func decodeDelta(dst []int64, b, src []byte, w int) {
 	}
 }
 
-// decodePatchedDelta sums the low parts of the deltas like decodeDelta,
-// then adds each exception's high part to every value from its own on, in
-// one pass over the values after the first exception.
+// decodePatchedDelta works in blocks of 64 deltas while they are in L1:
+// unpack the low parts, add the exceptions' high parts, sum. Against a
+// one-pass Delta decode of the low parts followed by a pass adding the
+// exceptions' running sum, it runs about as many instructions (callgrind:
+// 15.6 against 15.0 per value) but took 0.82 instead of 1.52 ns/value on
+// the orderkeys data and the same 0.8 on counter (side by side in one
+// process, -count 10, benchstat).
 func decodePatchedDelta(dst []int64, b []byte, at int) error {
+	acc := int64(binary.LittleEndian.Uint64(b[1:]))
+	dmin := int64(binary.LittleEndian.Uint64(b[9:]))
 	lo, hi := int(b[17]), int(b[18])
 	e := int(binary.LittleEndian.Uint16(b[19:]))
-	p := hdrPatchedDelta
-	decodeDelta(dst, b, b[p:], lo)
-	d := dst[1:] // d[j] is the value after delta j
-	p += packedBytes(len(d), lo)
+	low := b[hdrPatchedDelta:]
+	dst[0] = acc
+	d := dst[1:]
+	p := hdrPatchedDelta + packedBytes(len(d), lo)
 	pos := b[p : p+2*e]
 	highs := b[p+2*e:]
-	var add int64
-	prev := -1
-	for x := 0; x < e; x++ {
-		i := int(binary.LittleEndian.Uint16(pos[2*x:]))
-		if i <= prev || i >= len(d) {
-			return corrupt("PatchedDelta exception %d at %d out of order or range, offset %d", x, i, at+p+2*x)
-		}
-		if prev >= 0 {
-			for k := prev; k < i; k++ {
-				d[k] += add
+	mask := lowMask(hi)
+	x, prev := 0, -1 // next exception, position of the last one
+	for start := 0; start < len(d); start += 64 {
+		blk := d[start:min(start+64, len(d))]
+		switch {
+		case lo == 0:
+			fill(blk, dmin)
+		case len(blk) == 64:
+			unpackFuncs[lo](blk, low[start/8*lo:], dmin)
+		default:
+			for j := range blk {
+				blk[j] = dmin + int64(getBits(low, lo, start+j))
 			}
 		}
-		add += int64(getBits(highs, hi, x) << uint(lo))
-		prev = i
+		for ; x < e; x++ {
+			i := int(binary.LittleEndian.Uint16(pos[2*x:]))
+			if i >= start+len(blk) {
+				break
+			}
+			if i <= prev {
+				return corrupt("PatchedDelta exception %d at %d out of order, offset %d", x, i, at+p+2*x)
+			}
+			prev = i
+			// High field x with one load where 8 bytes are left (hi <= 56).
+			var h uint64
+			if q := uint(x) * uint(hi); hi <= 56 && q>>3+8 <= uint(len(highs)) {
+				h = binary.LittleEndian.Uint64(highs[q>>3:]) >> (q & 7) & mask
+			} else {
+				h = getBits(highs, hi, x)
+			}
+			blk[i-start] += int64(h << uint(lo))
+		}
+		acc = prefixSum(blk, acc)
 	}
-	for k := prev; k < len(d); k++ {
-		d[k] += add
+	if x < e {
+		return corrupt("PatchedDelta exception %d out of range, offset %d", x, at+p+2*x)
 	}
 	return nil
+}
+
+// prefixSum replaces d[j] by acc + d[0] + ... + d[j] and returns the last
+// sum. Unrolled by 8 through an array pointer: a plain range loop cost 8
+// instructions per value (callgrind), this one 3.
+func prefixSum(d []int64, acc int64) int64 {
+	j := 0
+	for ; j+8 <= len(d); j += 8 {
+		a := (*[8]int64)(d[j : j+8])
+		a[0] += acc
+		a[1] += a[0]
+		a[2] += a[1]
+		a[3] += a[2]
+		a[4] += a[3]
+		a[5] += a[4]
+		a[6] += a[5]
+		a[7] += a[6]
+		acc = a[7]
+	}
+	for ; j < len(d); j++ {
+		acc += d[j]
+		d[j] = acc
+	}
+	return acc
 }
 
 func decodeRunLength(dst []int64, b []byte, at int) error {
