@@ -3,6 +3,7 @@ package kv
 import (
 	"encoding/binary"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -127,15 +128,29 @@ func Open(opts Options) (*Store, error) {
 // (required, non-empty). It reads and writes only keys that start with
 // opts.Prefix; Close does not close db. opts.Dir, SyncWrites, Logger,
 // ValueThreshold and Badger are ignored: db is configured by its owner.
+//
+// db must not be opened with badger.OpenManaged: kvenc commits its own
+// transactions (Badger's Update panics in managed mode), so Wrap refuses
+// such a DB with ErrInvalidOptions.
 func Wrap(db *badger.DB, opts Options) (*Store, error) {
 	if len(opts.Prefix) == 0 {
 		return nil, fmt.Errorf("%w: Wrap needs a non-empty Prefix", ErrInvalidOptions)
+	}
+	if managed(db) {
+		return nil, fmt.Errorf("%w: Wrap of a DB in managed mode", ErrInvalidOptions)
 	}
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	return newStore(db, opts, false)
+}
+
+// managed reports whether db was opened with badger.OpenManaged. Badger
+// keeps that in an unexported option; reflect may read (not set) it.
+func managed(db *badger.DB) bool {
+	f := reflect.ValueOf(db.Opts()).FieldByName("managedTxns")
+	return f.IsValid() && f.Kind() == reflect.Bool && f.Bool()
 }
 
 func newStore(db *badger.DB, opts Options, own bool) (*Store, error) {

@@ -119,4 +119,15 @@ func TestWrapLeavesOtherKeysAlone(t *testing.T) {
 	if _, err := Wrap(db, Options{}); !errors.Is(err, ErrInvalidOptions) {
 		t.Fatalf("Wrap without prefix: %v, want ErrInvalidOptions", err)
 	}
+	if managed(db) {
+		t.Fatal("a normal DB reported as managed")
+	}
+	mdb, err := badger.OpenManaged(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mdb.Close()
+	if _, err := Wrap(mdb, o); !errors.Is(err, ErrInvalidOptions) {
+		t.Fatalf("Wrap of a managed DB: %v, want ErrInvalidOptions", err)
+	}
 }
