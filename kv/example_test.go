@@ -69,3 +69,25 @@ func ExampleWrap() {
 	// scan: cpu|host1|0002 = 0.50
 	// app/config: v1
 }
+
+// A Store in its own (here in-memory) Badger DB, read through a snapshot
+// while it changes.
+func ExampleStore_Snapshot() {
+	s, err := kv.Open(kv.DefaultOptions("")) // "" : in memory
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	_ = s.Put([]byte("temp|2026-11-30T10:00"), []byte("7.5"))
+	snap := s.Snapshot()
+	defer snap.Close()
+	_ = s.Put([]byte("temp|2026-11-30T10:00"), []byte("7.9")) // a correction
+	_ = s.Delete([]byte("temp|2026-11-30T10:00"))
+	_ = s.Flush()
+
+	old, _ := snap.Get([]byte("temp|2026-11-30T10:00"))
+	_, err = s.Get([]byte("temp|2026-11-30T10:00"))
+	fmt.Printf("snapshot: %s, now: %v\n", old, err)
+	// Output:
+	// snapshot: 7.5, now: kv: not found
+}

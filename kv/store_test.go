@@ -160,3 +160,82 @@ func TestBackgroundCompaction(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// An Iterator keeps reading its own view while flushes and compactions
+// replace the memstores and segments under it; the compacted-away blocks go
+// once it closes.
+func TestIteratorOutlivesCompaction(t *testing.T) {
+	s := mustOpen(t, testOptions(""))
+	defer s.Close()
+	m := model{}
+	for i := 0; i < 400; i++ {
+		k := fmt.Sprintf("k%04d", i)
+		m[k] = "old"
+		if err := s.Put([]byte(k), []byte("old")); err != nil {
+			t.Fatal(err)
+		}
+		if i == 200 {
+			if err := s.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want := m.rangeOf(nil, nil)
+	it := s.NewIterator(IterOptions{})
+	var got [][2]string
+	for ok := it.First(); ok; ok = it.Next() {
+		got = append(got, [2]string{string(it.Key()), string(it.Value())})
+		if len(got) == 100 {
+			break
+		}
+	}
+	for i := 0; i < 400; i += 2 {
+		if err := s.Delete([]byte(fmt.Sprintf("k%04d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	for ok := it.Next(); ok; ok = it.Next() {
+		got = append(got, [2]string{string(it.Key()), string(it.Value())})
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := diffPairs(got, want); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.RLock()
+	held := len(s.obsolete)
+	s.mu.RUnlock()
+	if held == 0 {
+		t.Fatal("the iterator's segments were deleted under it")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s.mu.RLock()
+		held = len(s.obsolete)
+		s.mu.RUnlock()
+		if held == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d compacted segments kept after the iterator closed", held)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := len(allPairs(t, s)); n != 200 {
+		t.Fatalf("%d live keys, want 200", n)
+	}
+}
+
+// allPairs scans the whole store.
+func allPairs(t *testing.T, s *Store) [][2]string {
+	t.Helper()
+	got, err := scan(s.NewIterator(IterOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
