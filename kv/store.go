@@ -323,9 +323,13 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 		if !s.active.reserve(need) {
 			// Freeze: the full memtable holds the WAL seqs up to the
 			// previous record.
-			s.active.hi = replayed
-			s.frozen = append([]*memtable{s.active}, s.frozen...)
-			s.active = newMemtable(s.opts.MemstoreSize, replayed)
+			if s.active.ms.Len() > 0 {
+				s.active.hi = replayed
+				s.frozen = append([]*memtable{s.active}, s.frozen...)
+			}
+			// A record written with a larger MemstoreSize than today's
+			// gets a memstore of its own size.
+			s.active = newMemtable(max(s.opts.MemstoreSize, 2*need), replayed)
 			if !s.active.reserve(need) {
 				return fmt.Errorf("%w: WAL seq %d needs %d memstore bytes", ErrTooLarge, seq, need)
 			}

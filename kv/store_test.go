@@ -239,3 +239,38 @@ func allPairs(t *testing.T, s *Store) [][2]string {
 	}
 	return got
 }
+
+// A batch acknowledged under a large MemstoreSize replays after a reopen
+// with a small one.
+func TestReplayLargerThanMemstore(t *testing.T) {
+	dir := t.TempDir()
+	o := testOptions(dir)
+	o.MemstoreSize = 1 << 20
+	s := mustOpen(t, o)
+	b := s.NewBatch()
+	for i := 0; i < 8; i++ {
+		b.Put([]byte(fmt.Sprint(i)), bytes.Repeat([]byte{byte(i)}, 20<<10))
+	}
+	if err := s.Apply(b); err != nil {
+		t.Fatal(err)
+	}
+	// Crash: stop without Close, so the batch is only in the WAL.
+	s.closed.Store(true)
+	close(s.quit)
+	<-s.bgDone
+	if err := s.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	o.MemstoreSize = 64 << 10 // the batch needs ~160 KiB
+	s = mustOpen(t, o)
+	defer s.Close()
+	if st := s.Stats(); st.Memstores != 1 || st.MemCells != 8 {
+		t.Fatalf("replayed into %d memstores, %d cells", st.Memstores, st.MemCells)
+	}
+	for i := 0; i < 8; i++ {
+		v, err := s.Get([]byte(fmt.Sprint(i)))
+		if err != nil || len(v) != 20<<10 || v[0] != byte(i) {
+			t.Fatalf("key %d after replay: %d bytes, %v", i, len(v), err)
+		}
+	}
+}
