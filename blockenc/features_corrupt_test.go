@@ -137,3 +137,25 @@ func TestFeatureCorruptHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestSeekShorterShared: a block in order whose shared prefix lengths are
+// shorter than they could be (an Encoder never writes that; a restart or
+// an LZ4Dict sub-block start does on purpose) still seeks right: found by
+// FuzzBlockCompressedDecode, where SeekGE("00000004\x00") landed on
+// "00000004".
+func TestSeekShorterShared(t *testing.T) {
+	prefix := unhex(t, `01 01 00 03
+		00 02 00 6130 01 03
+		00 02 00 6131 01 02
+		01 01 00 32 01 01
+		00000000`) // "a0" "a1" (shares 0 of 1) "a2"
+	fixCRC(prefix)
+	fuzzed := []byte("\x01\x03\x00\f\x88\x00\v0000000000000000000x00000000000001100000000000b\xd001200000000000a0000000000000\xd13a00000000000001400000000000a\xd0[1400000000000Z00000000000000000")
+	fixCRC(fuzzed)
+	for _, b := range [][]byte{prefix, fuzzed} {
+		if err := blockenc.Verify(b); err != nil {
+			t.Fatal(err)
+		}
+		checkConsistent(t, b)
+	}
+}

@@ -281,9 +281,13 @@ func (s *Seeker) SeekGE(key []byte) bool {
 //
 // In the prefix encodings most steps need no key comparison: once the
 // current key is known to be below key with m bytes in common, a next key
-// that shares more than m bytes with it is below key too, and one that
-// shares fewer is above it (cells are sorted). Only a next key sharing
-// exactly m bytes is compared, from byte m on.
+// that shares more than m bytes with it is below key too (its byte m is the
+// current key's). One that shares fewer is above it when the shared length
+// is the longest (cells are sorted), which an Encoder ensures but a
+// restart, an LZ4Dict sub-block start or a hostile block need not: such a
+// key is compared from its shared length on, which costs a byte compare
+// once per seek (on the cell it lands on). A next key sharing exactly m
+// bytes is compared from byte m on.
 func (s *Seeker) scan(key []byte) bool {
 	m := -1 // common prefix of s.key and key while s.key < key; -1: unknown
 	for s.idx < s.count {
@@ -297,9 +301,7 @@ func (s *Seeker) scan(key []byte) bool {
 			if s.shared > m {
 				continue
 			}
-			if s.shared < m {
-				return s.land()
-			}
+			m = s.shared // s.key and key agree on s.shared <= m bytes
 		} else {
 			m = 0
 		}
@@ -426,9 +428,6 @@ func (s *Seeker) land() bool {
 		}
 		s.seq = uint64(v)
 	}
-	if s.intW != 0 && len(s.val) != 0 {
-		return s.corrupt("value in the cells of a block with a value column")
-	}
 	s.valid = true
 	return true
 }
@@ -445,8 +444,9 @@ func (s *Seeker) corrupt(what string) bool {
 }
 
 // Verify checks a whole block: checksum, header, that every cell decodes,
-// and that the cells are in order (key ascending, seq descending, no
-// duplicates). NewSeeker checks less, for speed; use Verify on blocks that
+// that the cells are in order (key ascending, seq descending, no
+// duplicates), and that a block with a value column has no values in its
+// cells. NewSeeker checks less, for speed; use Verify on blocks that
 // did not come from an Encoder of this package.
 func Verify(block []byte) error {
 	var s Seeker
@@ -464,6 +464,11 @@ func Verify(block []byte) error {
 		}
 		prev = append(prev[:0], s.key...)
 		prevSeq = s.seq
+		if s.intW != 0 && len(s.val) != 0 {
+			// Cell returns the column's value and ignores these bytes;
+			// checked here, not in every move.
+			return fmt.Errorf("%w: cell %d: a value in the cells of a block with a value column", ErrCorrupt, i)
+		}
 	}
 	return s.Err()
 }
