@@ -142,15 +142,16 @@
 //   - BlockCacheSize 0: with compression off Badger reads its tables from
 //     mmap; the cache that matters is kvenc's cache of decoded blocks.
 //   - ValueThreshold 1 MiB (Badger's maximum): blocks stay inline in the
-//     LSM. A Get that misses the cache reads a 32 KiB block in 14.5 us from
-//     the value log and 62 us inline (BenchmarkBlockRead, medians of 5;
-//     Badger allocates and copies the block), but deleted
+//     LSM. A Get that misses the cache reads an uncompressed 32 KiB block
+//     in 14.5 us from the value log and 62 us inline (BenchmarkBlockRead,
+//     medians of 5; Badger allocates and copies the block). But deleted
 //     blocks in the value log are reclaimed only by value-log GC, which
 //     leaves up to half of a file as garbage, never touches the newest
-//     file, and races with concurrent writes in Badger v4.9.6 (-race reports
-//     DB.MaxVersion): after load and compaction a Store in the value log
-//     took 340 bytes/cell on ycsb against 113 inline (BenchmarkSize). The
-//     block cache makes the miss cost rare; size on disk is permanent.
+//     file, and races with concurrent writes in Badger v4.9.6 (-race
+//     reports DB.MaxVersion): after load and compaction a Store with its
+//     blocks in the value log took 340 bytes/cell on ycsb against 113
+//     inline (uncompressed blocks; with LZ4 205 against 46, BenchmarkSize).
+//     The block cache makes the miss cost rare; size on disk is permanent.
 //   - Compact on an owned DB ends with Badger DropPrefix of the WAL and of
 //     the deleted segments (with kvenc's writes held), because Badger drops
 //     deleted keys only when it rewrites their table into the last level.
