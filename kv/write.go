@@ -188,8 +188,10 @@ func (s *Store) get(key []byte, rp uint64, pinned bool) ([]byte, error) {
 	// Memstores hold newer seqs than segments, the active one newer than
 	// the frozen ones, and segments are sorted newest first: the first
 	// version found is the newest.
-	if c, ok := s.active.ms.Get(key, rp); ok {
-		return cellValue(c)
+	if s.active.ms.Len() > 0 { // an empty skiplist still costs a seek
+		if c, ok := s.active.ms.Get(key, rp); ok {
+			return cellValue(c)
+		}
 	}
 	for _, mt := range s.frozen {
 		if c, ok := mt.ms.Get(key, rp); ok {
