@@ -126,7 +126,7 @@ func checkPNG(t *testing.T, path string) {
 // minutes under -race, where it is skipped).
 func TestSeekLineitem(t *testing.T) {
 	if israce.Enabled || testing.Short() {
-		t.Skip("dbgen set-up is slow under -race")
+		t.Skip("dbgen set-up takes minutes under -race; make test runs this without -race")
 	}
 	dir := t.TempDir()
 	var out bytes.Buffer

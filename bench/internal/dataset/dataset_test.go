@@ -74,7 +74,7 @@ func TestTimeSeriesShapes(t *testing.T) {
 // (about 10 s), so the test is skipped under -race and with -short.
 func TestLineitem(t *testing.T) {
 	if israce.Enabled || testing.Short() {
-		t.Skip("dbgen set-up takes ~10 s (much longer under -race)")
+		t.Skip("dbgen set-up takes minutes under -race; make test runs this without -race")
 	}
 	set, err := LineitemRows(10)
 	if err != nil {
