@@ -3,32 +3,37 @@ package shapeshift
 // Form selection: score = exact encoded size (bytes) x factor(target, cost),
 // where cost is the form's bulk decode time in ns/value; the lowest score
 // wins and ties go to the form considered first (Raw, BytePack, BitPack,
-// Delta, RunLength, Patched, LZ4).
+// Delta, RunLength, Patched, PatchedDelta, LZ4).
 //
 // factor(t, cost) = 1 + costWeight[t]*cost. With Balanced's weight 0.05, a
 // form that decodes 1 ns/value slower must be about 5% smaller to win
 // (Druid's FASTBUTSMALLISH weighed LZ4 at 1.05 against bytepacking).
 //
 // The costs come from BenchmarkDecodeForm in bench_test.go (bulk Decode of
-// 65536 values, every chunk forced into one form), run as
+// 65536 values, every chunk forced into one form), run interleaved with the
+// previous version's binary, ten rounds of
 //
-//	go test ./blockenc/shapeshift/ -run '^$' -bench DecodeForm -benchtime 100ms -count 5
+//	go test -c -o new.test ./blockenc/shapeshift/
+//	./new.test -test.run '^$' -test.bench '^BenchmarkDecodeForm$' -test.benchtime 50ms
 //
-// on the development machine (2 shared vCPUs, Xeon, amd64, Go 1.26.8). That
-// machine ran other engineers' builds at the same time (load 5-6): run to
-// run spread was 2-10x, so each number is the minimum of the 5 runs, the
-// least disturbed one. Only their ratios matter here.
+// and summarised with benchstat (golang.org/x/perf/cmd/benchstat); each
+// number is the median ns/value of the ten. The machine (2 shared vCPUs,
+// Xeon, amd64, Go 1.26.8) ran other engineers' builds at the same time
+// (load 4-8), so the spreads were wide (± 40-400%); the callgrind
+// instruction counts per value (GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1,
+// difference of a 40x and a 10x run), which do not depend on the load, are
+// given as a cross-check. Only the costs' ratios matter here.
 var formCost = [numForms]float64{
-	Zero:         0.21, // clear()
-	Constant:     0.33, // fill loop
-	BytePack:     0.70, // w=1: 0.70, w=2: 0.75, w=4: 1.67
-	BitPack:      0.80, // b=8: 0.78, b=13: 1.07, b=32: 0.80
-	Delta:        1.65, // timestamps 1.65, counter 1.79: unpack + prefix sum
-	RunLength:    0.35, // fill; plus runCost per run (runs data: 1.25 at 1 run per 40 values)
-	Patched:      0.95, // outliers (0.5% exceptions) 1.03, sparse (b=0, 1%) 1.02
-	LZ4:          2.00, // random8 (w=1, few matches) 0.66, lowcard (w=6, short matches) 4.47
-	Raw:          0.92, // random64
-	PatchedDelta: 1.2,
+	Zero:         0.22, // clear()
+	Constant:     0.21, // fill loop
+	BytePack:     0.45, // w=1: 0.41 (7.3 instr), w=2: 0.47 (8.0), w=4: 0.42 (5.6)
+	BitPack:      0.45, // b=8: 0.37 (5.8 instr), b=13: 0.48 (6.8), b=32: 0.49 (6.2)
+	Delta:        0.46, // timestamps 0.45 (8.2 instr), counter 0.47 (8.0): one-pass unpack + sum
+	RunLength:    0.21, // fill; plus runCost per run (runs data: 0.80, 8.8 instr, at 1 run per 40 values)
+	Patched:      0.46, // outliers (0.5% exceptions) 0.49 (7.8 instr), sparse (b=0, 1%) 0.49 (7.6)
+	LZ4:          1.26, // lowcard (w=6, short matches) 1.26 (15.7 instr); random8 (w=1, few matches) 0.46
+	Raw:          0.82, // random64
+	PatchedDelta: 0.77, // plus exceptionCost each: orderkeys (3% exceptions) 0.95 (15.6 instr), forced counter (53%) 4.13
 }
 
 // costWeight is the weight of decode cost against size per target.
@@ -66,6 +71,6 @@ func patchedCost(exceptions, n int) float64 {
 }
 
 const (
-	runCost       = 36.0 // ns per run: (1.25 - 0.35) * 40, from the runs data
-	exceptionCost = 5.0  // ns per exception: a scattered add, not measured alone
+	runCost       = 24.0 // ns per run: (0.80 - 0.21) * 40, from the runs data
+	exceptionCost = 6.0  // ns per exception: (4.13 - 0.95) / (0.53 - 0.03), from the two PatchedDelta runs
 )
