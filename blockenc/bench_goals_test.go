@@ -100,7 +100,17 @@ func goalLineitem(b *testing.B) {
 		sizes[i] = totalLen(blocks)
 		fns = append(fns, coldSeeks(b, blocks, firsts, cells, 300))
 	}
+	// LZ4Dict again, decoding sub-blocks with pierrec's dictionary support.
+	opts := blockenc.DefaultOptions()
+	opts.Compression = blockenc.LZ4Dict
+	blocks, firsts := cutBlocks(b, opts, cells, featBlockSize)
+	pierrec := coldSeeks(b, blocks, firsts, cells, 300)
+	fns = append(fns, func() float64 {
+		defer blockenc.SetDictAsLiterals(false)()
+		return pierrec()
+	})
 	med := interleave(fns)
+	b.ReportMetric(med[len(vs)], "lz4dict-pierrec-seekcold-ns")
 	d := len(vs) - 1
 	for i, v := range vs {
 		b.ReportMetric(float64(sizes[i])/float64(len(cells)), v.name+"-B/cell")

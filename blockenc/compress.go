@@ -238,8 +238,10 @@ func (s *Seeker) loadSub(j int) bool {
 		n = copy(dst, src)
 	case j == 0:
 		n, err = lz4.UncompressBlock(src, dst)
-	default:
+	case dictAsLiterals:
 		n, err = s.uncompressWithDict(src, dst, s.raw[:s.subs[0].rawLen])
+	default:
+		n, err = lz4.UncompressBlockWithDict(src, dst, s.raw[:s.subs[0].rawLen])
 	}
 	if err != nil || n != sb.rawLen {
 		s.err = fmt.Errorf("%w: offset %d: LZ4Dict sub-block %d does not decode to %d bytes", ErrCorrupt, sb.comp, j, sb.rawLen)
@@ -252,15 +254,17 @@ func (s *Seeker) loadSub(j int) bool {
 
 // uncompressWithDict decodes the LZ4 block src, whose matches may reach
 // into dict, into dst, like lz4.UncompressBlockWithDict. That function
-// calls memmove for every match that starts in the dictionary, which made
-// sub-blocks of lineitem rows (many short matches into the dictionary:
-// dates, words) decode 3x slower than without a dictionary (7.5 us against
-// 2.5 us for 8 KiB). Here the dictionary's last 64 KiB (the farthest an
-// LZ4 offset reaches) become literals of the block's first sequence, so the
-// block decodes into scratch as dictionary followed by dst, with every match
-// inside its output, and dst is copied out: three 8 KiB copies instead of a
-// call per match. A block that reaches before the dictionary fails either
-// way.
+// calls memmove for every match that starts in the dictionary, and
+// sub-blocks of lineitem rows have many short ones (dates, words). Here
+// the dictionary's last 64 KiB (the farthest an LZ4 offset reaches) become
+// literals of the block's first sequence, so the block decodes into
+// scratch as dictionary followed by dst, with every match inside its
+// output, and dst is copied out: three copies of about 8 KiB instead of a
+// call per match. Measured by BenchmarkGoals (interleaved, medians): a
+// cold SeekGE on the lineitem LZ4Dict blocks takes 7.5 us this way and
+// 11.4 us with UncompressBlockWithDict. (On other data it can lose: on
+// text with few dictionary matches the copies cost more than the calls.)
+// A block that reaches before the dictionary fails either way.
 func (s *Seeker) uncompressWithDict(src, dst, dict []byte) (int, error) {
 	dict = dict[max(len(dict)-65535, 0):]
 	if len(src) == 0 {
@@ -308,6 +312,10 @@ func (s *Seeker) uncompressWithDict(src, dst, dict []byte) (int, error) {
 }
 
 var errShortLZ4 = errors.New("bad LZ4 block")
+
+// dictAsLiterals chooses uncompressWithDict over pierrec's dictionary
+// decoding; a variable so benchmarks can compare the two.
+var dictAsLiterals = true
 
 // seekSub positions s for a SeekGE on an LZ4Dict block: in the sub-block
 // before the first one whose first key is >= key (the answer starts there,

@@ -18,3 +18,11 @@ const (
 	FlagValueDedup = flagValueDedup
 	FlagIntValues  = flagIntValues
 )
+
+// SetDictAsLiterals chooses how LZ4Dict sub-blocks are decoded, and returns
+// a function that restores the choice.
+func SetDictAsLiterals(on bool) (restore func()) {
+	old := dictAsLiterals
+	dictAsLiterals = on
+	return func() { dictAsLiterals = old }
+}
