@@ -42,3 +42,41 @@ func Example() {
 	// newest apple: seq 9 Put
 	// <nil>
 }
+
+// ExampleOptions_features encodes 2000 time series samples with a value
+// column, dedupe and LZ4Dict allowed; flags byte 2 says which the block
+// uses: 0xa is LZ4Dict (bit 1) and a value column (bit 3), which made
+// dedupe moot.
+func ExampleOptions_features() {
+	opts := blockenc.Options{
+		Encoding:     blockenc.RowIndex,
+		Compression:  blockenc.LZ4Dict,
+		DedupeValues: true,
+		IntValues:    true,
+	}
+	e := blockenc.NewEncoder(opts)
+	for i := range 2000 {
+		key := fmt.Appendf(nil, "cpu/host%02d/%06d", i/200, i%200)
+		val := []byte{0, 0, byte(i >> 8), byte(i)} // 4-byte big-endian counter
+		if err := e.Add(blockenc.Cell{Key: key, Value: val, Seq: uint64(i), Kind: blockenc.KindPut}); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	block, _ := e.Finish()
+	// Size bounds the block: its size without compression or value column.
+	fmt.Printf("%d cells, Size %d, block %d bytes, flags %#x\n", e.Len(), e.Size(), len(block), block[2])
+
+	s, err := blockenc.NewSeeker(block) // decompresses nothing yet
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if s.SeekGE([]byte("cpu/host07/000150")) { // the dictionary and one sub-block
+		c := s.Cell()
+		fmt.Printf("%s = %x\n", c.Key, c.Value)
+	}
+	// Output:
+	// 2000 cells, Size 26426, block 10208 bytes, flags 0xa
+	// cpu/host07/000150 = 0000060e
+}
