@@ -279,7 +279,7 @@ func BenchmarkGetSorted(b *testing.B) {
 		rows[i] = r.IntN(n)
 	}
 	slices.Sort(rows)
-	for _, name := range []string{"random13", "orderkeys"} {
+	for _, name := range []string{"random13", "timestamps", "outliers", "lowcard", "orderkeys"} {
 		b.Run("data="+name, func(b *testing.B) {
 			v := genData(datasetByName(name), 42, n)
 			col, err := Open(Encode(nil, v, Options{}))
@@ -287,6 +287,7 @@ func BenchmarkGetSorted(b *testing.B) {
 				b.Fatal(err)
 			}
 			var s int64
+			b.ResetTimer()
 			for range b.N {
 				for _, i := range rows {
 					s += col.Get(i)

@@ -40,15 +40,18 @@ type Column struct {
 // Open validates src (checksum first, then the header, the offsets and
 // every chunk) and returns a Column over it. Errors wrap ErrCorrupt.
 //
-// Chunks that Get cannot read in place (Delta, RunLength, Patched, LZ4) are
-// decoded here, which validates them, and kept byte-packed from the chunk's
-// minimum: the Column then holds, besides src, w bytes per value of those
-// chunks, w being the bytes their value range needs (1..8; about as much as
-// the column itself for Patched and LZ4 chunks, and usually 2-4x more for
-// Delta chunks, whose bit-packed deltas are narrower than the values).
-// In return a random Get costs one load for every form (BenchmarkGet)
-// where decoding the whole chunk on every jump to another chunk cost
-// 2.6-18 us.
+// Chunks that Get cannot read in place (Delta, PatchedDelta, RunLength,
+// Patched, LZ4, BitPack of 57..63 bits) are decoded here, which validates
+// them, and kept byte-packed from the chunk's minimum: the Column then
+// holds, besides src, w bytes per value of those chunks, w being the bytes
+// their value range needs (1..8; about as much as the column itself for
+// Patched and LZ4 chunks, usually 2-4x more for Delta chunks and up to 10x
+// more for PatchedDelta ones, whose bit-packed deltas are narrower than
+// the values). The bound is 8 bytes per value, as for Decode: a small
+// column of many values can make Open allocate that much, so check Len
+// before opening untrusted columns if that matters. In return a random Get
+// costs one load for every form (BenchmarkGet, BenchmarkGetSorted) where
+// decoding the whole chunk on every jump to another chunk cost 2.6-18 us.
 func Open(src []byte) (*Column, error) {
 	h, err := parseHeader(src)
 	if err != nil {

@@ -147,10 +147,13 @@
 //
 // # Reading
 //
-// Column.Get reads Zero, Constant, BytePack, BitPack and Raw chunks in place
-// with one 8-byte load. Open decodes every other chunk once (it has to, to
-// validate it) and keeps it frame-of-reference byte-packed, so Get reads
-// those with one load too, at a memory cost of w bytes per such value (w
-// the bytes its chunk's value range needs). Get never allocates or
-// mutates the Column.
+// Column.Get reads every chunk with one unaligned 8-byte load, a shift and
+// a mask. Zero, Constant, BytePack, Raw and BitPack chunks are read in
+// place, except the last fields of a column (too close to its end for an
+// 8-byte load), which Open copies with padding. Open decodes every other
+// chunk once (it has to, to validate it) and keeps it frame-of-reference
+// byte-packed, as it does BitPack chunks of 57..63 bits (whose fields can
+// span 9 bytes); this costs w bytes of memory per such value, w being the
+// bytes its chunk's value range needs. Get never allocates or mutates the
+// Column.
 package shapeshift
