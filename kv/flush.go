@@ -137,11 +137,11 @@ func (s *Store) background() {
 		if err == nil {
 			err = s.reap()
 		}
-		if err != nil {
-			s.errMu.Lock()
-			s.bgErr = err
-			s.errMu.Unlock()
-		}
+		// The outcome of the last background run: an error that a later
+		// run got past (a flush retried after snapshots closed) clears.
+		s.errMu.Lock()
+		s.bgErr = err
+		s.errMu.Unlock()
 	}
 }
 

@@ -193,6 +193,11 @@ func (w *segWriter) finishBlock() error {
 		return fmt.Errorf("kv: segment %d: %w", w.meta.id, err)
 	}
 	w.enc.Reset()
+	if w.s.inMemory && len(blk) >= 1<<20 {
+		// In-memory Badger panics on a value of exactly 1 MiB and refuses
+		// larger ones: a key with very many pinned versions.
+		return fmt.Errorf("%w: segment %d: block of %d bytes for an in-memory Badger (below 1 MiB)", ErrTooLarge, w.meta.id, len(blk))
+	}
 	key := w.s.keys.block(w.meta.id, w.lastKey)
 	if err := w.s.setChunked(&w.txn, key, blk); err != nil {
 		return err

@@ -18,8 +18,8 @@ type Stats struct {
 	// BufsOut is the number of pooled block buffers not yet released:
 	// 0 when no compaction runs.
 	BufsOut int64
-	// BackgroundErr is the last error of the background flush or
-	// compaction, or nil.
+	// BackgroundErr is the error of the last background flush,
+	// compaction or cleanup run, or nil if it succeeded.
 	BackgroundErr error
 }
 

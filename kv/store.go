@@ -18,13 +18,15 @@ import (
 // Store is a sorted key/value store kept in Badger as encoded blocks. All
 // methods are safe for concurrent use.
 type Store struct {
-	opts    Options
-	db      *badger.DB
-	ownDB   bool
-	keys    keys
-	tracker *mvcc.Tracker
-	cache   *blockCache
-	pool    bufPool
+	opts  Options
+	db    *badger.DB
+	ownDB bool
+	// inMemory: Badger without files, which cannot hold a value of 1 MiB.
+	inMemory bool
+	keys     keys
+	tracker  *mvcc.Tracker
+	cache    *blockCache
+	pool     bufPool
 	// refcountHot makes every block visit take a reference and every cell
 	// access check it (HBase's design): only for the benchmark that measures
 	// what that costs.
@@ -155,15 +157,16 @@ func managed(db *badger.DB) bool {
 
 func newStore(db *badger.DB, opts Options, own bool) (*Store, error) {
 	s := &Store{
-		opts:   opts,
-		db:     db,
-		ownDB:  own,
-		keys:   keys{prefix: opts.Prefix},
-		cache:  newBlockCache(opts.CacheSize),
-		snaps:  make(map[uint64]int),
-		kick:   make(chan struct{}, 1),
-		quit:   make(chan struct{}),
-		bgDone: make(chan struct{}),
+		opts:     opts,
+		db:       db,
+		ownDB:    own,
+		inMemory: db.Opts().InMemory,
+		keys:     keys{prefix: opts.Prefix},
+		cache:    newBlockCache(opts.CacheSize),
+		snaps:    make(map[uint64]int),
+		kick:     make(chan struct{}, 1),
+		quit:     make(chan struct{}),
+		bgDone:   make(chan struct{}),
 	}
 	if err := s.recover(); err != nil {
 		return nil, err

@@ -274,3 +274,41 @@ func TestReplayLargerThanMemstore(t *testing.T) {
 		}
 	}
 }
+
+// A block of 1 MiB or more (one key's versions pinned by a snapshot) is
+// refused with ErrTooLarge by an in-memory Badger instead of reaching it.
+func TestInMemoryBlockLimit(t *testing.T) {
+	o := testOptions("")
+	o.MemstoreSize = 8 << 20
+	o.Block = blockenc.DefaultOptions() // uncompressed: the versions add up
+	s := mustOpen(t, o)
+	var snaps []*Snapshot
+	v := bytes.Repeat([]byte{1}, MaxValueSize)
+	for i := 0; i < 5; i++ { // five pinned 256 KiB versions of one key
+		v[0] = byte(i)
+		if err := s.Put([]byte("k"), v); err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, s.Snapshot())
+	}
+	if err := s.Flush(); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Flush of a 1.25 MiB block into in-memory Badger: %v, want ErrTooLarge", err)
+	}
+	for _, sn := range snaps {
+		sn.Close()
+	}
+	if got, err := s.Get([]byte("k")); err != nil || got[0] != 4 {
+		t.Fatalf("Get after the refused flush: %v", err)
+	}
+	if err := s.Flush(); err != nil { // with the snapshots gone one version remains
+		t.Fatal(err)
+	}
+	s.kickBackground()
+	deadline := time.Now().Add(5 * time.Second)
+	for s.Stats().BackgroundErr != nil && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close after the store recovered: %v", err)
+	}
+}
