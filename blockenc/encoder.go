@@ -58,6 +58,7 @@ type Encoder struct {
 	// subIndex bounds the bytes of the LZ4Dict index so far (for Size).
 	subKeys  []byte
 	subIndex int
+	col      *colEncoder // Columnar: the columns
 }
 
 // subCut is the start of an LZ4Dict sub-block.
@@ -92,6 +93,9 @@ func (e *Encoder) setOptions(opts Options) {
 	if opts.DedupeValues {
 		e.dedup = new(dedupTable)
 	}
+	if opts.Encoding == Columnar {
+		e.col = newColEncoder(opts)
+	}
 	if opts.IntValues {
 		inner := opts
 		inner.DedupeValues, inner.IntValues = false, false
@@ -120,6 +124,9 @@ func (e *Encoder) Reset() {
 	if e.ints != nil {
 		e.ints.reset()
 	}
+	if e.col != nil {
+		e.col.reset()
+	}
 }
 
 // Len returns the number of cells added since NewEncoder or Reset.
@@ -131,6 +138,9 @@ func (e *Encoder) Len() int { return e.n }
 // compressed form or a value column is used only when smaller). Cutting
 // blocks at a Size, as HBase does, makes blocks of equal uncompressed size.
 func (e *Encoder) Size() int {
+	if e.col != nil {
+		return e.col.size(e.n)
+	}
 	n := e.headerLen() + len(e.buf) + restartLen*len(e.restarts) + trailerLen
 	if len(e.subs) > 1 {
 		// Sub-blocks start from an empty previous cell, so the cells are
@@ -174,6 +184,10 @@ func (e *Encoder) Add(c Cell) error {
 	}
 	if uint64(len(e.buf))+uint64(len(c.Key))+uint64(len(c.Value))+64 > math.MaxUint32 {
 		return fmt.Errorf("%w: block over 4 GiB", ErrTooLarge)
+	}
+	if e.col != nil {
+		e.colAdd(c)
+		return nil
 	}
 	if e.ints != nil {
 		e.ints.add(c)
@@ -405,6 +419,9 @@ func (e *Encoder) addFastDiff(c Cell, shared int) {
 func (e *Encoder) Finish() ([]byte, error) {
 	if e.err != nil {
 		return nil, e.err
+	}
+	if e.col != nil {
+		return e.colFinish(), nil
 	}
 	b := make([]byte, 0, e.Size())
 	b = append(b, formatVersion, byte(e.opts.Encoding), 0)

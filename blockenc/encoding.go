@@ -29,13 +29,14 @@ const (
 	// array of restart offsets: SeekGE binary-searches the restarts and then
 	// scans at most one interval.
 	RowIndex Encoding = 4 // part of the format, never reuse
-
-	// Id 5 is reserved for a columnar encoding (keys, seqs, kinds and values
-	// as separate columns). Blocks carrying it are rejected until it exists.
+	// Columnar stores keys (prefix-compressed with restarts, as RowIndex),
+	// seqs, kinds and values as separate columns; values inline, as an
+	// integer column or as a dictionary, whichever is smallest.
+	Columnar Encoding = 5 // part of the format, never reuse
 )
 
 // String returns the encoding's lower-case name ("none", "prefix", "diff",
-// "fastdiff", "rowindex") or "Encoding(n)".
+// "fastdiff", "rowindex", "columnar") or "Encoding(n)".
 func (e Encoding) String() string {
 	switch e {
 	case None:
@@ -48,15 +49,17 @@ func (e Encoding) String() string {
 		return "fastdiff"
 	case RowIndex:
 		return "rowindex"
+	case Columnar:
+		return "columnar"
 	}
 	return "Encoding(" + strconv.Itoa(int(e)) + ")"
 }
 
 // IsValid reports whether e is an encoding this package can write and read.
-func (e Encoding) IsValid() bool { return e <= RowIndex }
+func (e Encoding) IsValid() bool { return e <= Columnar }
 
 // Encodings lists every valid encoding in id order.
-func Encodings() []Encoding { return []Encoding{None, Prefix, Diff, FastDiff, RowIndex} }
+func Encodings() []Encoding { return []Encoding{None, Prefix, Diff, FastDiff, RowIndex, Columnar} }
 
 // Limits on what one cell may hold. Larger keys or values make Add return
 // ErrTooLarge.

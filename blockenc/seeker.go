@@ -70,6 +70,8 @@ type Seeker struct {
 	intW       int     // value column: value width; 0: values inline
 	ints       []int64 // value column: the values
 	vbuf       [8]byte // value column: the current value, big-endian
+
+	col *colSeeker // Columnar: the columns (columnar_seek.go); nil otherwise
 }
 
 // NewSeeker returns a Seeker over block, positioned before the first cell.
@@ -87,6 +89,9 @@ func NewSeeker(block []byte) (*Seeker, error) {
 // before the first cell. On error (wrapping ErrCorrupt) every move returns
 // false and Err returns the same error.
 func (s *Seeker) Init(block []byte) error {
+	if len(block) > 1 && block[1] == byte(Columnar) {
+		return s.colInit(block)
+	}
 	*s = Seeker{keyBuf: s.keyBuf[:0], raw: s.raw[:0], subs: s.subs[:0], ints: s.ints[:0],
 		lzSrc: s.lzSrc[:0], lzOut: s.lzOut[:0]}
 	if err := s.init(block); err != nil {
@@ -228,6 +233,9 @@ func (s *Seeker) Cell() Cell {
 // First moves to the first cell. It returns false if the block is empty or
 // on error (see Err).
 func (s *Seeker) First() bool {
+	if s.col != nil {
+		return s.colFirst()
+	}
 	if s.err != nil {
 		return false
 	}
@@ -238,6 +246,9 @@ func (s *Seeker) First() bool {
 // Next moves to the next cell (from before the first cell: to the first
 // one). It returns false at the end of the block or on error (see Err).
 func (s *Seeker) Next() bool {
+	if s.col != nil {
+		return s.colNext()
+	}
 	if s.idx >= s.count || s.err != nil {
 		s.valid = false
 		return false
@@ -261,6 +272,9 @@ func (s *Seeker) Next() bool {
 // decompresses the dictionary and the sub-block the answer starts in (if
 // this Seeker has not yet), then seeks inside it as above.
 func (s *Seeker) SeekGE(key []byte) bool {
+	if s.col != nil {
+		return s.colSeekGE(key)
+	}
 	if s.err != nil {
 		return false
 	}

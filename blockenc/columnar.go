@@ -1,0 +1,272 @@
+package blockenc
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+
+	"github.com/kvenc/kvenc/blockenc/internal/lz4dict"
+	"github.com/kvenc/kvenc/blockenc/shapeshift"
+	"github.com/kvenc/kvenc/vlong"
+)
+
+// Columnar blocks (encoding 5): the cells stored column by column, after
+// Kuzu's string columns and Pebble v2's colblk. The layout is in the
+// package doc; this file writes it, columnar_seek.go reads it.
+
+// Section modes of a Columnar block: part of the format, never reuse.
+const (
+	colSeqsInline = 0 // seqs: a vlong after each key cell
+	colSeqsColumn = 1 // seqs: a shapeshift column
+
+	colKindsPut    = 0 // kinds: every cell is a Put
+	colKindsBitmap = 1 // kinds: a bitmap, bit set for Put
+
+	colValsInline = 0 // values: ends column and one data area
+	colValsInt    = 1 // values: one width, a shapeshift column of integers
+	colValsDict   = 2 // values: distinct values (ends + area), index column
+)
+
+// colOpts is how every shapeshift column of a Columnar block is encoded:
+// chunks of 256 values (blocks hold a few thousand cells) and the Smaller
+// target, whose sizes Size can bound (see colEncoder.size).
+var colOpts = shapeshift.Options{Target: shapeshift.Smaller, LogChunkSize: shapeshift.MinLogChunkSize}
+
+// maxDict bounds the distinct values a colEncoder tracks; beyond it the
+// dictionary form is given up for the block.
+const maxDict = 1 << 16
+
+// colEncoder accumulates the columns of a Columnar block.
+type colEncoder struct {
+	interval int
+	comp     Compression
+	keys     []byte   // key cells without seqs
+	keysSeq  []byte   // key cells with their seq vlong
+	rst      []uint32 // restart offsets in keys
+	rstSeq   []uint32 // restart offsets in keysSeq
+	prevKey  []byte
+	seqs     []int64
+	kinds    []byte // bitmap, bit set for Put
+	puts     int
+	data     []byte  // values back to back
+	ends     []int64 // end of each value in data
+	width    int     // common value width 1..8; 0 before the first; -1 none
+	dict     map[string]int64
+	dictOK   bool
+	dictData []byte
+	dictEnds []int64
+	dictIdx  []int64
+
+	// Finish scratch.
+	col, col2, area, cand, best []byte
+	ints                        []int64
+	lz                          *lz4dict.Compressor
+}
+
+func newColEncoder(opts Options) *colEncoder {
+	return &colEncoder{interval: opts.RestartInterval, comp: opts.Compression, dict: map[string]int64{}}
+}
+
+func (c *colEncoder) reset() {
+	c.keys, c.keysSeq = c.keys[:0], c.keysSeq[:0]
+	c.rst, c.rstSeq = c.rst[:0], c.rstSeq[:0]
+	c.prevKey = c.prevKey[:0]
+	c.seqs, c.kinds, c.puts = c.seqs[:0], c.kinds[:0], 0
+	c.data, c.ends, c.width = c.data[:0], c.ends[:0], 0
+	clear(c.dict)
+	c.dictOK = true
+	c.dictData, c.dictEnds, c.dictIdx = c.dictData[:0], c.dictEnds[:0], c.dictIdx[:0]
+}
+
+// add appends a cell that passed Add's checks; n is its index.
+func (c *colEncoder) add(x Cell, n int) {
+	shared := 0
+	if n%c.interval == 0 {
+		c.rst = append(c.rst, uint32(len(c.keys)))
+		c.rstSeq = append(c.rstSeq, uint32(len(c.keysSeq)))
+	} else {
+		shared = sharedPrefixLen(c.prevKey, x.Key)
+	}
+	for _, b := range []*[]byte{&c.keys, &c.keysSeq} {
+		*b = binary.AppendUvarint(*b, uint64(shared))
+		*b = binary.AppendUvarint(*b, uint64(len(x.Key)-shared))
+		*b = append(*b, x.Key[shared:]...)
+	}
+	c.keysSeq = vlong.Append(c.keysSeq, int64(x.Seq))
+	c.prevKey = append(c.prevKey[:0], x.Key...)
+	c.seqs = append(c.seqs, int64(x.Seq))
+	if n%8 == 0 {
+		c.kinds = append(c.kinds, 0)
+	}
+	if x.Kind == KindPut {
+		c.kinds[n/8] |= 1 << (n % 8)
+		c.puts++
+	}
+	c.data = append(c.data, x.Value...)
+	c.ends = append(c.ends, int64(len(c.data)))
+	switch w := len(x.Value); {
+	case c.width == 0 && w >= 1 && w <= 8:
+		c.width = w
+	case c.width != w:
+		c.width = -1
+	}
+	if c.dictOK {
+		j, ok := c.dict[string(x.Value)]
+		if !ok {
+			if len(c.dict) >= maxDict {
+				c.dictOK = false
+				return
+			}
+			j = int64(len(c.dict))
+			c.dict[string(x.Value)] = j
+			c.dictData = append(c.dictData, x.Value...)
+			c.dictEnds = append(c.dictEnds, int64(len(c.dictData)))
+		}
+		c.dictIdx = append(c.dictIdx, j)
+	}
+}
+
+// colColumnBound bounds the shapeshift column of n values in [0, max]
+// encoded with colOpts: the header and ends of BytePack chunks of the
+// width max needs, each chunk at most that (Smaller picks the smallest
+// size; its speed weight of 0.001 can prefer a form 0.05% larger), plus
+// slack for that.
+func colColumnBound(n int, max uint64) int {
+	w := 1
+	for max >= 1<<(8*w) && w < 8 {
+		w++
+	}
+	chunks := (n + 255) >> 8
+	b := 1 + uvarintLen(uint64(n)) + 1 + 10*uvarintLen(uint64(chunks)) + 4*chunks +
+		chunks*(10+8) + n*w + 4
+	return b + b/512 + 8
+}
+
+// size bounds the block Finish writes without compression; n is the cell
+// count. It is exact but for the value ends column (bounded) and the
+// choices Finish makes only when they are smaller.
+func (c *colEncoder) size(n int) int {
+	sz := 3 + uvarintLen(uint64(n)) + uvarintLen(uint64(c.interval))
+	sz += uvarintLen(uint64(len(c.keysSeq))) + len(c.keysSeq) + restartLen*len(c.rstSeq)
+	sz++ // seqs mode
+	sz++ // kinds mode
+	if c.puts != n {
+		sz += len(c.kinds)
+	}
+	cb := colColumnBound(n, uint64(len(c.data)))
+	sz += 1 + uvarintLen(uint64(cb)) + cb + uvarintLen(uint64(len(c.data))) + len(c.data)
+	return sz + trailerLen
+}
+
+// appendColumn appends clen uv | the shapeshift column of v.
+func (c *colEncoder) appendColumn(dst []byte, v []int64) []byte {
+	c.col = shapeshift.Encode(c.col[:0], v, colOpts)
+	dst = binary.AppendUvarint(dst, uint64(len(c.col)))
+	return append(dst, c.col...)
+}
+
+// appendArea appends a value data area, LZ4-compressed when the options
+// ask for it and that is smaller; it reports whether it compressed.
+func (c *colEncoder) appendArea(dst, area []byte) ([]byte, bool) {
+	if c.comp != NoCompression && len(area) > 0 {
+		if c.lz == nil {
+			c.lz = new(lz4dict.Compressor)
+		}
+		c.area = c.lz.CompressBlock(c.area[:0], area, nil)
+		if len(c.area) < len(area) {
+			dst = binary.AppendUvarint(dst, uint64(len(area)))
+			dst = binary.AppendUvarint(dst, uint64(len(c.area)))
+			return append(dst, c.area...), true
+		}
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(area)))
+	dst = binary.AppendUvarint(dst, uint64(len(area)))
+	return append(dst, area...), false
+}
+
+// appendValues appends the smallest values section and reports whether
+// its area is compressed.
+func (c *colEncoder) appendValues(dst []byte) ([]byte, bool) {
+	n := len(c.ends)
+	c.best = append(c.best[:0], colValsInline)
+	c.best = c.appendColumn(c.best, c.ends)
+	var lz bool
+	c.best, lz = c.appendArea(c.best, c.data)
+	if c.width > 0 && n > 0 {
+		c.ints = c.ints[:0]
+		var b [8]byte
+		for _, e := range c.ends {
+			v := c.data[e-int64(c.width) : e]
+			copy(b[8-c.width:], v)
+			c.ints = append(c.ints, int64(binary.BigEndian.Uint64(b[:])))
+		}
+		c.cand = append(c.cand[:0], colValsInt, byte(c.width))
+		c.cand = c.appendColumn(c.cand, c.ints)
+		if len(c.cand) < len(c.best) {
+			c.best, c.cand, lz = c.cand, c.best, false
+		}
+	}
+	if c.dictOK && n > 0 && len(c.dict) < n {
+		c.cand = append(c.cand[:0], colValsDict)
+		c.cand = binary.AppendUvarint(c.cand, uint64(len(c.dict)))
+		c.cand = c.appendColumn(c.cand, c.dictEnds)
+		c.cand = c.appendColumn(c.cand, c.dictIdx)
+		var dlz bool
+		c.cand, dlz = c.appendArea(c.cand, c.dictData)
+		if len(c.cand) < len(c.best) {
+			c.best, c.cand, lz = c.cand, c.best, dlz
+		}
+	}
+	return append(dst, c.best...), lz
+}
+
+// finish appends the columns to a header and returns the flags.
+func (c *colEncoder) finish(b []byte) ([]byte, byte) {
+	// Keys, with the seqs inline or as a column: whichever is smaller.
+	keys, rst := c.keysSeq, c.rstSeq
+	c.col2 = shapeshift.Encode(c.col2[:0], c.seqs, colOpts)
+	mode := byte(colSeqsInline)
+	if len(c.keys)+1+uvarintLen(uint64(len(c.col2)))+len(c.col2) < len(c.keysSeq) {
+		keys, rst, mode = c.keys, c.rst, colSeqsColumn
+	}
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	b = append(b, keys...)
+	for _, r := range rst {
+		b = binary.LittleEndian.AppendUint32(b, r)
+	}
+	b = append(b, mode)
+	if mode == colSeqsColumn {
+		b = binary.AppendUvarint(b, uint64(len(c.col2)))
+		b = append(b, c.col2...)
+	}
+	if c.puts == len(c.seqs) {
+		b = append(b, colKindsPut)
+	} else {
+		b = append(b, colKindsBitmap)
+		b = append(b, c.kinds...)
+	}
+	b, lz := c.appendValues(b)
+	var flags byte
+	if lz {
+		flags = flagLZ4
+	}
+	return b, flags
+}
+
+// colAdd adds a cell that passed Add's checks to a Columnar block.
+func (e *Encoder) colAdd(c Cell) {
+	e.col.add(c, e.n)
+	e.prevKey = append(e.prevKey[:0], c.Key...)
+	e.prevSeq = c.Seq
+	e.n++
+}
+
+// colFinish returns the Columnar block.
+func (e *Encoder) colFinish() []byte {
+	b := make([]byte, 0, e.Size())
+	b = append(b, formatVersion, byte(Columnar), 0)
+	b = binary.AppendUvarint(b, uint64(e.n))
+	b = binary.AppendUvarint(b, uint64(e.opts.RestartInterval))
+	b, flags := e.col.finish(b)
+	b[2] = flags
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
+}

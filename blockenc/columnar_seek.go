@@ -1,0 +1,427 @@
+package blockenc
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+
+	"github.com/kvenc/kvenc/blockenc/shapeshift"
+	"github.com/pierrec/lz4/v4"
+)
+
+// colSeeker is the part of a Seeker that reads a Columnar block. The key
+// stream uses the Seeker's own fields as RowIndex does (cells, restarts,
+// off, idx, ri, nextRestart, key, keyBuf; seqOff and tail for inline
+// seqs); the columns are decoded by Init into buffers kept across Init.
+type colSeeker struct {
+	seqMode byte
+	seqs    []int64 // seq column
+	kinds   []byte  // bitmap, bit set for Put; nil: all Put
+	vmode   byte
+	width   int     // integer values: bytes per value
+	ends    []int64 // inline: 0 then the end of every value; dict: of every distinct value
+	idx     []int64 // dict: the distinct value of every cell
+	ints    []int64 // integer values
+	data    []byte  // the value area (in the block, or in Seeker.raw)
+}
+
+// colInit is Init for a Columnar block (byte 1 is 5).
+func (s *Seeker) colInit(block []byte) error {
+	c := s.col
+	if c == nil {
+		c = new(colSeeker)
+	}
+	*s = Seeker{keyBuf: s.keyBuf[:0], raw: s.raw[:0], col: c}
+	if err := s.colParse(block); err != nil {
+		s.err = err
+		return err
+	}
+	s.colRewind()
+	return nil
+}
+
+// colRewind positions s before the first cell.
+func (s *Seeker) colRewind() {
+	s.rewind()
+	s.nextRestart = 0 // rewind sets it for RowIndex only
+}
+
+func (s *Seeker) colParse(block []byte) error {
+	const minBlock = 3 + 1 + 1 + trailerLen
+	if len(block) < minBlock {
+		return fmt.Errorf("%w: block of %d bytes (min %d)", ErrCorrupt, len(block), minBlock)
+	}
+	body := block[:len(block)-trailerLen]
+	want := binary.LittleEndian.Uint32(block[len(body):])
+	if got := crc32.Checksum(body, crcTable); got != want {
+		return fmt.Errorf("%w: checksum %#08x, trailer says %#08x", ErrCorrupt, got, want)
+	}
+	if body[0] != formatVersion {
+		return fmt.Errorf("%w: offset 0: format version %d (want %d)", ErrCorrupt, body[0], formatVersion)
+	}
+	s.enc = Columnar
+	flags := body[2]
+	if flags&^flagLZ4 != 0 {
+		return fmt.Errorf("%w: offset 2: unsupported flags %#02x for a columnar block", ErrCorrupt, flags)
+	}
+	bad := func(p int, what string) error { return fmt.Errorf("%w: offset %d: %s", ErrCorrupt, p, what) }
+	p := 3
+	count, p := readLen(body, p)
+	// Every cell takes at least two bytes of key stream.
+	if p < 0 || count > len(body)/2 {
+		return bad(3, "bad cell count")
+	}
+	iv, q := readLen(body, p)
+	if q < 0 || iv == 0 || iv > maxRestartInterval {
+		return bad(p, "bad restart interval")
+	}
+	s.count, s.interval = count, iv
+	s.nRestarts = (count + iv - 1) / iv
+	// Keys.
+	klen, q2 := readLen(body, q)
+	if q2 < 0 || klen > len(body)-q2 || restartLen*s.nRestarts > len(body)-q2-klen {
+		return bad(q, "bad key stream length")
+	}
+	s.hdrLen, s.tail = q2, block[q2:]
+	s.cells = body[q2 : q2+klen : q2+klen]
+	if count > klen/2 || (count == 0 && klen != 0) {
+		return bad(q, fmt.Sprintf("%d cells in %d bytes of keys", count, klen))
+	}
+	p = q2 + klen
+	s.restarts = body[p : p+restartLen*s.nRestarts]
+	prev := -1
+	for i := range s.nRestarts {
+		r := s.restartOffset(i)
+		if (i == 0 && r != 0) || r <= prev || r >= klen {
+			return bad(p+restartLen*i, fmt.Sprintf("restart %d at %d", i, r))
+		}
+		prev = r
+	}
+	p += restartLen * s.nRestarts
+	c := s.col
+	// Seqs.
+	if p >= len(body) {
+		return bad(p, "missing seqs")
+	}
+	c.seqMode = body[p]
+	p++
+	switch c.seqMode {
+	case colSeqsInline:
+	case colSeqsColumn:
+		var err error
+		if c.seqs, p, err = colColumn(c.seqs[:0], body, p, count, "seq"); err != nil {
+			return err
+		}
+		for i, v := range c.seqs {
+			if v < 0 {
+				return bad(p, fmt.Sprintf("seq %d negative", i))
+			}
+		}
+	default:
+		return bad(p-1, fmt.Sprintf("unknown seqs mode %d", c.seqMode))
+	}
+	// Kinds.
+	if p >= len(body) {
+		return bad(p, "missing kinds")
+	}
+	c.kinds = nil
+	switch body[p] {
+	case colKindsPut:
+		p++
+	case colKindsBitmap:
+		n := (count + 7) / 8
+		if n > len(body)-p-1 {
+			return bad(p, "kind bitmap overruns the block")
+		}
+		c.kinds = body[p+1 : p+1+n]
+		if count%8 != 0 && c.kinds[n-1]>>(count%8) != 0 {
+			return bad(p+n, "kind bits after the last cell")
+		}
+		p += 1 + n
+	default:
+		return bad(p, fmt.Sprintf("unknown kinds mode %d", body[p]))
+	}
+	// Values.
+	if p >= len(body) {
+		return bad(p, "missing values")
+	}
+	c.vmode = body[p]
+	p++
+	var err error
+	switch c.vmode {
+	case colValsInline:
+		if c.ends, p, err = colColumn(append(c.ends[:0], 0), body, p, count, "value ends"); err != nil {
+			return err
+		}
+		p, err = s.colArea(body, p, flags, c.ends)
+	case colValsInt:
+		if p >= len(body) || body[p] == 0 || body[p] > 8 {
+			return bad(p, "bad value width")
+		}
+		c.width = int(body[p])
+		if c.ints, p, err = colColumn(c.ints[:0], body, p+1, count, "values"); err != nil {
+			return err
+		}
+		if c.width < 8 {
+			for i, v := range c.ints {
+				if uint64(v) >= 1<<(8*c.width) {
+					return bad(p, fmt.Sprintf("value %d wider than %d bytes", i, c.width))
+				}
+			}
+		}
+		if flags != 0 {
+			return bad(2, "LZ4 flag without a value area")
+		}
+	case colValsDict:
+		nd, q := readLen(body, p)
+		if q < 0 || nd > count {
+			return bad(p, "bad dictionary size")
+		}
+		if c.ends, q, err = colColumn(append(c.ends[:0], 0), body, q, nd, "dictionary ends"); err != nil {
+			return err
+		}
+		if c.idx, q, err = colColumn(c.idx[:0], body, q, count, "dictionary index"); err != nil {
+			return err
+		}
+		for i, j := range c.idx {
+			if uint64(j) >= uint64(nd) {
+				return bad(q, fmt.Sprintf("cell %d: dictionary index %d of %d", i, j, nd))
+			}
+		}
+		p, err = s.colArea(body, q, flags, c.ends)
+	default:
+		return bad(p-1, fmt.Sprintf("unknown values mode %d", c.vmode))
+	}
+	if err != nil {
+		return err
+	}
+	if p != len(body) {
+		return bad(p, fmt.Sprintf("%d bytes after the values", len(body)-p))
+	}
+	s.block, s.tail = block, block[s.hdrLen:] // colArea's growRaw moved tail
+	return nil
+}
+
+// colColumn reads clen uv | a shapeshift column of n values at b[p:],
+// appending them to dst.
+func colColumn(dst []int64, b []byte, p, n int, what string) ([]int64, int, error) {
+	clen, q := readLen(b, p)
+	if q < 0 || clen > len(b)-q {
+		return dst, 0, fmt.Errorf("%w: offset %d: bad %s column length", ErrCorrupt, p, what)
+	}
+	start := len(dst)
+	dst, err := shapeshift.Decode(dst, b[q:q+clen])
+	if err != nil {
+		return dst, 0, fmt.Errorf("%w: offset %d: %s column: %v", ErrCorrupt, q, what, err)
+	}
+	if len(dst)-start != n {
+		return dst, 0, fmt.Errorf("%w: offset %d: %s column of %d values, want %d", ErrCorrupt, q, what, len(dst)-start, n)
+	}
+	return dst, q + clen, nil
+}
+
+// colArea reads a value area (rawlen uv | alen uv | alen bytes, an LZ4
+// block when the LZ4 flag is set) whose values end at ends (ends[0] = 0,
+// non-decreasing, the last at rawlen).
+func (s *Seeker) colArea(body []byte, p int, flags byte, ends []int64) (int, error) {
+	c := s.col
+	raw, q := readLen(body, p)
+	alen, q := readLen(body, q)
+	if q < 0 || alen > len(body)-q {
+		return 0, fmt.Errorf("%w: offset %d: bad value area length", ErrCorrupt, p)
+	}
+	src := body[q : q+alen]
+	if flags&flagLZ4 != 0 {
+		if raw > alen*maxExpansion || alen == 0 {
+			return 0, fmt.Errorf("%w: offset %d: bad uncompressed length", ErrCorrupt, p)
+		}
+		dst := s.growRaw(raw)
+		if n, err := lz4.UncompressBlock(src, dst); err != nil || n != raw {
+			return 0, fmt.Errorf("%w: offset %d: LZ4 data does not decode to %d bytes", ErrCorrupt, q, raw)
+		}
+		c.data = dst
+	} else {
+		if raw != alen {
+			return 0, fmt.Errorf("%w: offset %d: stored area of %d bytes says %d", ErrCorrupt, p, alen, raw)
+		}
+		c.data = src
+	}
+	for i := 1; i < len(ends); i++ {
+		if ends[i] < ends[i-1] || ends[i]-ends[i-1] > MaxValueLen {
+			return 0, fmt.Errorf("%w: offset %d: value %d: bad end %d", ErrCorrupt, p, i-1, ends[i])
+		}
+	}
+	if ends[len(ends)-1] != int64(raw) {
+		return 0, fmt.Errorf("%w: offset %d: values end at %d of a %d-byte area", ErrCorrupt, p, ends[len(ends)-1], raw)
+	}
+	return q + alen, nil
+}
+
+// colNext is Next for a Columnar block.
+func (s *Seeker) colNext() bool {
+	if s.idx >= s.count || s.err != nil {
+		s.valid = false
+		return false
+	}
+	return s.colStep() && s.colLand()
+}
+
+// colFirst is First for a Columnar block.
+func (s *Seeker) colFirst() bool {
+	if s.err != nil {
+		return false
+	}
+	s.colRewind()
+	return s.colNext()
+}
+
+// colStep decodes the key cell at s.off: shared uv | slen uv | suffix |
+// [seq vlong].
+func (s *Seeker) colStep() bool {
+	b := s.cells
+	p := s.off
+	var shared, slen int
+	if p+2 <= len(b) && (b[p]|b[p+1]) < 0x80 {
+		shared, slen, p = int(b[p]), int(b[p+1]), p+2
+	} else {
+		shared, p = readLen(b, p)
+		slen, p = readLen(b, p)
+	}
+	if p < 0 || slen > len(b)-p {
+		return s.corrupt("bad key")
+	}
+	if s.idx == s.nextRestart {
+		if shared != 0 || s.off != s.restartOffset(s.ri) {
+			return s.corrupt("restart offset is not a whole-key cell")
+		}
+		s.ri++
+		s.nextRestart += s.interval
+	}
+	if !s.setKey(shared, b[p:p+slen]) {
+		return false
+	}
+	p += slen
+	if s.col.seqMode == colSeqsInline {
+		return s.skipSeq(p)
+	}
+	s.off = p
+	s.idx++
+	if s.idx == s.count && s.off != len(s.cells) {
+		return s.corrupt("bytes after the last cell")
+	}
+	return true
+}
+
+// colLand makes the cell just stepped over current: its seq, kind and
+// value.
+func (s *Seeker) colLand() bool {
+	c := s.col
+	i := s.idx - 1
+	if c.seqMode == colSeqsInline {
+		if !s.land() {
+			return false
+		}
+	} else {
+		s.seq = uint64(c.seqs[i])
+		s.valid = true
+	}
+	s.kind = KindPut
+	if c.kinds != nil {
+		s.kind = Kind(c.kinds[i>>3] >> (i & 7) & 1)
+	}
+	switch c.vmode {
+	case colValsInline:
+		lo, hi := c.ends[i], c.ends[i+1]
+		s.val = c.data[lo:hi:hi]
+	case colValsDict:
+		j := c.idx[i]
+		lo, hi := c.ends[j], c.ends[j+1]
+		s.val = c.data[lo:hi:hi]
+	default:
+		binary.BigEndian.PutUint64(s.vbuf[:], uint64(c.ints[i]))
+		s.val = s.vbuf[8-c.width:]
+	}
+	return true
+}
+
+// colSeekGE is SeekGE for a Columnar block: the RowIndex search over
+// restart keys, then a scan of at most one interval.
+func (s *Seeker) colSeekGE(key []byte) bool {
+	if s.err != nil {
+		return false
+	}
+	lo := 0
+	if s.valid && bytes.Compare(s.key, key) < 0 {
+		// Ascending: stay in this interval if key is before the next
+		// restart, else search only the restarts after it.
+		if s.ri >= s.nRestarts {
+			return s.colScan(key)
+		}
+		k, ok := s.colRestartKey(s.ri)
+		if !ok {
+			return false
+		}
+		if bytes.Compare(k, key) >= 0 {
+			return s.colScan(key)
+		}
+		lo = s.ri + 1
+	}
+	hi := s.nRestarts
+	if hi == 0 {
+		s.valid = false
+		return false
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		k, ok := s.colRestartKey(m)
+		if !ok {
+			return false
+		}
+		if bytes.Compare(k, key) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	s.toRestart(max(lo-1, 0))
+	return s.colScan(key)
+}
+
+// colRestartKey returns the key stored whole at restart i.
+func (s *Seeker) colRestartKey(i int) ([]byte, bool) {
+	b := s.cells
+	off := s.restartOffset(i)
+	shared, p := readLen(b, off)
+	slen, p := readLen(b, p)
+	if p < 0 || shared != 0 || slen > len(b)-p {
+		s.off, s.idx = off, i*s.interval
+		return nil, s.corrupt("bad restart cell")
+	}
+	return b[p : p+slen], true
+}
+
+// colScan steps forward until the key is >= key, skipping key compares
+// the way scan does (see there).
+func (s *Seeker) colScan(key []byte) bool {
+	m := -1
+	for s.idx < s.count {
+		if !s.colStep() {
+			return false
+		}
+		if m >= 0 {
+			if s.shared > m {
+				continue
+			}
+			m = s.shared
+		} else {
+			m = 0
+		}
+		m += sharedPrefixLen(s.key[m:], key[m:])
+		if m == len(key) || (m < len(s.key) && s.key[m] > key[m]) {
+			return s.colLand()
+		}
+	}
+	s.valid = false
+	return false
+}
