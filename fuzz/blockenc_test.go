@@ -26,6 +26,8 @@ var blockOptions = []blockenc.Options{
 	{Encoding: blockenc.RowIndex},
 	{Encoding: blockenc.RowIndex, RestartInterval: 1},
 	{Encoding: blockenc.RowIndex, RestartInterval: 3},
+	{Encoding: blockenc.Columnar},
+	{Encoding: blockenc.Columnar, RestartInterval: 3},
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
