@@ -371,9 +371,14 @@ func unpackBytes(dst []int64, src []byte, w int, base int64) {
 	case 8:
 		for ; i+8 <= len(dst); i += 8 {
 			d, s := (*[8]int64)(dst[i:i+8]), (*[64]byte)(src[8*i:8*i+64])
-			for j := range d {
-				d[j] = base + int64(binary.LittleEndian.Uint64(s[8*j:]))
-			}
+			d[0] = base + int64(binary.LittleEndian.Uint64(s[0:]))
+			d[1] = base + int64(binary.LittleEndian.Uint64(s[8:]))
+			d[2] = base + int64(binary.LittleEndian.Uint64(s[16:]))
+			d[3] = base + int64(binary.LittleEndian.Uint64(s[24:]))
+			d[4] = base + int64(binary.LittleEndian.Uint64(s[32:]))
+			d[5] = base + int64(binary.LittleEndian.Uint64(s[40:]))
+			d[6] = base + int64(binary.LittleEndian.Uint64(s[48:]))
+			d[7] = base + int64(binary.LittleEndian.Uint64(s[56:]))
 		}
 	}
 	mask := lowMask(8 * w)
