@@ -15,6 +15,9 @@ import (
 
 // Section modes of a Columnar block: part of the format, never reuse.
 const (
+	colKeysPrefix = 0 // keys: prefix-compressed cells with restarts
+	colKeysFixed  = 1 // keys: one length, the bytes that vary as an integer column
+
 	colSeqsInline = 0 // seqs: a vlong after each key cell
 	colSeqsColumn = 1 // seqs: a shapeshift column
 
@@ -44,6 +47,9 @@ type colEncoder struct {
 	rst      []uint32 // restart offsets in keys
 	rstSeq   []uint32 // restart offsets in keysSeq
 	prevKey  []byte
+	fixed    []byte // every key, while all have one length
+	fixedOK  bool
+	varies   []bool // per key byte: differs from the first key's
 	seqs     []int64
 	kinds    []byte // bitmap, bit set for Put
 	puts     int
@@ -59,6 +65,7 @@ type colEncoder struct {
 	// Finish scratch.
 	col, col2, area, cand, best []byte
 	ints                        []int64
+	pos                         []int
 	lz                          *lz4dict.Compressor
 }
 
@@ -70,6 +77,7 @@ func (c *colEncoder) reset() {
 	c.keys, c.keysSeq = c.keys[:0], c.keysSeq[:0]
 	c.rst, c.rstSeq = c.rst[:0], c.rstSeq[:0]
 	c.prevKey = c.prevKey[:0]
+	c.fixed, c.fixedOK, c.varies = c.fixed[:0], true, c.varies[:0]
 	c.seqs, c.kinds, c.puts = c.seqs[:0], c.kinds[:0], 0
 	c.data, c.ends, c.width = c.data[:0], c.ends[:0], 0
 	clear(c.dict)
@@ -93,6 +101,22 @@ func (c *colEncoder) add(x Cell, n int) {
 	}
 	c.keysSeq = vlong.Append(c.keysSeq, int64(x.Seq))
 	c.prevKey = append(c.prevKey[:0], x.Key...)
+	if n == 0 {
+		c.varies = append(c.varies[:0], make([]bool, len(x.Key))...)
+	} else if c.fixedOK && len(x.Key) != len(c.varies) {
+		c.fixedOK = false
+	}
+	if c.fixedOK && n > 0 {
+		first := c.fixed[:len(c.varies)]
+		for j, b := range x.Key {
+			if b != first[j] {
+				c.varies[j] = true
+			}
+		}
+	}
+	if c.fixedOK {
+		c.fixed = append(c.fixed, x.Key...)
+	}
 	c.seqs = append(c.seqs, int64(x.Seq))
 	if n%8 == 0 {
 		c.kinds = append(c.kinds, 0)
@@ -146,7 +170,7 @@ func colColumnBound(n int, max uint64) int {
 // choices Finish makes only when they are smaller.
 func (c *colEncoder) size(n int) int {
 	sz := 3 + uvarintLen(uint64(n)) + uvarintLen(uint64(c.interval))
-	sz += uvarintLen(uint64(len(c.keysSeq))) + len(c.keysSeq) + restartLen*len(c.rstSeq)
+	sz += 1 + uvarintLen(uint64(len(c.keysSeq))) + len(c.keysSeq) + restartLen*len(c.rstSeq)
 	sz++ // seqs mode
 	sz++ // kinds mode
 	if c.puts != n {
@@ -219,15 +243,69 @@ func (c *colEncoder) appendValues(dst []byte) ([]byte, bool) {
 	return append(dst, c.best...), lz
 }
 
+// appendFixedKeys appends a colKeysFixed key section, or returns dst
+// unchanged if the keys do not allow one (lengths differ, more than 8
+// bytes vary).
+func (c *colEncoder) appendFixedKeys(dst []byte) []byte {
+	n := len(c.seqs)
+	if !c.fixedOK || n == 0 {
+		return dst
+	}
+	c.pos = c.pos[:0]
+	for j, v := range c.varies {
+		if v {
+			c.pos = append(c.pos, j)
+		}
+	}
+	if len(c.pos) > 8 {
+		return dst
+	}
+	L := len(c.varies)
+	c.ints = c.ints[:0]
+	for i := range n {
+		k := c.fixed[i*L : i*L+L]
+		var v uint64
+		for _, j := range c.pos {
+			v = v<<8 | uint64(k[j])
+		}
+		c.ints = append(c.ints, int64(v))
+	}
+	dst = append(dst, colKeysFixed)
+	dst = binary.AppendUvarint(dst, uint64(L))
+	dst = append(dst, c.fixed[:L]...)
+	dst = append(dst, byte(len(c.pos)))
+	for _, j := range c.pos {
+		dst = binary.AppendUvarint(dst, uint64(j))
+	}
+	return c.appendColumn(dst, c.ints)
+}
+
 // finish appends the columns to a header and returns the flags.
 func (c *colEncoder) finish(b []byte) ([]byte, byte) {
-	// Keys, with the seqs inline or as a column: whichever is smaller.
+	// Keys, with the seqs inline or as a column, or fixed-width keys with
+	// a seq column: whichever is smallest.
 	keys, rst := c.keysSeq, c.rstSeq
 	c.col2 = shapeshift.Encode(c.col2[:0], c.seqs, colOpts)
+	seqCol := 1 + uvarintLen(uint64(len(c.col2))) + len(c.col2)
 	mode := byte(colSeqsInline)
-	if len(c.keys)+1+uvarintLen(uint64(len(c.col2)))+len(c.col2) < len(c.keysSeq) {
+	if len(c.keys)+seqCol < len(c.keysSeq) {
 		keys, rst, mode = c.keys, c.rst, colSeqsColumn
 	}
+	prefix := 1 + uvarintLen(uint64(len(keys))) + len(keys) + restartLen*len(rst) + 1
+	if mode == colSeqsColumn {
+		prefix += seqCol - 1
+	}
+	h := len(b)
+	if b = c.appendFixedKeys(b); len(b) > h {
+		if len(b)-h+seqCol < prefix {
+			b = append(b, colSeqsColumn)
+			b = binary.AppendUvarint(b, uint64(len(c.col2)))
+			b = append(b, c.col2...)
+			return c.finishValues(b)
+		}
+		b = b[:h]
+	}
+	b = append(b, colKeysPrefix)
 	b = binary.AppendUvarint(b, uint64(len(keys)))
 	b = append(b, keys...)
 	for _, r := range rst {
@@ -238,6 +316,11 @@ func (c *colEncoder) finish(b []byte) ([]byte, byte) {
 		b = binary.AppendUvarint(b, uint64(len(c.col2)))
 		b = append(b, c.col2...)
 	}
+	return c.finishValues(b)
+}
+
+// finishValues appends the kinds and values sections.
+func (c *colEncoder) finishValues(b []byte) ([]byte, byte) {
 	if c.puts == len(c.seqs) {
 		b = append(b, colKindsPut)
 	} else {

@@ -15,6 +15,12 @@ import (
 // off, idx, ri, nextRestart, key, keyBuf; seqOff and tail for inline
 // seqs); the columns are decoded by Init into buffers kept across Init.
 type colSeeker struct {
+	kmode   byte
+	kvar    int     // fixed keys: bytes that vary, 0..8
+	kpos    [8]int  // fixed keys: their positions
+	keyInts []int64 // fixed keys: the varying bytes of each key, big-endian
+	kbuf    []byte  // fixed keys: the current key (template with its bytes)
+	probe   []byte  // fixed keys: a key under comparison in SeekGE
 	seqMode byte
 	seqs    []int64 // seq column
 	kinds   []byte  // bitmap, bit set for Put; nil: all Put
@@ -68,8 +74,9 @@ func (s *Seeker) colParse(block []byte) error {
 	bad := func(p int, what string) error { return fmt.Errorf("%w: offset %d: %s", ErrCorrupt, p, what) }
 	p := 3
 	count, p := readLen(body, p)
-	// Every cell takes at least two bytes of key stream.
-	if p < 0 || count > len(body)/2 {
+	// Fixed keys take a column of a byte or more per 256 keys (a Zero
+	// chunk and its end), and so do seqs: this bounds what Init decodes.
+	if p < 0 || count > 32*len(body) {
 		return bad(3, "bad cell count")
 	}
 	iv, q := readLen(body, p)
@@ -77,8 +84,19 @@ func (s *Seeker) colParse(block []byte) error {
 		return bad(p, "bad restart interval")
 	}
 	s.count, s.interval = count, iv
+	c := s.col
+	if q >= len(body) {
+		return bad(q, "missing keys")
+	}
+	c.kmode = body[q]
+	q++
+	if c.kmode == colKeysFixed {
+		return s.colParseFixed(block, body, q)
+	}
+	if c.kmode != colKeysPrefix {
+		return bad(q-1, fmt.Sprintf("unknown keys mode %d", c.kmode))
+	}
 	s.nRestarts = (count + iv - 1) / iv
-	// Keys.
 	klen, q2 := readLen(body, q)
 	if q2 < 0 || klen > len(body)-q2 || restartLen*s.nRestarts > len(body)-q2-klen {
 		return bad(q, "bad key stream length")
@@ -99,7 +117,58 @@ func (s *Seeker) colParse(block []byte) error {
 		prev = r
 	}
 	p += restartLen * s.nRestarts
+	return s.colParseRest(block, body, p)
+}
+
+// colParseFixed reads a fixed-width key section at body[p:] (after its
+// mode byte): klen uv | template | nvar u8 | pos uv * nvar | column.
+func (s *Seeker) colParseFixed(block, body []byte, p int) error {
 	c := s.col
+	bad := func(p int, what string) error { return fmt.Errorf("%w: offset %d: %s", ErrCorrupt, p, what) }
+	L, q := readLen(body, p)
+	if q < 0 || L > MaxKeyLen || L+1 > len(body)-q || s.count == 0 {
+		return bad(p, "bad fixed key length")
+	}
+	c.kbuf = append(c.kbuf[:0], body[q:q+L]...)
+	c.probe = append(c.probe[:0], c.kbuf...)
+	q += L
+	c.kvar = int(body[q])
+	if c.kvar > 8 {
+		return bad(q, "more than 8 varying key bytes")
+	}
+	q++
+	prev := -1
+	for k := range c.kvar {
+		var j int
+		at := q
+		if j, q = readLen(body, q); q < 0 || j <= prev || j >= L {
+			return bad(at, "bad varying key byte position")
+		}
+		c.kpos[k], prev = j, j
+	}
+	var err error
+	if c.keyInts, q, err = colColumn(c.keyInts[:0], body, q, s.count, "key"); err != nil {
+		return err
+	}
+	if c.kvar < 8 {
+		for i, v := range c.keyInts {
+			if uint64(v) >= 1<<(8*c.kvar) {
+				return bad(q, fmt.Sprintf("key %d: %d wider than %d bytes", i, v, c.kvar))
+			}
+		}
+	}
+	s.hdrLen = q
+	if q >= len(body) || body[q] != colSeqsColumn {
+		return bad(q, "fixed keys without a seq column")
+	}
+	return s.colParseRest(block, body, q)
+}
+
+// colParseRest reads the seqs, kinds and values sections at body[p:].
+func (s *Seeker) colParseRest(block, body []byte, p int) error {
+	c := s.col
+	count, flags := s.count, body[2]
+	bad := func(p int, what string) error { return fmt.Errorf("%w: offset %d: %s", ErrCorrupt, p, what) }
 	// Seqs.
 	if p >= len(body) {
 		return bad(p, "missing seqs")
@@ -199,7 +268,7 @@ func (s *Seeker) colParse(block []byte) error {
 	if p != len(body) {
 		return bad(p, fmt.Sprintf("%d bytes after the values", len(body)-p))
 	}
-	s.block, s.tail = block, block[s.hdrLen:] // colArea's growRaw moved tail
+	s.block, s.tail = block, block[min(s.hdrLen, len(block)):] // colArea's growRaw moved tail
 	return nil
 }
 
@@ -279,6 +348,11 @@ func (s *Seeker) colFirst() bool {
 // colStep decodes the key cell at s.off: shared uv | slen uv | suffix |
 // [seq vlong].
 func (s *Seeker) colStep() bool {
+	if s.col.kmode == colKeysFixed {
+		s.key = s.col.fixedKey(s.col.kbuf, s.idx)
+		s.idx++
+		return true
+	}
 	b := s.cells
 	p := s.off
 	var shared, slen int
@@ -350,6 +424,9 @@ func (s *Seeker) colLand() bool {
 func (s *Seeker) colSeekGE(key []byte) bool {
 	if s.err != nil {
 		return false
+	}
+	if s.col.kmode == colKeysFixed {
+		return s.colSeekFixed(key)
 	}
 	lo := 0
 	if s.valid && bytes.Compare(s.key, key) < 0 {
@@ -424,4 +501,39 @@ func (s *Seeker) colScan(key []byte) bool {
 	}
 	s.valid = false
 	return false
+}
+
+// fixedKey writes the varying bytes of key i into buf (the template) and
+// returns it.
+func (c *colSeeker) fixedKey(buf []byte, i int) []byte {
+	v := uint64(c.keyInts[i])
+	for k := c.kvar - 1; k >= 0; k-- {
+		buf[c.kpos[k]] = byte(v)
+		v >>= 8
+	}
+	return buf
+}
+
+// colSeekFixed is SeekGE over fixed-width keys: a binary search over all
+// of them (from the current cell when key is after it).
+func (s *Seeker) colSeekFixed(key []byte) bool {
+	c := s.col
+	lo, hi := 0, s.count
+	if s.valid && bytes.Compare(s.key, key) < 0 {
+		lo = s.idx
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bytes.Compare(c.fixedKey(c.probe, m), key) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo >= s.count {
+		s.idx, s.valid = s.count, false
+		return false
+	}
+	s.idx = lo
+	return s.colStep() && s.colLand()
 }
