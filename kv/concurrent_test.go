@@ -154,13 +154,14 @@ func TestConcurrent(t *testing.T) {
 	if err, _ := failed.Load().(error); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// After Close no background compaction holds pooled buffers.
 	st := s.Stats()
 	t.Logf("writes per group %d %d %d; %+v", written[0].Load(), written[1].Load(), written[2].Load(), st)
 	if st.Snapshots != 0 || st.BufsOut != 0 {
 		t.Errorf("leaked: %d pinned read points, %d pooled buffers", st.Snapshots, st.BufsOut)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -200,17 +200,17 @@ func TestIteratorOutlivesCompaction(t *testing.T) {
 	for ok := it.Next(); ok; ok = it.Next() {
 		got = append(got, [2]string{string(it.Key()), string(it.Value())})
 	}
-	if err := it.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := diffPairs(got, want); err != nil {
-		t.Fatal(err)
-	}
 	s.mu.RLock()
 	held := len(s.obsolete)
 	s.mu.RUnlock()
 	if held == 0 {
 		t.Fatal("the iterator's segments were deleted under it")
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := diffPairs(got, want); err != nil {
+		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
