@@ -55,7 +55,7 @@ type colEncoder struct {
 	puts     int
 	data     []byte  // values back to back
 	ends     []int64 // end of each value in data
-	width    int     // common value width 1..8; 0 before the first; -1 none
+	width    int     // common value width 1..8; -1 none
 	dict     map[string]int64
 	dictOK   bool
 	dictData []byte
@@ -128,9 +128,9 @@ func (c *colEncoder) add(x Cell, n int) {
 	c.data = append(c.data, x.Value...)
 	c.ends = append(c.ends, int64(len(c.data)))
 	switch w := len(x.Value); {
-	case c.width == 0 && w >= 1 && w <= 8:
+	case n == 0 && w >= 1 && w <= 8:
 		c.width = w
-	case c.width != w:
+	case n == 0 || c.width != w:
 		c.width = -1
 	}
 	if c.dictOK {

@@ -126,3 +126,15 @@ func checkColumnarAllocs(t *testing.T, block []byte, cells []blockenc.Cell) {
 		t.Errorf("%v allocs per Init and scan", a)
 	}
 }
+
+// TestColumnarEmptyFirstValue: an empty value then values of one width is
+// no integer column (found by FuzzBlockRoundTrip).
+func TestColumnarEmptyFirstValue(t *testing.T) {
+	cells := []blockenc.Cell{
+		{Key: []byte("a"), Seq: 3, Kind: blockenc.KindPut},
+		{Key: []byte("b"), Value: []byte("wxyz"), Seq: 2, Kind: blockenc.KindPut},
+		{Key: []byte("c"), Value: []byte("abcd"), Seq: 1, Kind: blockenc.KindDelete},
+	}
+	var s blockenc.Seeker
+	conform(t, &s, rand.New(rand.NewPCG(1, 1)), encode(t, blockenc.Options{Encoding: blockenc.Columnar}, cells), cells)
+}
