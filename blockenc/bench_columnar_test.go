@@ -241,3 +241,26 @@ func TestColumnarBenchData(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkColumnarInit is Init alone on each lineitem column's Columnar
+// blocks (ns per cell), the part of a scan or a cold seek that decodes
+// and checks the columns:
+//
+//	go test -run '^$' -bench ColumnarInit ./blockenc/
+func BenchmarkColumnarInit(b *testing.B) {
+	for _, set := range lineitemColumns(30000) {
+		cuts := columnCuts(b, set.cells)
+		blocks := sameCuts(b, colVariants[0].opts, set.cells, cuts)
+		b.Run("col="+set.name, func(b *testing.B) {
+			var s blockenc.Seeker
+			for b.Loop() {
+				for _, blk := range blocks {
+					if err := s.Init(blk); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(set.cells)), "init-ns/cell")
+		})
+	}
+}

@@ -150,12 +150,8 @@ func (s *Seeker) colParseFixed(block, body []byte, p int) error {
 	if c.keyInts, q, err = colColumn(c.keyInts[:0], body, q, s.count, "key"); err != nil {
 		return err
 	}
-	if c.kvar < 8 {
-		for i, v := range c.keyInts {
-			if uint64(v) >= 1<<(8*c.kvar) {
-				return bad(q, fmt.Sprintf("key %d: %d wider than %d bytes", i, v, c.kvar))
-			}
-		}
+	if i := firstOver(c.keyInts, byteMask(c.kvar)); i >= 0 {
+		return bad(q, fmt.Sprintf("key %d: %d wider than %d bytes", i, c.keyInts[i], c.kvar))
 	}
 	s.hdrLen = q
 	if q >= len(body) || body[q] != colSeqsColumn {
@@ -182,10 +178,8 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 		if c.seqs, p, err = colColumn(c.seqs[:0], body, p, count, "seq"); err != nil {
 			return err
 		}
-		for i, v := range c.seqs {
-			if v < 0 {
-				return bad(p, fmt.Sprintf("seq %d negative", i))
-			}
+		if i := firstOver(c.seqs, 1<<63-1); i >= 0 {
+			return bad(p, fmt.Sprintf("seq %d negative", i))
 		}
 	default:
 		return bad(p-1, fmt.Sprintf("unknown seqs mode %d", c.seqMode))
@@ -232,12 +226,8 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 		if c.ints, p, err = colColumn(c.ints[:0], body, p+1, count, "values"); err != nil {
 			return err
 		}
-		if c.width < 8 {
-			for i, v := range c.ints {
-				if uint64(v) >= 1<<(8*c.width) {
-					return bad(p, fmt.Sprintf("value %d wider than %d bytes", i, c.width))
-				}
-			}
+		if i := firstOver(c.ints, byteMask(c.width)); i >= 0 {
+			return bad(p, fmt.Sprintf("value %d wider than %d bytes", i, c.width))
 		}
 		if flags != 0 {
 			return bad(2, "LZ4 flag without a value area")
@@ -253,10 +243,8 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 		if c.idx, q, err = colColumn(c.idx[:0], body, q, count, "dictionary index"); err != nil {
 			return err
 		}
-		for i, j := range c.idx {
-			if uint64(j) >= uint64(nd) {
-				return bad(q, fmt.Sprintf("cell %d: dictionary index %d of %d", i, j, nd))
-			}
+		if i := firstAtLeast(c.idx, uint64(nd)); i >= 0 {
+			return bad(q, fmt.Sprintf("cell %d: dictionary index %d of %d", i, c.idx[i], nd))
 		}
 		p, err = s.colArea(body, q, flags, c.ends)
 	default:
@@ -316,10 +304,8 @@ func (s *Seeker) colArea(body []byte, p int, flags byte, ends []int64) (int, err
 		}
 		c.data = src
 	}
-	for i := 1; i < len(ends); i++ {
-		if ends[i] < ends[i-1] || ends[i]-ends[i-1] > MaxValueLen {
-			return 0, fmt.Errorf("%w: offset %d: value %d: bad end %d", ErrCorrupt, p, i-1, ends[i])
-		}
+	if i := badEnd(ends); i >= 0 {
+		return 0, fmt.Errorf("%w: offset %d: value %d: bad end %d", ErrCorrupt, p, i-1, ends[i])
 	}
 	if ends[len(ends)-1] != int64(raw) {
 		return 0, fmt.Errorf("%w: offset %d: values end at %d of a %d-byte area", ErrCorrupt, p, ends[len(ends)-1], raw)
@@ -536,4 +522,89 @@ func (s *Seeker) colSeekFixed(key []byte) bool {
 	}
 	s.idx = lo
 	return s.colStep() && s.colLand()
+}
+
+// The checks below run over every value of a column on every Init: each
+// is one branch-free pass (an OR or a max folded over four lanes, no
+// loads of the Seeker in the loop), then a second pass to find the
+// culprit only when the block is bad.
+
+// firstOver returns the index of the first of vs with a bit outside
+// mask (taken as uint64), or -1.
+func firstOver(vs []int64, mask uint64) int {
+	var a, b, c, d uint64
+	i := 0
+	for ; i+4 <= len(vs); i += 4 {
+		v := (*[4]int64)(vs[i : i+4])
+		a |= uint64(v[0])
+		b |= uint64(v[1])
+		c |= uint64(v[2])
+		d |= uint64(v[3])
+	}
+	for ; i < len(vs); i++ {
+		a |= uint64(vs[i])
+	}
+	if (a|b|c|d)&^mask == 0 {
+		return -1
+	}
+	for i, v := range vs {
+		if uint64(v)&^mask != 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// byteMask is the mask of w-byte unsigned integers, w = 0..8.
+func byteMask(w int) uint64 {
+	if w >= 8 {
+		return ^uint64(0)
+	}
+	return 1<<(8*w) - 1
+}
+
+// firstAtLeast returns the index of the first of vs that is not below n
+// (taken as uint64), or -1.
+func firstAtLeast(vs []int64, n uint64) int {
+	var a, b, c, d uint64
+	i := 0
+	for ; i+4 <= len(vs); i += 4 {
+		v := (*[4]int64)(vs[i : i+4])
+		a = max(a, uint64(v[0]))
+		b = max(b, uint64(v[1]))
+		c = max(c, uint64(v[2]))
+		d = max(d, uint64(v[3]))
+	}
+	for ; i < len(vs); i++ {
+		a = max(a, uint64(vs[i]))
+	}
+	if max(a, b, c, d) < n || len(vs) == 0 {
+		return -1
+	}
+	for i, v := range vs {
+		if uint64(v) >= n {
+			return i
+		}
+	}
+	return -1
+}
+
+// badEnd returns the first i >= 1 where ends[i] is below ends[i-1] or more
+// than MaxValueLen after it, or -1. With ends[0] = 0 one unsigned compare
+// of the wrapped difference checks both: as long as every step is in
+// [0, MaxValueLen], no end can wrap around.
+func badEnd(ends []int64) int {
+	var m uint64
+	for i := 1; i < len(ends); i++ {
+		m = max(m, uint64(ends[i]-ends[i-1]))
+	}
+	if m <= MaxValueLen {
+		return -1
+	}
+	for i := 1; i < len(ends); i++ {
+		if ends[i] < ends[i-1] || ends[i]-ends[i-1] > MaxValueLen {
+			return i
+		}
+	}
+	return -1 // unreachable: some wrapped difference exceeds MaxValueLen
 }
