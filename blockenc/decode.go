@@ -80,7 +80,8 @@ func (s *Seeker) setKey(shared int, suffix []byte) bool {
 		return s.corrupt("key too long")
 	}
 	if n+16 > cap(s.keyBuf) {
-		nb := make([]byte, n, max(n+16, 2*cap(s.keyBuf), 64))
+		// Never more than MaxKeyLen+16: nextRowIndex relies on it.
+		nb := make([]byte, n, min(max(n+16, 2*cap(s.keyBuf), 64), MaxKeyLen+16))
 		copy(nb, s.key[:shared])
 		s.keyBuf = nb
 	}
@@ -99,7 +100,7 @@ func (s *Seeker) setKey(shared int, suffix []byte) bool {
 	} else {
 		copy(buf[shared:n], suffix)
 	}
-	s.key = buf[:n:n]
+	s.key = buf[:n] // the capacity of keyBuf: nextFast reslices it
 	return true
 }
 

@@ -65,6 +65,7 @@ type Seeker struct {
 	subStart   int        // offset in cells of the current sub-block (back-references stay in it)
 	riLo, riHi int
 	compressed bool
+	fast       bool    // RowIndex without dedupe or sub-blocks, no error: nextRowIndex
 	refBit     int     // dedupe: 1 (odd value length fields are back-references), else 0
 	lenShift   uint    // dedupe: 1 (value length fields are doubled), else 0
 	intW       int     // value column: value width; 0: values inline
@@ -209,6 +210,8 @@ func (s *Seeker) init(block []byte) error {
 	}
 	s.cells = cells
 	s.riLo, s.riHi = 0, s.nRestarts
+	// nextRowIndex reads 8 bytes past a seq marker in the cells.
+	s.fast = s.enc == RowIndex && s.refBit == 0 && len(s.subs) == 0 && len(s.tail) >= len(cells)+8
 	return nil
 }
 
@@ -219,15 +222,15 @@ func (s *Seeker) Err() error { return s.err }
 // Cell returns the current cell, or the zero Cell if the Seeker is not on
 // one. Key and Value alias the block or the Seeker's key buffer: valid until
 // the next move or Init; do not modify them.
-func (s *Seeker) Cell() Cell {
-	if !s.valid {
-		return Cell{}
+func (s *Seeker) Cell() (c Cell) {
+	if s.valid {
+		// s.key may have the key buffer's capacity: cap it.
+		c.Key, c.Value, c.Seq, c.Kind = s.key[:len(s.key):len(s.key)], s.val, s.seq, s.kind
+		if s.intW != 0 {
+			c.Value = s.intValue()
+		}
 	}
-	v := s.val
-	if s.intW != 0 {
-		v = s.intValue()
-	}
-	return Cell{Key: s.key, Value: v, Seq: s.seq, Kind: s.kind}
+	return c
 }
 
 // First moves to the first cell. It returns false if the block is empty or
@@ -246,6 +249,9 @@ func (s *Seeker) First() bool {
 // Next moves to the next cell (from before the first cell: to the first
 // one). It returns false at the end of the block or on error (see Err).
 func (s *Seeker) Next() bool {
+	if s.fast && s.nextFast() {
+		return true
+	}
 	if s.col != nil {
 		return s.colNext()
 	}
@@ -303,12 +309,13 @@ func (s *Seeker) SeekGE(key []byte) bool {
 // once per seek (on the cell it lands on). A next key sharing exactly m
 // bytes is compared from byte m on.
 func (s *Seeker) scan(key []byte) bool {
-	m := -1 // common prefix of s.key and key while s.key < key; -1: unknown
+	m := -1         // common prefix of s.key and key while s.key < key; -1: unknown
+	landed := false // by nextFast, which decodes the seq too
 	for s.idx < s.count {
 		if s.off >= len(s.cells) && len(s.subs) > 0 && !s.nextSub() {
 			return false
 		}
-		if !s.step() {
+		if landed = s.fast && s.nextFast(); !landed && !s.step() {
 			return false
 		}
 		if m >= 0 && s.enc != None {
@@ -322,7 +329,7 @@ func (s *Seeker) scan(key []byte) bool {
 		// s.key and key agree on their first m bytes.
 		m += sharedPrefixLen(s.key[m:], key[m:])
 		if m == len(key) || (m < len(s.key) && s.key[m] > key[m]) {
-			return s.land()
+			return landed || s.land()
 		}
 	}
 	s.valid = false
@@ -453,7 +460,7 @@ func (s *Seeker) corrupt(what string) bool {
 		where = "uncompressed offset"
 	}
 	s.err = fmt.Errorf("%w: cell %d %s %d: %s", ErrCorrupt, s.idx, where, s.hdrLen+s.off, what)
-	s.valid = false
+	s.valid, s.fast = false, false
 	return false
 }
 
