@@ -22,7 +22,7 @@ import (
 // Datasets (fixed seeds): ycsb, 200,000 keys "user%012d" with 100-byte
 // values of random words; ts, 200,000 cells "series%03d|" + 8-byte
 // big-endian timestamp -> 8-byte value, 1,000 series of slowly moving
-// values.
+// values; lineitem, 200,000 lineitem-like rows (see lineitemRows).
 
 const benchCells = 200_000
 
@@ -57,8 +57,44 @@ var datasets = sync.OnceValue(func() []*dataset {
 			ts.vals = append(ts.vals, binary.BigEndian.AppendUint64(nil, x))
 		}
 	}
-	return []*dataset{y, ts}
+	return []*dataset{y, ts, lineitemRows(rng)}
 })
+
+// lineitemRows is a lineitem-like row layout, as kvbench's store lineitem
+// dataset: key 8-byte big-endian orderkey + 4-byte linenumber (1 to 7 lines
+// per order), value the other columns as pipe-separated text (partkey,
+// suppkey, quantity, price, discount, tax, flags, three day numbers, and a
+// comment of TPC-H-like words), about 100 bytes.
+func lineitemRows(rng *rand.Rand) *dataset {
+	words := []string{"furiously", "quickly", "carefully", "blithely", "slyly", "final", "regular", "special",
+		"pending", "express", "ironic", "even", "bold", "silent", "packages", "deposits", "requests", "accounts",
+		"instructions", "theodolites", "foxes", "pinto", "beans", "asymptotes", "platelets", "sleep", "wake",
+		"haggle", "nag", "use", "boost", "affix", "detect", "integrate", "among", "above", "across", "the"}
+	d := &dataset{name: "lineitem"}
+	for o := uint64(1); len(d.keys) < benchCells; o++ {
+		lines := 1 + rng.IntN(7)
+		order := uint64(1 + rng.IntN(2400)) // order date, days
+		for ln := 1; ln <= lines && len(d.keys) < benchCells; ln++ {
+			k := binary.BigEndian.AppendUint64(make([]byte, 0, 12), o*4)
+			k = binary.BigEndian.AppendUint32(k, uint32(ln))
+			price := 90000 + rng.IntN(10000000)
+			ship := order + uint64(1+rng.IntN(121))
+			v := fmt.Appendf(nil, "%d|%d|%d|%d.%02d|0.%02d|0.%02d|%c|%c|%d|%d|%d|",
+				1+rng.IntN(200000), 1+rng.IntN(10000), 1+rng.IntN(50), price/100, price%100,
+				rng.IntN(11), rng.IntN(9), "RAN"[rng.IntN(3)], "OF"[rng.IntN(2)],
+				ship, order+uint64(30+rng.IntN(61)), ship+uint64(1+rng.IntN(30)))
+			n := 10 + rng.IntN(34)
+			c := len(v)
+			for len(v)-c < n {
+				v = append(v, words[rng.IntN(len(words))]...)
+				v = append(v, ' ')
+			}
+			d.keys = append(d.keys, k)
+			d.vals = append(d.vals, v[:c+n])
+		}
+	}
+	return d
+}
 
 // benchDirs are removed when the benchmarks end (TestMain).
 var (

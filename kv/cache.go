@@ -22,8 +22,9 @@ type cachedBlock struct {
 	id   blockID
 	data []byte
 	// cost is what the block counts against CacheSize: its bytes, plus for
-	// an LZ4 or LZ4Dict block the buffer its slot Seeker decompresses into
-	// (about BlockSize: blocks are cut at an uncompressed size).
+	// an LZ4, LZ4Dict or Columnar block the buffer its slot Seeker
+	// decompresses or decodes into (about BlockSize: blocks are cut at an
+	// uncompressed size; see blockCost).
 	cost int64
 	slot atomic.Pointer[blockenc.Seeker]
 	elem *list.Element
@@ -128,10 +129,17 @@ func (b *cachedBlock) putSeeker(s *blockenc.Seeker) {
 // its cells are LZ4 or LZ4Dict compressed (blockenc format).
 const compressedFlags = 0x03
 
-// blockCost is what a block of data costs in the cache (see cachedBlock).
+// columnarEncoding is the encoding byte (byte 1) of a Columnar block.
+const columnarEncoding = byte(blockenc.Columnar)
+
+// blockCost is what a block of data costs in the cache (see cachedBlock):
+// a compressed block also the buffer its slot Seeker decompresses into,
+// and a Columnar block the columns its slot Seeker decodes (counted as
+// BlockSize too: plain []int64 per cell for ends and seqs, plus the
+// decompressed value area).
 func blockCost(data []byte, blockSize int) int64 {
 	n := int64(len(data))
-	if len(data) > 2 && data[2]&compressedFlags != 0 {
+	if len(data) > 2 && (data[2]&compressedFlags != 0 || data[1] == columnarEncoding) {
 		n += int64(blockSize)
 	}
 	return n
