@@ -244,7 +244,8 @@ func TestColumnarBenchData(t *testing.T) {
 
 // BenchmarkColumnarInit is Init alone on each lineitem column's Columnar
 // blocks (ns per cell), the part of a scan or a cold seek that decodes
-// and checks the columns:
+// and checks the columns, and (scan) BenchmarkColumnar's scan of them
+// alone, for profiles:
 //
 //	go test -run '^$' -bench ColumnarInit ./blockenc/
 func BenchmarkColumnarInit(b *testing.B) {
@@ -261,6 +262,24 @@ func BenchmarkColumnarInit(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(set.cells)), "init-ns/cell")
+		})
+		b.Run("col="+set.name+"/scan", func(b *testing.B) {
+			var s blockenc.Seeker
+			sink := 0
+			for b.Loop() {
+				for _, blk := range blocks {
+					if err := s.Init(blk); err != nil {
+						b.Fatal(err)
+					}
+					for ok := s.First(); ok; ok = s.Next() {
+						sink += len(s.Cell().Value)
+					}
+				}
+			}
+			if sink == 0 {
+				b.Fatal("no values")
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(set.cells)), "scan-ns/cell")
 		})
 	}
 }

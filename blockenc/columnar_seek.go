@@ -319,7 +319,19 @@ func (s *Seeker) colNext() bool {
 		s.valid = false
 		return false
 	}
-	return s.colStep() && s.colLand()
+	c := s.col
+	if c.kmode != colKeysFixed {
+		return s.colStep() && s.colLand()
+	}
+	// Fixed keys (always with a seq column): colStep and colLand without
+	// the calls, a third of a scan's time per cell before.
+	i := s.idx
+	s.idx = i + 1
+	s.key = c.fixedKey(c.kbuf, i)
+	s.seq = uint64(c.seqs[i])
+	s.valid = true
+	s.colValue(i)
+	return true
 }
 
 // colFirst is First for a Columnar block.
@@ -386,6 +398,13 @@ func (s *Seeker) colLand() bool {
 		s.seq = uint64(c.seqs[i])
 		s.valid = true
 	}
+	s.colValue(i)
+	return true
+}
+
+// colValue sets the kind and value of cell i.
+func (s *Seeker) colValue(i int) {
+	c := s.col
 	s.kind = KindPut
 	if c.kinds != nil {
 		s.kind = Kind(c.kinds[i>>3] >> (i & 7) & 1)
@@ -402,7 +421,6 @@ func (s *Seeker) colLand() bool {
 		binary.BigEndian.PutUint64(s.vbuf[:], uint64(c.ints[i]))
 		s.val = s.vbuf[8-c.width:]
 	}
-	return true
 }
 
 // colSeekGE is SeekGE for a Columnar block: the RowIndex search over
