@@ -108,6 +108,10 @@ func (it *Iterator) Next() bool {
 		return false
 	}
 	if it.alone {
+		if ss, ok := it.best.(*segSource); ok {
+			ss.next()
+			return it.findSeg(ss)
+		}
 		it.best.next()
 	} else {
 		it.advance(it.key)
@@ -122,6 +126,28 @@ func (it *Iterator) advance(key []byte) {
 		if c := src.cur(); c != nil && bytes.Equal(c.Key, it.adv) {
 			src.next()
 		}
+	}
+}
+
+// findSeg is find when ss is the only source not exhausted: the common
+// full scan of a compacted Store, without an interface call per cell.
+func (it *Iterator) findSeg(ss *segSource) bool {
+	for {
+		if !ss.ok {
+			it.valid = false
+			it.err = ss.e
+			return false
+		}
+		c := &ss.c
+		if it.upper != nil && bytes.Compare(c.Key, it.upper) >= 0 {
+			it.valid = false
+			return false
+		}
+		if c.Kind == blockenc.KindPut {
+			it.key, it.val, it.valid = c.Key, c.Value, true
+			return true
+		}
+		ss.next()
 	}
 }
 
