@@ -582,7 +582,8 @@ func byteMask(w int) uint64 {
 }
 
 // firstAtLeast returns the index of the first of vs that is not below n
-// (taken as uint64), or -1.
+// (taken as uint64), or -1. (An OR of v | n-1-v, sign bit clear when
+// every v is in [0, n), profiled twice as slow as these max chains.)
 func firstAtLeast(vs []int64, n uint64) int {
 	var a, b, c, d uint64
 	i := 0
