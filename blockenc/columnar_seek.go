@@ -330,7 +330,12 @@ func (s *Seeker) colNext() bool {
 	s.key = c.fixedKey(c.kbuf, i)
 	s.seq = uint64(c.seqs[i])
 	s.valid = true
-	s.colValue(i)
+	if c.kinds != nil || c.vmode == colValsInt {
+		s.colValue(i)
+		return true
+	}
+	s.kind = KindPut
+	s.colBytes(i)
 	return true
 }
 
@@ -409,18 +414,24 @@ func (s *Seeker) colValue(i int) {
 	if c.kinds != nil {
 		s.kind = Kind(c.kinds[i>>3] >> (i & 7) & 1)
 	}
-	switch c.vmode {
-	case colValsInline:
-		lo, hi := c.ends[i], c.ends[i+1]
-		s.val = c.data[lo:hi:hi]
-	case colValsDict:
-		j := c.idx[i]
-		lo, hi := c.ends[j], c.ends[j+1]
-		s.val = c.data[lo:hi:hi]
-	default:
+	if c.vmode == colValsInt {
 		binary.BigEndian.PutUint64(s.vbuf[:], uint64(c.ints[i]))
 		s.val = s.vbuf[8-c.width:]
+		return
 	}
+	s.colBytes(i)
+}
+
+// colBytes sets the value of cell i from the value area (inline or
+// dictionary values); small enough to inline.
+func (s *Seeker) colBytes(i int) {
+	c := s.col
+	j := int64(i) // inline values: cell i's; dict: its distinct value's
+	if c.vmode == colValsDict {
+		j = c.idx[i]
+	}
+	lo, hi := c.ends[j], c.ends[j+1]
+	s.val = c.data[lo:hi:hi]
 }
 
 // colSeekGE is SeekGE for a Columnar block: the RowIndex search over
