@@ -341,6 +341,7 @@ var blockVariants = []struct {
 	name string
 	opts blockenc.Options
 }{
+	{"default", DefaultBlockOptions()},
 	{"rowindex", blockenc.DefaultOptions()},
 	{"rowindex+lz4", blockenc.Options{Encoding: blockenc.RowIndex, Compression: blockenc.LZ4, DedupeValues: true}},
 	{"rowindex+lz4+ints", blockenc.Options{Encoding: blockenc.RowIndex, Compression: blockenc.LZ4, DedupeValues: true, IntValues: true}},
