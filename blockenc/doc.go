@@ -234,10 +234,12 @@
 //
 // Init checks the checksum and every section (restarts increasing, ends
 // non-decreasing and ending at the area's length, dictionary indexes
-// below nd, integers within w bytes, fixed keys within nvar bytes) and
-// decodes the shapeshift columns into slices the Seeker keeps across
-// Init, so a move reads plain []int64 and allocates nothing, and neither
-// does Init once the slices have grown. shapeshift.Open was measured for
+// below nd, integers within w bytes, fixed keys within nvar bytes; each
+// range check one branch-free OR or max pass over the column, the
+// culprit looked for only when it fails) and decodes the shapeshift
+// columns into slices the Seeker keeps across Init, so a move reads plain
+// []int64 and allocates nothing, and neither does Init once the slices
+// have grown. shapeshift.Open was measured for
 // this: 12-13 allocations and 9-24 us per 1600-value column against 0
 // and 1.2-1.8 us for Decode into a reused slice. Cell's Value aliases the
 // block, the Seeker's decompressed area, or (integer values) an 8-byte
@@ -281,25 +283,38 @@
 //	go test -run '^$' -bench Columnar -benchtime 1x -count 5 ./blockenc/
 //
 //	column        encoding          B/cell  seek ns  cold ns  scan ns/cell
-//	shipmode      columnar            1.65      656     9140    15.4
-//	(7 distinct)  fastdiff+lz4dict    5.17     5320     9920    30.6
-//	              rowindex           18.80      798     2130    17.6
-//	returnflag    columnar            1.51      617    10700    15.6
-//	(3)           fastdiff+lz4dict    4.71     5820    11100    24.5
-//	shipinstruct  columnar            1.58      485     6390    15.4
-//	(4)           fastdiff+lz4dict    5.54     3460     9260    28.2
-//	shipdate      columnar            6.02      490    12400    20.0
-//	(~2500)       fastdiff+lz4dict    8.86     2640     8250    24.9
-//	comment       columnar           14.00      451    12400    25.9
-//	(distinct)    fastdiff+lz4dict   17.90     1790     7270    34.4
-//	              fastdiff           40.40     4020     6970    18.8
+//	shipmode      columnar            1.65      555     7130    12.5
+//	(7 distinct)  fastdiff+lz4dict    5.17     5680    10100    26.7
+//	              rowindex           18.80      748     2040    11.0
+//	returnflag    columnar            1.51      543    10200    12.4
+//	(3)           fastdiff+lz4dict    4.71     7580    13400    23.4
+//	shipinstruct  columnar            1.58      546     5100    12.6
+//	(4)           fastdiff+lz4dict    5.54     4620     9460    28.4
+//	shipdate      columnar            6.02      490    11400    16.7
+//	(~2500)       fastdiff+lz4dict    8.86     2840     8630    24.8
+//	comment       columnar           14.04      575    12200    24.1
+//	(distinct)    fastdiff+lz4dict   17.90     2060     7800    34.5
+//	              fastdiff           40.35     4420     7260    18.6
 //
 // Goals: low-cardinality columns 3.12-3.50x smaller than FastDiff+LZ4Dict
-// (met) and scanning 1.57-1.99x faster (the 2x goal is missed: about a
-// third of Columnar's scan is Init decoding its columns); the mostly
-// distinct comments are 0.78x the size of the smallest row encoding (met).
-// Warm seeks are as fast as RowIndex's, but a cold seek (Init included)
-// costs 3-6x RowIndex's, for the same reason: Init decodes every column.
+// (met) and scanning 1.87-2.30x faster (2x met for shipmode and
+// shipinstruct, missed for returnflag); the mostly distinct comments are
+// 0.78x the size of the smallest row encoding (met). Side by side with
+// the build before (5 alternating runs of each test binary), Columnar's
+// scan went from 15.6-16.2 to 12.4-12.6 ns per cell on the three
+// low-cardinality columns (0.78-0.79x; shipdate 0.85x, comment 0.89x)
+// and its cold seeks 0.71-0.98x: Next over fixed keys steps and lands in
+// one function, and Init's range checks (13% of Init, now about 7%) no longer
+// branch per value. The rowindex row includes RowIndex's own, concurrent
+// speedup. Init still decodes every column (shapeshift.Decode, about
+// half of a low-cardinality scan: the PatchedDelta key column most, then
+// seqs and indexes), and deferring a column would not help: a scan reads
+// every column, and SeekGE lands on the cell it finds, which needs its
+// seq and value. Warm seeks are as fast as RowIndex's; a cold seek (Init
+// included) costs 2.7-5.8x RowIndex's. Reading the columns in place
+// (shapeshift.Column.Get) would need an Open into a reused Column: Open
+// allocates a Column per call. BenchmarkColumnarInit times Init alone and
+// the scan alone, for profiles.
 //
 // # Worked examples of the features
 //
