@@ -15,9 +15,10 @@ type blockID struct {
 }
 
 // cachedBlock is an immutable, verified block shared by every reader. The
-// slot holds one Seeker already initialised on the block (its CRC checked
-// once), so a hot Get does not re-verify 32 KiB per lookup: a reader swaps
-// it out and back in, and makes a new Seeker when another reader holds it.
+// slots hold Seekers already initialised on the block (its CRC checked and
+// its cells decoded once), so a hot Get does not re-verify and re-decode
+// the block per lookup: a reader swaps one out and back in, and makes a new
+// Seeker only when other readers hold all of them (see seekerSlots).
 type cachedBlock struct {
 	id   blockID
 	data []byte
@@ -26,7 +27,7 @@ type cachedBlock struct {
 	// decompresses or decodes into (about BlockSize: blocks are cut at an
 	// uncompressed size; see blockCost).
 	cost int64
-	slot atomic.Pointer[blockenc.Seeker]
+	slot [seekerSlots]atomic.Pointer[blockenc.Seeker]
 	elem *list.Element
 	// ref is set only on Stores built with refcountHot (benchmark): the
 	// per-cell check of HBase's design, measured against none.
@@ -109,19 +110,36 @@ func (c *blockCache) bytes() int64 {
 	return c.size
 }
 
-// seeker returns a Seeker on b: the one in its slot, or a new one.
+// seekerSlots is how many decoded Seekers a cached block keeps. With one,
+// two goroutines reading the same hot block made a new Seeker (a full
+// decode: LZ4 and, for Columnar, every column; ~90 us for a 128 KiB
+// lineitem block) on about every other Get and threw it away: parallel Gets
+// of 64 hot keys went from 246-378 to 380-812 ns when the blocks became
+// 128 KiB Columnar (BenchmarkRefcount, op=hotget-parallel). A Seeker
+// beyond the first exists only while readers overlap on the block; its
+// buffers are not counted in the block's cost.
+const seekerSlots = 4
+
+// seeker returns a Seeker on b: one from its slots, or a new one.
 func (b *cachedBlock) seeker() (*blockenc.Seeker, error) {
-	if s := b.slot.Swap(nil); s != nil {
-		return s, nil
+	for i := range b.slot {
+		if s := b.slot[i].Swap(nil); s != nil {
+			return s, nil
+		}
 	}
 	return blockenc.NewSeeker(b.data)
 }
 
-// putSeeker gives s back to b's slot unless it is in error or the slot is
-// taken.
+// putSeeker gives s back to a free slot of b unless it is in error or
+// every slot is taken.
 func (b *cachedBlock) putSeeker(s *blockenc.Seeker) {
-	if s.Err() == nil {
-		b.slot.CompareAndSwap(nil, s)
+	if s.Err() != nil {
+		return
+	}
+	for i := range b.slot {
+		if b.slot[i].CompareAndSwap(nil, s) {
+			return
+		}
 	}
 }
 

@@ -58,7 +58,7 @@ func (s *Store) loadBlock(g *segment, i int, fill bool) (*cachedBlock, *refBuf, 
 		}
 		return nil, nil, fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], err)
 	}
-	cb.slot.Store(sk)
+	cb.slot[0].Store(sk)
 	cb.cost = blockCost(cb.data, s.opts.BlockSize)
 	if s.refcountHot {
 		cb.ref = &refBuf{}
