@@ -79,16 +79,18 @@ func (s *Seeker) setKey(shared int, suffix []byte) bool {
 	if n > MaxKeyLen {
 		return s.corrupt("key too long")
 	}
-	if n+16 > cap(s.keyBuf) {
-		// Never more than MaxKeyLen+16: nextRowIndex relies on it.
-		nb := make([]byte, n, min(max(n+16, 2*cap(s.keyBuf), 64), MaxKeyLen+16))
+	if n+32 > cap(s.keyBuf) {
+		// 32 bytes to spare (Next copies a suffix of up to 32 bytes
+		// whole), never more than MaxKeyLen+32 (so a key that leaves
+		// Next its 32 bytes is not too long).
+		nb := make([]byte, n, min(max(n+32, 2*cap(s.keyBuf), 64), MaxKeyLen+32))
 		copy(nb, s.key[:shared])
 		s.keyBuf = nb
 	}
 	s.shared = shared
 	// s.key is s.keyBuf[:len(s.key)], so the shared prefix is in place.
 	// A suffix of up to 16 bytes (the common case) is copied with two
-	// 8-byte loads and stores, not a memmove call: keyBuf keeps 16 spare
+	// 8-byte loads and stores, not a memmove call: keyBuf keeps 32 spare
 	// bytes, and the bytes loaded past the suffix are only read when
 	// cap(suffix) shows they are in the block.
 	buf := s.keyBuf[:cap(s.keyBuf)]
@@ -100,7 +102,7 @@ func (s *Seeker) setKey(shared int, suffix []byte) bool {
 	} else {
 		copy(buf[shared:n], suffix)
 	}
-	s.key = buf[:n] // the capacity of keyBuf: nextFast reslices it
+	s.key = buf[:n] // the capacity of keyBuf: Next reslices it
 	return true
 }
 

@@ -246,12 +246,9 @@ func (s *Seeker) First() bool {
 	return s.Next()
 }
 
-// Next moves to the next cell (from before the first cell: to the first
-// one). It returns false at the end of the block or on error (see Err).
-func (s *Seeker) Next() bool {
-	if s.fast && s.nextFast() {
-		return true
-	}
+// next is Next for every block but a fast one (scan_rowindex.go), and for
+// the cells of a fast one that Next leaves to the general path.
+func (s *Seeker) next() bool {
 	if s.col != nil {
 		return s.colNext()
 	}
@@ -309,13 +306,16 @@ func (s *Seeker) SeekGE(key []byte) bool {
 // once per seek (on the cell it lands on). A next key sharing exactly m
 // bytes is compared from byte m on.
 func (s *Seeker) scan(key []byte) bool {
-	m := -1         // common prefix of s.key and key while s.key < key; -1: unknown
-	landed := false // by nextFast, which decodes the seq too
+	m := -1 // common prefix of s.key and key while s.key < key; -1: unknown
 	for s.idx < s.count {
 		if s.off >= len(s.cells) && len(s.subs) > 0 && !s.nextSub() {
 			return false
 		}
-		if landed = s.fast && s.nextFast(); !landed && !s.step() {
+		if s.fast {
+			if !s.Next() { // lands on the cell: decodes its seq too
+				return false
+			}
+		} else if !s.step() {
 			return false
 		}
 		if m >= 0 && s.enc != None {
@@ -329,7 +329,7 @@ func (s *Seeker) scan(key []byte) bool {
 		// s.key and key agree on their first m bytes.
 		m += sharedPrefixLen(s.key[m:], key[m:])
 		if m == len(key) || (m < len(s.key) && s.key[m] > key[m]) {
-			return landed || s.land()
+			return s.fast || s.land()
 		}
 	}
 	s.valid = false
