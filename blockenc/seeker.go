@@ -344,9 +344,11 @@ func (s *Seeker) seekRowIndex(key []byte) bool {
 		if s.ri >= s.riHi {
 			return s.scan(key)
 		}
-		k, ok := s.restartKey(s.ri)
+		k, ok := s.restartKeyQuick(s.ri)
 		if !ok {
-			return false
+			if k, ok = s.restartKey(s.ri); !ok {
+				return false
+			}
 		}
 		if bytes.Compare(k, key) >= 0 {
 			return s.scan(key)
@@ -363,9 +365,11 @@ func (s *Seeker) seekRowIndex(key []byte) bool {
 	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		k, ok := s.restartKey(m)
+		k, ok := s.restartKeyQuick(m)
 		if !ok {
-			return false
+			if k, ok = s.restartKey(m); !ok {
+				return false
+			}
 		}
 		if bytes.Compare(k, key) < 0 {
 			lo = m + 1
@@ -381,6 +385,19 @@ func (s *Seeker) seekRowIndex(key []byte) bool {
 // checked against the cells by init.
 func (s *Seeker) restartOffset(i int) int {
 	return int(binary.LittleEndian.Uint32(s.restarts[restartLen*i:]))
+}
+
+// restartKeyQuick is restartKey for the common restart cell, inlined in
+// the binary search: shared 0, one-byte suffix and value lengths, the
+// suffix inside the cells (init checked that the offset is). It reports
+// false for any other cell, which restartKey then reads or rejects.
+// Measured: SeekGE on random keys, 803 -> 566 instructions in the search.
+func (s *Seeker) restartKeyQuick(i int) ([]byte, bool) {
+	c := s.cells[s.restartOffset(i):]
+	if len(c) < 3 || c[0] != 0 || c[1]|c[2] >= 0x80 || int(c[1]) > len(c)-3 {
+		return nil, false
+	}
+	return c[3 : 3+int(c[1])], true
 }
 
 // restartKey returns the key stored whole at restart i without moving.
