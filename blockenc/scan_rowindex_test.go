@@ -1,0 +1,126 @@
+package blockenc
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"math/rand/v2"
+	"testing"
+)
+
+// fastCells returns n sorted cells that reach every branch of the RowIndex
+// fast path and of its hand-over to the general path: suffixes of 0 to 40
+// bytes (over 32 goes to the general path), values of 0 to 200 bytes (a
+// length of 128 or more is a two-byte varint), deletes, and seqs of every
+// vlong width (one byte, 1..8 payload bytes).
+func fastCells(rng *rand.Rand, n int) []Cell {
+	cells := make([]Cell, 0, n)
+	key := []byte{}
+	for len(cells) < n {
+		// Keep a random prefix of the previous key, then add 0..40 bytes.
+		k := append([]byte{}, key[:rng.IntN(len(key)+1)]...)
+		for range rng.IntN(41) {
+			k = append(k, byte(rng.IntN(256)))
+		}
+		if len(cells) > 0 && bytes.Compare(k, key) <= 0 {
+			k = append(append([]byte{}, key...), byte(rng.IntN(256)))
+		}
+		key = k
+		seq := uint64(rng.IntN(200))
+		if w := rng.IntN(9); w > 0 {
+			seq = rng.Uint64() >> (64 - 8*w) >> 1
+		}
+		v := make([]byte, []int{0, 1, 8, 8, 8, 127, 128, 200}[rng.IntN(8)])
+		for i := range v {
+			v[i] = byte(rng.IntN(256))
+		}
+		kind := KindPut
+		if rng.IntN(8) == 0 {
+			kind, v = KindDelete, nil
+		}
+		cells = append(cells, Cell{Key: key, Value: v, Seq: seq, Kind: kind})
+	}
+	return cells
+}
+
+// collect inits s on block and iterates it with Next, with the fast path
+// as Init chose or, if general, with the general path alone; it returns
+// copies of the cells seen and the error that ended the iteration.
+func collect(s *Seeker, block []byte, general bool) ([]Cell, error) {
+	var out []Cell
+	if err := s.Init(block); err != nil {
+		return nil, err
+	}
+	if general {
+		s.fast = false
+	}
+	for s.Next() {
+		c := s.Cell()
+		out = append(out, Cell{Key: bytes.Clone(c.Key), Value: bytes.Clone(c.Value), Seq: c.Seq, Kind: c.Kind})
+	}
+	return out, s.Err()
+}
+
+// TestNextFastAgreesWithGeneral decodes RowIndex blocks with the fast path
+// and with the general path alone (the reference) and wants the same cells
+// and the same error, on valid blocks and on every single-byte change of
+// one (checksum fixed, so the cells are read).
+func TestNextFastAgreesWithGeneral(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, opts := range []Options{
+		{Encoding: RowIndex},
+		{Encoding: RowIndex, RestartInterval: 1},
+		{Encoding: RowIndex, RestartInterval: 5},
+		{Encoding: RowIndex, Compression: LZ4},
+	} {
+		for _, n := range []int{1, 2, 17, 200} {
+			e := NewEncoder(opts)
+			for _, c := range fastCells(rng, n) {
+				if err := e.Add(c); err != nil {
+					t.Fatal(err)
+				}
+			}
+			block, err := e.Finish()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s Seeker
+			if err := s.Init(block); err != nil {
+				t.Fatal(err)
+			}
+			if !s.fast {
+				t.Fatalf("%+v: block not read by the fast path", opts)
+			}
+			check := func(what string, block []byte) {
+				t.Helper()
+				got, gerr := collect(&s, block, false)
+				want, werr := collect(&s, block, true)
+				if (gerr == nil) != (werr == nil) || (gerr != nil && (!errors.Is(gerr, ErrCorrupt) || gerr.Error() != werr.Error())) {
+					t.Fatalf("%+v %d cells %s: fast path error %v, general path %v", opts, n, what, gerr, werr)
+				}
+				if len(got) != len(want) {
+					t.Fatalf("%+v %d cells %s: fast path %d cells, general path %d", opts, n, what, len(got), len(want))
+				}
+				for i := range got {
+					if Compare(got[i], want[i]) != 0 || !bytes.Equal(got[i].Value, want[i].Value) || got[i].Kind != want[i].Kind {
+						t.Fatalf("%+v %d cells %s: cell %d: fast %+v, general %+v", opts, n, what, i, got[i], want[i])
+					}
+				}
+			}
+			check("as encoded", block)
+			if len(block) > 2000 {
+				continue // the single-byte changes of the small blocks suffice
+			}
+			bad := bytes.Clone(block)
+			for i := range len(bad) - trailerLen {
+				for _, x := range []byte{0x01, 0x03, 0x80, 0xff} {
+					copy(bad, block)
+					bad[i] ^= x
+					binary.LittleEndian.PutUint32(bad[len(bad)-trailerLen:], crc32.Checksum(bad[:len(bad)-trailerLen], crcTable))
+					check("with a changed byte", bad)
+				}
+			}
+		}
+	}
+}
