@@ -233,6 +233,46 @@ func (s *Seeker) Cell() (c Cell) {
 	return c
 }
 
+// Key, Value, Seq and Kind return the fields of the current cell one at a
+// time, as Cell does (Key and Value alias the block or the Seeker's buffers:
+// valid until the next move or Init; do not modify them), and return zero
+// values when the Seeker is not on a cell. A scan that reads only some
+// fields avoids building and copying a whole Cell per move: measured on a
+// RowIndex block, the 64-byte Cell copy costs 5-6 ns of a ~15 ns Next+Cell.
+func (s *Seeker) Key() []byte {
+	if !s.valid {
+		return nil
+	}
+	return s.key[:len(s.key):len(s.key)]
+}
+
+// Value returns the current cell's value; see Key.
+func (s *Seeker) Value() []byte {
+	if !s.valid {
+		return nil
+	}
+	if s.intW != 0 {
+		return s.intValue()
+	}
+	return s.val
+}
+
+// Seq returns the current cell's sequence number; see Key.
+func (s *Seeker) Seq() uint64 {
+	if !s.valid {
+		return 0
+	}
+	return s.seq
+}
+
+// Kind returns the current cell's kind; see Key.
+func (s *Seeker) Kind() Kind {
+	if !s.valid {
+		return 0
+	}
+	return s.kind
+}
+
 // First moves to the first cell. It returns false if the block is empty or
 // on error (see Err).
 func (s *Seeker) First() bool {

@@ -29,15 +29,17 @@ func seekGoals(all [][]seekRow) *report.Table {
 		add(set, "RowIndex SeekGE rand ns <= pebble", ri.random, p.random, 1)
 		smallest := math.Inf(1)
 		for _, r := range rows {
-			if strings.HasPrefix(r.name, "kvenc-") {
+			// Issue 3's goal is about the five row encodings; Columnar
+			// (issue 9) lays cells out by column and is reported beside.
+			if strings.HasPrefix(r.name, "kvenc-") && r.name != seekbench.KvencName(blockenc.Columnar) {
 				smallest = math.Min(smallest, float64(r.bytes)/float64(r.cells))
 			}
 		}
-		add(set, "FastDiff B/cell = smallest of ours", float64(fd.bytes)/float64(fd.cells), smallest, 2)
+		add(set, "FastDiff B/cell = smallest row encoding", float64(fd.bytes)/float64(fd.cells), smallest, 2)
 		add(set, "FastDiff B/cell <= pebble", float64(fd.bytes)/float64(fd.cells), float64(p.bytes)/float64(p.cells), 2)
 		add(set, "RowIndex Next ns/cell <= pebble", ri.next, p.next, 2)
 	}
-	t.Note("\"other\" is Pebble's number, or for \"smallest of ours\" the smallest kvenc encoding's.")
+	t.Note("\"other\" is Pebble's number, or for \"smallest row encoding\" the smallest of kvenc's row encodings (None..RowIndex; Columnar is not a row encoding).")
 	return t
 }
 
