@@ -36,6 +36,7 @@ func runSeek(e *env) error {
 		return nil
 	}
 	var all [][]seekRow
+	var lineitem *dataset.LineitemSet
 	for _, set := range sets {
 		var li []dataset.Lineitem
 		if set == "lineitem" {
@@ -43,7 +44,7 @@ func runSeek(e *env) error {
 			if err != nil {
 				return err
 			}
-			li = rows.Rows
+			li, lineitem = rows.Rows, rows
 		}
 		kvs, err := dataset.KeySet(set, seekBlockBytes, li)
 		if err != nil {
@@ -78,6 +79,11 @@ func runSeek(e *env) error {
 	}
 	if err := e.emit(seekGoals(all)); err != nil {
 		return err
+	}
+	if lineitem != nil {
+		if err := seekColumns(e, lineitem); err != nil {
+			return err
+		}
 	}
 	return seekPlots(e, sets, all)
 }

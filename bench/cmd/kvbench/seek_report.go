@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/kvenc/kvenc/bench/internal/colbench"
+	"github.com/kvenc/kvenc/bench/internal/dataset"
 	"github.com/kvenc/kvenc/bench/internal/report"
 	"github.com/kvenc/kvenc/bench/internal/seekbench"
 	"github.com/kvenc/kvenc/blockenc"
@@ -68,4 +70,42 @@ func seekPlots(e *env, sets []string, all [][]seekRow) error {
 		Title: "Encoded bytes per cell (8-byte values, 5-7-byte seqs)", YLabel: "bytes/cell",
 		Categories: cats, Series: sets, Values: bpc,
 	})
+}
+
+// seekColumns reports issue 9's size comparison: lineitem columns in the
+// column layout, kvenc vs Pebble rowblk with Snappy and zstd.
+func seekColumns(e *env, set *dataset.LineitemSet) error {
+	rows := 0 // all
+	if e.cfg.quick {
+		rows = 100_000
+	}
+	res, err := colbench.Measure(colbench.LineitemColumns(set, rows))
+	if err != nil {
+		return err
+	}
+	headers := []string{"column", "cells", "blocks"}
+	for _, s := range colbench.Subjects {
+		headers = append(headers, s+" B/cell")
+	}
+	t := report.NewTable("seek_columns", "seek columns: lineitem column layout (issue 9), bytes per cell over ~32 KiB raw blocks, one block run per column", headers...)
+	g := report.NewTable("seek_columns_goals", "seek columns goals (issue 9)", "column", "goal", "kvenc", "other", "ratio", "met")
+	for _, r := range res {
+		row := []string{r.Column, report.Int(int64(r.Cells)), report.Int(int64(r.Blocks))}
+		for s := range colbench.Subjects {
+			row = append(row, report.Float(r.PerCell(s), 2))
+		}
+		t.Add(row...)
+		a, b := r.PerCell(colbench.ColumnarLZ4), r.PerCell(colbench.PebbleZstd)
+		met := "no"
+		if a < b {
+			met = "yes"
+		}
+		g.Add(r.Column, "Columnar smaller than Pebble zstd", report.Float(a, 2), report.Float(b, 2), report.Ratio(a, b), met)
+	}
+	t.Note("key: column name + 8-byte BE orderkey + 4-byte BE linenumber; value: the column's text (l_shipdate as YYYY-MM-DD). Pebble: rowblk, restart interval 16, finished block compressed whole.")
+	t.Note("kvenc: Columnar with LZ4, FastDiff, FastDiff with LZ4Dict; every kvenc block is decoded back to its cells before it is counted.")
+	if err := e.emit(t); err != nil {
+		return err
+	}
+	return e.emit(g)
 }
