@@ -26,7 +26,7 @@
 //
 // # Arena and ErrFull
 //
-// skl calls log.Fatalf when its arena overflows. Add therefore reserves, before
+// skl ends the whole process when its arena overflows. Add therefore reserves, before
 // it touches the skiplist, an upper bound of the arena bytes the cell can
 // take (CellArenaBound: a node of maximum height with alignment padding, the
 // key plus its 8-byte suffix, the value plus its 3-byte header) and refuses

@@ -5,7 +5,7 @@ import (
 	"math/bits"
 )
 
-//go:generate go run gen_unpack.go
+//go:generate go test -run TestUnpackGenUpToDate -rewrite
 
 // Bit-packed streams: field j of width b occupies stream bits [j*b, j*b+b),
 // where stream bit i is bit i%8 of byte i/8 (least significant bit first).
