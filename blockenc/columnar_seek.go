@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
 	"github.com/pierrec/lz4/v4"
@@ -55,16 +54,9 @@ func (s *Seeker) colRewind() {
 
 func (s *Seeker) colParse(block []byte) error {
 	const minBlock = 3 + 1 + 1 + trailerLen
-	if len(block) < minBlock {
-		return fmt.Errorf("%w: block of %d bytes (min %d)", ErrCorrupt, len(block), minBlock)
-	}
-	body := block[:len(block)-trailerLen]
-	want := binary.LittleEndian.Uint32(block[len(body):])
-	if got := crc32.Checksum(body, crcTable); got != want {
-		return fmt.Errorf("%w: checksum %#08x, trailer says %#08x", ErrCorrupt, got, want)
-	}
-	if body[0] != formatVersion {
-		return fmt.Errorf("%w: offset 0: format version %d (want %d)", ErrCorrupt, body[0], formatVersion)
+	body, err := checkFrame(block, minBlock)
+	if err != nil {
+		return err
 	}
 	s.enc = Columnar
 	flags := body[2]

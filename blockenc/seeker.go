@@ -103,18 +103,29 @@ func (s *Seeker) Init(block []byte) error {
 	return nil
 }
 
-func (s *Seeker) init(block []byte) error {
-	const minBlock = 3 + 1 + trailerLen // header with count 0, no cells
+// checkFrame checks what every block shares, whatever its encoding: at
+// least minBlock bytes, the CRC-32C trailer, and the format version. It
+// returns the block without its trailer.
+func checkFrame(block []byte, minBlock int) ([]byte, error) {
 	if len(block) < minBlock {
-		return fmt.Errorf("%w: block of %d bytes (min %d)", ErrCorrupt, len(block), minBlock)
+		return nil, fmt.Errorf("%w: block of %d bytes (min %d)", ErrCorrupt, len(block), minBlock)
 	}
 	body := block[:len(block)-trailerLen]
 	want := binary.LittleEndian.Uint32(block[len(body):])
 	if got := crc32.Checksum(body, crcTable); got != want {
-		return fmt.Errorf("%w: checksum %#08x, trailer says %#08x", ErrCorrupt, got, want)
+		return nil, fmt.Errorf("%w: checksum %#08x, trailer says %#08x", ErrCorrupt, got, want)
 	}
 	if body[0] != formatVersion {
-		return fmt.Errorf("%w: offset 0: format version %d (want %d)", ErrCorrupt, body[0], formatVersion)
+		return nil, fmt.Errorf("%w: offset 0: format version %d (want %d)", ErrCorrupt, body[0], formatVersion)
+	}
+	return body, nil
+}
+
+func (s *Seeker) init(block []byte) error {
+	const minBlock = 3 + 1 + trailerLen // header with count 0, no cells
+	body, err := checkFrame(block, minBlock)
+	if err != nil {
+		return err
 	}
 	s.enc = Encoding(body[1])
 	if !s.enc.IsValid() {
