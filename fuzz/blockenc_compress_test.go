@@ -3,10 +3,8 @@ package fuzz
 import (
 	"bytes"
 	"encoding/binary"
-	"slices"
 	"testing"
 
-	gofuzz "github.com/google/gofuzz"
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/kvenc/kvenc/blockenc"
@@ -126,27 +124,7 @@ func FuzzBlockFeatureRoundTrip(f *testing.F) {
 	f.Add(bytes.Repeat([]byte("value-value-key"), 40), false, uint8(2))
 	all := featureOptions()
 	f.Fuzz(func(t *testing.T, data []byte, fixedWidth bool, pick uint8) {
-		var raw []fuzzCell
-		gofuzz.NewFromGoFuzz(data).NilChance(0.1).NumElements(0, 60).Fuzz(&raw)
-		cells := make([]blockenc.Cell, 0, len(raw))
-		for i, r := range raw {
-			c := blockenc.Cell{Key: r.Key, Value: r.Value, Seq: r.Seq >> 1, Kind: blockenc.KindPut}
-			if r.Delete {
-				c.Kind = blockenc.KindDelete
-			}
-			if i > 0 && r.SameKey {
-				c.Key = raw[i-1].Key
-			}
-			if i > 0 && r.SameValue {
-				c.Value = raw[i-1].Value
-			}
-			if fixedWidth {
-				c.Value = binary.BigEndian.AppendUint64(nil, r.Seq%1000)[4:]
-			}
-			cells = append(cells, c)
-		}
-		slices.SortStableFunc(cells, blockenc.Compare)
-		cells = slices.CompactFunc(cells, func(a, b blockenc.Cell) bool { return blockenc.Compare(a, b) == 0 })
+		cells := gofuzzCells(data, 60, fixedWidth)
 		for i, opts := range all {
 			if i%7 != int(pick%7) { // a seventh of the combinations per input, for speed
 				continue

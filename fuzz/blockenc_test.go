@@ -192,30 +192,40 @@ type fuzzCell struct {
 	SameValue  bool // repeat the previous value
 }
 
+// gofuzzCells builds up to maxCells sorted, distinct cells from data with
+// gofuzz: repeated keys and values, deletes, and with fixedWidth every value
+// 4 bytes wide (so integer value columns apply).
+func gofuzzCells(data []byte, maxCells int, fixedWidth bool) []blockenc.Cell {
+	var raw []fuzzCell
+	gofuzz.NewFromGoFuzz(data).NilChance(0.1).NumElements(0, maxCells).Fuzz(&raw)
+	cells := make([]blockenc.Cell, 0, len(raw))
+	for i, r := range raw {
+		c := blockenc.Cell{Key: r.Key, Value: r.Value, Seq: r.Seq >> 1, Kind: blockenc.KindPut}
+		if r.Delete {
+			c.Kind = blockenc.KindDelete
+		}
+		if i > 0 && r.SameKey {
+			c.Key = raw[i-1].Key
+		}
+		if i > 0 && r.SameValue {
+			c.Value = raw[i-1].Value
+		}
+		if fixedWidth {
+			c.Value = binary.BigEndian.AppendUint64(nil, r.Seq%1000)[4:]
+		}
+		cells = append(cells, c)
+	}
+	slices.SortStableFunc(cells, blockenc.Compare)
+	return slices.CompactFunc(cells, func(a, b blockenc.Cell) bool { return blockenc.Compare(a, b) == 0 })
+}
+
 // FuzzBlockRoundTrip builds sorted, distinct cells with gofuzz and checks
 // that every encoding decodes to the same cells and seeks agree.
 func FuzzBlockRoundTrip(f *testing.F) {
 	f.Add([]byte("seed"))
 	f.Add(bytes.Repeat([]byte{0x55, 0xaa, 0x01, 0xff, 0x00}, 60))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var raw []fuzzCell
-		gofuzz.NewFromGoFuzz(data).NilChance(0.1).NumElements(0, 40).Fuzz(&raw)
-		cells := make([]blockenc.Cell, 0, len(raw))
-		for i, r := range raw {
-			c := blockenc.Cell{Key: r.Key, Value: r.Value, Seq: r.Seq >> 1, Kind: blockenc.KindPut}
-			if r.Delete {
-				c.Kind = blockenc.KindDelete
-			}
-			if i > 0 && r.SameKey {
-				c.Key = raw[i-1].Key
-			}
-			if i > 0 && r.SameValue {
-				c.Value = raw[i-1].Value
-			}
-			cells = append(cells, c)
-		}
-		slices.SortStableFunc(cells, blockenc.Compare)
-		cells = slices.CompactFunc(cells, func(a, b blockenc.Cell) bool { return blockenc.Compare(a, b) == 0 })
+		cells := gofuzzCells(data, 40, false)
 
 		var first []byte
 		for _, opts := range blockOptions {
