@@ -1,0 +1,54 @@
+package lz4dict
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// tpchWords is a small vocabulary in the style of TPC-H's comment columns.
+var tpchWords = []string{
+	"furiously", "quickly", "carefully", "blithely", "slyly", "fluffily", "regular",
+	"final", "express", "ironic", "pending", "special", "bold", "even", "silent",
+	"deposits", "packages", "accounts", "requests", "instructions", "theodolites",
+	"pinto", "beans", "foxes", "ideas", "platelets", "asymptotes", "dependencies",
+	"sleep", "haggle", "nag", "wake", "cajole", "boost", "detect", "integrate",
+	"use", "print", "among", "above", "after", "across", "against", "along", "the",
+}
+
+// textData returns text-like inputs from fixed seeds, each n bytes long:
+//
+//   - comments: TPC-H-like comment sentences, 2..9 random words from
+//     tpchWords then a period, one sentence after another;
+//   - dates: ASCII dates "1992-01-01".."1998-12-28" in random order, each
+//     followed by '|' (a column of dates as a row block stores them);
+//   - keybytes: sorted key-like records, a 1-byte table id of 4, a
+//     big-endian 4-byte id growing by a random step, and 8 random bytes
+//     from a 16-letter alphabet, each record 13 bytes.
+func textData(n int) map[string][]byte {
+	r := rand.New(rand.NewPCG(4, 2))
+	var comments []byte
+	for len(comments) < n {
+		k := 2 + r.IntN(8)
+		for i := 0; i < k; i++ {
+			if i > 0 {
+				comments = append(comments, ' ')
+			}
+			comments = append(comments, tpchWords[r.IntN(len(tpchWords))]...)
+		}
+		comments = append(comments, ". "...)
+	}
+	var dates []byte
+	for len(dates) < n {
+		dates = fmt.Appendf(dates, "%04d-%02d-%02d|", 1992+r.IntN(7), 1+r.IntN(12), 1+r.IntN(28))
+	}
+	var keys []byte
+	id := uint32(0)
+	for len(keys) < n {
+		id += 1 + uint32(r.IntN(40))
+		keys = append(keys, byte(r.IntN(4)), byte(id>>24), byte(id>>16), byte(id>>8), byte(id))
+		for i := 0; i < 8; i++ {
+			keys = append(keys, "abcdefghijklmnop"[r.IntN(16)])
+		}
+	}
+	return map[string][]byte{"comments": comments[:n], "dates": dates[:n], "keybytes": keys[:n]}
+}
