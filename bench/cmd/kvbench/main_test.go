@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kvenc/kvenc/bench/internal/colbench"
 	"github.com/kvenc/kvenc/bench/internal/israce"
 	"github.com/kvenc/kvenc/blockenc"
 )
@@ -140,6 +141,36 @@ func TestSeekLineitem(t *testing.T) {
 	}
 	if recs := readCSV(t, filepath.Join(dir, "seek.csv")); len(recs) != 1+seekSubjects || recs[1][0] != "lineitem" {
 		t.Errorf("seek.csv: %v", recs)
+	}
+	cols, subjects := len(colbench.ColumnNames), len(colbench.Subjects)
+	for _, c := range []struct {
+		name        string
+		rows        int
+		numericFrom int
+	}{
+		{"seek_columns", cols, 1},
+		{"seek_columns_time", cols * subjects, 2},
+		{"seek_columns_goals", cols + 3, 2}, // a size goal per column, a scan goal per low-cardinality column
+	} {
+		recs := readCSV(t, filepath.Join(dir, c.name+".csv"))
+		if len(recs) != c.rows+1 || recs[0][0] != "column" {
+			t.Errorf("%s.csv: %d records, header %v; want %d rows", c.name, len(recs), recs[0], c.rows)
+			continue
+		}
+		for _, rec := range recs[1:] {
+			for i := c.numericFrom; i < len(rec); i++ {
+				checkNumber(t, c.name, recs[0][i], rec[i])
+			}
+		}
+	}
+	// Every subject of the time table has every number: the Pebble rows
+	// repeat Pebble's warm measurement.
+	for _, rec := range readCSV(t, filepath.Join(dir, "seek_columns_time.csv"))[1:] {
+		for i, cell := range rec[2:] {
+			if cell == "-" {
+				t.Errorf("seek_columns_time.csv: %s %s: no number in column %d", rec[0], rec[1], i+2)
+			}
+		}
 	}
 }
 

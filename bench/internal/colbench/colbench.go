@@ -1,26 +1,32 @@
-// Package colbench compares encoded sizes for issue 9: TPC-H lineitem
-// columns in the column layout (key: column name + 8-byte big-endian
-// orderkey + 4-byte big-endian linenumber; value: the column's text), cut
-// into blocks of ~32 KiB raw cells, one block run per column. kvenc's
-// blockenc Columnar (+LZ4), FastDiff and FastDiff+LZ4Dict are set against
-// Pebble v2's rowblk (restart interval 16), raw and with its finished block
-// compressed by Snappy and by zstd (default level). Every kvenc block is
-// decoded back to its cells before its size is counted.
+// Package colbench measures issue 9: TPC-H lineitem columns in the column
+// layout (key: column name + 8-byte big-endian orderkey + 4-byte big-endian
+// linenumber; value: the column's text), cut into blocks of ~32 KiB raw
+// cells, one block run per column. kvenc's blockenc Columnar (+LZ4),
+// FastDiff and FastDiff+LZ4Dict are set against Pebble v2's rowblk
+// (restart interval 16), raw and compressed whole by Pebble's own Snappy
+// and zstd (level 3) block compressors (package pebbleblk).
+//
+// Every subject answers on the same cells: bytes per cell, SeekGE to
+// random existing keys with the block already read (warm) and including
+// reading it (cold: kvenc's Seeker.Init, which decompresses; Pebble's
+// decompression and rowblk iterator Init), and a scan of every block
+// touching key and value, warm and cold (Timers). Every block is read
+// back and compared with its cells, and every seek target found in every
+// subject, before anything is counted or timed.
 package colbench
 
 import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2"
-	"github.com/cockroachdb/pebble/v2/sstable/rowblk"
-	"github.com/golang/snappy"
-	"github.com/klauspost/compress/zstd"
+	"github.com/cockroachdb/pebble/v2/sstable/block"
 
 	"github.com/kvenc/kvenc/bench/internal/dataset"
+	"github.com/kvenc/kvenc/bench/internal/pebbleblk"
 	"github.com/kvenc/kvenc/blockenc"
 )
 
@@ -113,46 +119,143 @@ func Blocks(cells []dataset.KV) [][]dataset.KV {
 	return out
 }
 
-// Measure encodes every column's blocks with every subject. It returns an
-// error if a kvenc block does not decode back to its cells.
-func Measure(cols []Column) ([]Result, error) {
-	zw, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
-	if err != nil {
-		return nil, err
+// Encoded is one column's blocks in every subject, all cut the same way
+// (Blocks), with the random existing keys the seek timings look up. It
+// holds no cell, so the timings run without the cells' pointers for the
+// garbage collector to scan.
+type Encoded struct {
+	Column        string
+	Cells, Blocks int
+	Kvenc         [][][]byte          // [ColumnarLZ4..FastDiffLZ4Dict][block]
+	Pebble        [][]pebbleblk.Block // [raw, snappy, zstd][block]
+	Targets       []Target            // in a fixed pseudo-random order
+}
+
+// Target is an existing key and the block that holds it.
+type Target struct {
+	Key   []byte
+	Block int
+}
+
+// NumTargets is the number of random keys per column the seeks cycle
+// through.
+const NumTargets = 4096
+
+// kvencOptions are the kvenc subjects' options, by Subjects index.
+var kvencOptions = []blockenc.Options{
+	ColumnarLZ4:     {Encoding: blockenc.Columnar, Compression: blockenc.LZ4, RestartInterval: 16},
+	FastDiff:        {Encoding: blockenc.FastDiff, RestartInterval: 16},
+	FastDiffLZ4Dict: {Encoding: blockenc.FastDiff, Compression: blockenc.LZ4Dict, RestartInterval: 16},
+}
+
+// pebbleProfiles are the Pebble subjects' compression, from Pebble on.
+var pebbleProfiles = []*block.CompressionProfile{block.NoCompression, block.SnappyCompression, block.ZstdCompression}
+
+// Encode encodes every column's blocks with every subject. It returns an
+// error if a block does not read back to its cells or a target key is not
+// found where it is.
+func Encode(cols []Column) ([]*Encoded, error) {
+	var comps []*pebbleblk.Compressor
+	for _, p := range pebbleProfiles {
+		c := pebbleblk.NewCompressor(p)
+		defer c.Close()
+		comps = append(comps, c)
 	}
-	defer zw.Close()
-	kvencOpts := []blockenc.Options{
-		ColumnarLZ4:     {Encoding: blockenc.Columnar, Compression: blockenc.LZ4},
-		FastDiff:        {Encoding: blockenc.FastDiff},
-		FastDiffLZ4Dict: {Encoding: blockenc.FastDiff, Compression: blockenc.LZ4Dict},
-	}
-	var out []Result
+	var out []*Encoded
 	for _, col := range cols {
-		res := Result{Column: col.Name, Cells: len(col.Cells), Bytes: make([]int, len(Subjects))}
-		for _, blk := range Blocks(col.Cells) {
-			res.Blocks++
-			for s, o := range kvencOpts {
-				o.RestartInterval = 16
+		blks := Blocks(col.Cells)
+		e := &Encoded{Column: col.Name, Cells: len(col.Cells), Blocks: len(blks),
+			Kvenc: make([][][]byte, len(kvencOptions)), Pebble: make([][]pebbleblk.Block, len(comps))}
+		var firsts [][]byte
+		for _, blk := range blks {
+			firsts = append(firsts, blk[0].Key)
+			for s, o := range kvencOptions {
 				b, err := encodeKvenc(o, blk)
 				if err != nil {
 					return nil, fmt.Errorf("colbench: %s %s: %w", col.Name, Subjects[s], err)
 				}
-				res.Bytes[s] += len(b)
+				e.Kvenc[s] = append(e.Kvenc[s], b)
 			}
-			w := &rowblk.Writer{RestartInterval: 16}
-			for _, kv := range blk {
-				if err := w.Add(pebble.MakeInternalKey(kv.Key, pebble.SeqNum(kv.Seq), pebble.InternalKeyKindSet), kv.Value); err != nil {
-					return nil, err
+			raw, err := pebbleblk.Build(blk)
+			if err != nil {
+				return nil, err
+			}
+			for p, c := range comps {
+				b := c.Compress(raw)
+				if err := pebbleblk.Check(b, blk); err != nil {
+					return nil, fmt.Errorf("colbench: %s %s: %w", col.Name, Subjects[Pebble+p], err)
 				}
+				e.Pebble[p] = append(e.Pebble[p], b)
 			}
-			pb := w.Finish()
-			res.Bytes[Pebble] += len(pb)
-			res.Bytes[PebbleSnappy] += len(snappy.Encode(nil, pb))
-			res.Bytes[PebbleZstd] += len(zw.EncodeAll(pb, nil))
 		}
-		out = append(out, res)
+		e.Targets = targets(col.Cells, firsts)
+		if err := e.checkTargets(); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
 	}
 	return out, nil
+}
+
+// Result returns e's sizes.
+func (e *Encoded) Result() Result {
+	r := Result{Column: e.Column, Cells: e.Cells, Blocks: e.Blocks, Bytes: make([]int, len(Subjects))}
+	for s, blocks := range e.Kvenc {
+		for _, b := range blocks {
+			r.Bytes[s] += len(b)
+		}
+	}
+	for p, blocks := range e.Pebble {
+		for _, b := range blocks {
+			r.Bytes[Pebble+p] += b.Size()
+		}
+	}
+	return r
+}
+
+// targets draws NumTargets cells (a fixed seed) and finds their blocks.
+// The keys are copied into one allocation.
+func targets(cells []dataset.KV, firsts [][]byte) []Target {
+	r := rand.New(rand.NewPCG(9, 109))
+	idx := make([]int, NumTargets)
+	n := 0
+	for i := range idx {
+		idx[i] = r.IntN(len(cells))
+		n += len(cells[idx[i]].Key)
+	}
+	arena := make([]byte, 0, n)
+	out := make([]Target, NumTargets)
+	for i, c := range idx {
+		k := cells[c].Key
+		arena = append(arena, k...)
+		b := sort.Search(len(firsts), func(j int) bool { return bytes.Compare(firsts[j], k) > 0 }) - 1
+		out[i] = Target{Key: arena[len(arena)-len(k) : len(arena) : len(arena)], Block: b}
+	}
+	return out
+}
+
+// checkTargets seeks every target in every subject's block and checks
+// that it lands on the target.
+func (e *Encoded) checkTargets() error {
+	var s blockenc.Seeker
+	var r pebbleblk.Reader
+	for i, t := range e.Targets {
+		for k, blocks := range e.Kvenc {
+			if err := s.Init(blocks[t.Block]); err != nil {
+				return err
+			}
+			if !s.SeekGE(t.Key) || !bytes.Equal(s.Key(), t.Key) {
+				return fmt.Errorf("colbench: %s %s: SeekGE target %d (%x) not found", e.Column, Subjects[k], i, t.Key)
+			}
+		}
+		if err := r.Init(e.Pebble[len(e.Pebble)-1][t.Block]); err != nil {
+			return err
+		}
+		if kv := r.It.SeekGE(t.Key, 0); kv == nil || !bytes.Equal(kv.K.UserKey, t.Key) {
+			return fmt.Errorf("colbench: %s pebble: SeekGE target %d (%x) not found", e.Column, i, t.Key)
+		}
+	}
+	return nil
 }
 
 // encodeKvenc encodes cells with o and checks that the block decodes back

@@ -1,11 +1,13 @@
 package colbench
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 
 	"github.com/kvenc/kvenc/bench/internal/dataset"
 	"github.com/kvenc/kvenc/bench/internal/israce"
+	"github.com/kvenc/kvenc/bench/internal/measure"
 )
 
 // synthetic builds lineitem-like columns without dbgen.
@@ -28,17 +30,18 @@ func synthetic(rows int) []Column {
 	return cols
 }
 
-func check(t *testing.T, cols []Column) {
+func check(t *testing.T, cols []Column) []*Encoded {
 	t.Helper()
-	res, err := Measure(cols)
+	enc, err := Encode(cols)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res) != len(cols) {
-		t.Fatalf("%d results for %d columns", len(res), len(cols))
+	if len(enc) != len(cols) {
+		t.Fatalf("%d results for %d columns", len(enc), len(cols))
 	}
-	for i, r := range res {
-		if r.Column != cols[i].Name || r.Cells != len(cols[i].Cells) || r.Blocks < 1 {
+	for i, e := range enc {
+		r := e.Result()
+		if r.Column != cols[i].Name || r.Cells != len(cols[i].Cells) || r.Blocks < 1 || r.Blocks != len(Blocks(cols[i].Cells)) {
 			t.Errorf("%+v", r)
 		}
 		for s, b := range r.Bytes {
@@ -46,10 +49,57 @@ func check(t *testing.T, cols []Column) {
 				t.Errorf("%s %s: %d bytes", r.Column, Subjects[s], b)
 			}
 		}
+		for s, blocks := range e.Kvenc {
+			if len(blocks) != r.Blocks {
+				t.Errorf("%s %s: %d blocks, want %d", r.Column, Subjects[s], len(blocks), r.Blocks)
+			}
+		}
+		if len(e.Targets) != NumTargets {
+			t.Errorf("%s: %d targets", r.Column, len(e.Targets))
+		}
 	}
+	return enc
 }
 
 func TestColumnsSynthetic(t *testing.T) { check(t, synthetic(3000)) }
+
+func TestTimers(t *testing.T) {
+	enc := check(t, synthetic(2000))
+	if err := measure.SetBenchtime("2x"); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range enc[:2] {
+		timers := e.Timers()
+		// Every op of the kvenc subjects, Pebble's warm ops once and its
+		// cold ops per compression.
+		if want := 4*len(e.Kvenc) + 2 + 2*len(e.Pebble); len(timers) != want {
+			t.Fatalf("%d timers, want %d", len(timers), want)
+		}
+		seen := map[[2]int]bool{}
+		for _, tm := range timers {
+			key := [2]int{tm.Subject, int(tm.Op)}
+			if seen[key] {
+				t.Errorf("%s %s timed twice", Subjects[tm.Subject], OpNames[tm.Op])
+			}
+			seen[key] = true
+			if r := measure.Run(tm.Fn); r.N == 0 || !(r.NsPerOp > 0) {
+				t.Errorf("%s %s %s: %+v", e.Column, Subjects[tm.Subject], OpNames[tm.Op], r)
+			}
+		}
+	}
+}
+
+func TestTargetsAreInTheirBlocks(t *testing.T) {
+	col := synthetic(5000)[4]
+	enc := check(t, []Column{col})[0]
+	blks := Blocks(col.Cells)
+	for i, tg := range enc.Targets {
+		b := blks[tg.Block]
+		if bytes.Compare(tg.Key, b[0].Key) < 0 || bytes.Compare(tg.Key, b[len(b)-1].Key) > 0 {
+			t.Fatalf("target %d (%x) is not in block %d", i, tg.Key, tg.Block)
+		}
+	}
+}
 
 func TestBlocksCoverCells(t *testing.T) {
 	cells := synthetic(5000)[4].Cells
