@@ -13,6 +13,7 @@ import (
 
 	"github.com/kvenc/kvenc/bench/internal/colbench"
 	"github.com/kvenc/kvenc/bench/internal/israce"
+	"github.com/kvenc/kvenc/bench/internal/rowbench"
 	"github.com/kvenc/kvenc/blockenc"
 )
 
@@ -32,7 +33,7 @@ func TestAllOnTinyData(t *testing.T) {
 	stdout := out.String()
 	for _, want := range []string{
 		"machine  linux/", "go       go1.", "dataset  seek key set user:", "dataset  time series:",
-		"== seek:", "== seek goals", "== ints: encoded bytes per value", "== ints: shapeshift chunk forms",
+		"== seek:", "== seek goals", "== seek rows:", "dataset  seek rows timeseries:", "== ints: encoded bytes per value", "== ints: shapeshift chunk forms",
 		"== store: kvenc", "== store goals", "dataset  store timeseries:", "dataset  store ycsb:", "== ycsb: go-ycsb core workloads",
 	} {
 		if !strings.Contains(stdout, want) {
@@ -50,6 +51,7 @@ func TestAllOnTinyData(t *testing.T) {
 	}{
 		{"seek", "keyset", 2 * seekSubjects, 2},
 		{"seek_goals", "keyset", 2 * 4, 2},
+		{"seek_rows", "dataset", len(rowbench.Subjects), 2}, // timeseries only
 		{"ints_size", "column", 4 + 1, 1},
 		{"ints_decode", "column", 4 + 1, 1},
 		{"ints_get", "column", 4 + 1, 1},
@@ -161,6 +163,22 @@ func TestSeekLineitem(t *testing.T) {
 			for i := c.numericFrom; i < len(rec); i++ {
 				checkNumber(t, c.name, recs[0][i], rec[i])
 			}
+		}
+	}
+	rows := readCSV(t, filepath.Join(dir, "seek_rows.csv"))
+	if len(rows) != 1+len(rowbench.Subjects) {
+		t.Fatalf("seek_rows.csv: %d records", len(rows))
+	}
+	for i, rec := range rows[1:] {
+		if rec[0] != "lineitem" || rec[1] != rowbench.Subjects[i].Name || rec[2] != rows[1][2] {
+			t.Errorf("seek_rows.csv row %d: %v", i+1, rec)
+		}
+		for j := 2; j < len(rec); j++ {
+			checkNumber(t, "seek_rows", rows[0][j], rec[j])
+		}
+		// Lineitem values vary in width: the IntValues subjects do not apply.
+		if applies := rec[5] != "-"; applies == rowbench.Subjects[i].FixedOnly {
+			t.Errorf("seek_rows.csv: %s B/cell %q", rec[1], rec[5])
 		}
 	}
 	// Every subject of the time table has every number: the Pebble rows

@@ -31,10 +31,23 @@ func runSeek(e *env) error {
 			sets = append(sets, s)
 		}
 	}
-	if len(sets) == 0 {
-		fmt.Fprintln(e.stdout, "seek: no key set selected (-dataset user, lineitem or random)")
-		return nil
+	if len(sets) > 0 {
+		if err := seekKeySets(e, sets); err != nil {
+			return err
+		}
 	}
+	if e.cfg.uses("lineitem") || e.cfg.uses("timeseries") {
+		return seekRows(e)
+	}
+	if len(sets) == 0 {
+		fmt.Fprintln(e.stdout, "seek: no data set selected (-dataset user, lineitem, random or timeseries)")
+	}
+	return nil
+}
+
+// seekKeySets reports issue 3's block seeks on the key sets, and issue 9's
+// column tables when lineitem is one of them.
+func seekKeySets(e *env, sets []string) error {
 	var all [][]seekRow
 	var lineitem *dataset.LineitemSet
 	for _, set := range sets {
