@@ -119,7 +119,7 @@ func (e *Encoder) Reset() {
 	e.subKeys = e.subKeys[:0]
 	e.subIndex = 0
 	if e.dedup != nil {
-		e.dedup.reset()
+		e.dedup.startBlock()
 	}
 	if e.ints != nil {
 		e.ints.reset()

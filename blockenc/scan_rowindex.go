@@ -2,10 +2,10 @@ package blockenc
 
 import "encoding/binary"
 
-// The RowIndex fast path. A RowIndex block without dedupe and without
-// LZ4Dict sub-blocks (s.fast, chosen by Init; whole-block LZ4 and a value
-// column leave the cells as this reads them) is read by Next alone, for
-// Next and for the scan of a SeekGE. The general path costs six calls per
+// The RowIndex fast path. A RowIndex block without LZ4Dict sub-blocks
+// (s.fast, chosen by Init; whole-block LZ4, dedupe and a value column
+// leave the cells as this reads them) is read by Next alone, for Next and
+// for the scan of a SeekGE. The general path costs six calls per
 // cell (step, stepPrefix, setKey, valueKindSeq, skipSeq, land) that test
 // the feature fields in each; Next decodes the common cell in one
 // function and leaves any other to the general path.
@@ -14,7 +14,8 @@ import "encoding/binary"
 // one). It returns false at the end of the block or on error (see Err).
 //
 // On a fast block Next decodes the common cell itself: three one-byte
-// lengths, a kind byte, a seq of one byte or a non-negative multi-byte
+// lengths (with dedupe the value length field doubled, odd for a
+// back-reference of a one- or two-byte distance), a kind byte, a seq of one byte or a non-negative multi-byte
 // vlong, a key suffix of up to 32 bytes that leaves the key buffer 32
 // bytes to spare. It writes no field until every check has passed, so any
 // other cell, and every bad one, is decoded by the general path (next:
@@ -46,6 +47,8 @@ func (s *Seeker) Next() bool {
 		h, seq       uint64
 		shared, slen int
 		k, v, end    int
+		vs, ve       int    // the value is t[vs:ve]
+		vf           uint64 // the value length field
 		key          []byte
 	)
 	if !s.fast || idx+1 >= s.count || uint(p)+40 > uint(len(t)) {
@@ -55,12 +58,40 @@ func (s *Seeker) Next() bool {
 	// shared, suffix length and value length, one byte each.
 	h = binary.LittleEndian.Uint64(w[:8])
 	shared, slen = int(h&0xff), int(h>>8&0xff)
-	k = p + 3 + slen        // value
-	v = k + int(h>>16&0xff) // kind, seq
+	k = p + 3 + slen // value
+	vf = h >> 16 & 0xff
+	v = k + int(vf>>(s.lenShift&7)) // kind, seq
 	key = s.key
-	if h&0x808080 != 0 || slen > 32 || shared > len(key) || shared+slen+32 > cap(key) || uint(v)+10 > uint(len(t)) {
+	if h&0x808080 != 0 || slen > 32 || shared > len(key) || shared+slen+32 > cap(key) {
 		// The key buffer never grows past MaxKeyLen+32 (setKey), so a
 		// key that leaves it 32 bytes is not too long.
+		goto general
+	}
+	vs, ve = k, v
+	if vf&uint64(s.refBit) != 0 {
+		// A back-reference (dedupe.go): a distance of one or two bytes
+		// (dedupMaxDist) at k, inside w (slen <= 32), to the value's copy
+		// before it. A fast block has no sub-blocks: the copy may be
+		// anywhere before k. The width is a branch, not arithmetic: the
+		// distances to a block's few copies are mostly of one width, and
+		// a predicted branch does not wait for the load to find the next
+		// cell.
+		d := int(w[k-p])
+		v = k + 1
+		if d >= 0x80 {
+			if w[k-p+1] >= 0x80 {
+				goto general
+			}
+			d = d&0x7f | int(w[k-p+1])<<7
+			v = k + 2
+		}
+		n := int(vf >> 1)
+		if d < n || d > k {
+			goto general
+		}
+		vs, ve = k-d, k-d+n
+	}
+	if uint(v)+10 > uint(len(t)) {
 		goto general
 	}
 	x = (*[10]byte)(t[v : v+10])
@@ -98,7 +129,7 @@ func (s *Seeker) Next() bool {
 		*(*[16]byte)(d[16:]) = *(*[16]byte)(w[19:35])
 	}
 	s.key = s.key[:shared+slen]
-	s.val = t[k:v:v]
+	s.val = t[vs:ve:ve]
 	s.kind, s.seq = Kind(x[0]), seq
 	s.off, s.idx = end, idx+1
 	s.shared = shared

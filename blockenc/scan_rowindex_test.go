@@ -44,6 +44,24 @@ func fastCells(rng *rand.Rand, n int) []Cell {
 	return cells
 }
 
+// pooled gives most cells with a value one of a few values of 3 to 200
+// bytes, so that dedupe writes back-references of one- and two-byte
+// distances.
+func pooled(rng *rand.Rand, cells []Cell) {
+	pool := make([][]byte, 5)
+	for i := range pool {
+		pool[i] = make([]byte, []int{3, 8, 16, 60, 200}[i])
+		for j := range pool[i] {
+			pool[i][j] = byte(rng.IntN(256))
+		}
+	}
+	for i := range cells {
+		if cells[i].Kind == KindPut && rng.IntN(4) != 0 {
+			cells[i].Value = pool[rng.IntN(len(pool))]
+		}
+	}
+}
+
 // collect inits s on block and iterates it with Next, with the fast path
 // as Init chose or, if general, with the general path alone; it returns
 // copies of the cells seen and the error that ended the iteration.
@@ -73,10 +91,17 @@ func TestNextFastAgreesWithGeneral(t *testing.T) {
 		{Encoding: RowIndex, RestartInterval: 1},
 		{Encoding: RowIndex, RestartInterval: 5},
 		{Encoding: RowIndex, Compression: LZ4},
+		{Encoding: RowIndex, DedupeValues: true},
+		{Encoding: RowIndex, DedupeValues: true, RestartInterval: 3},
+		{Encoding: RowIndex, DedupeValues: true, Compression: LZ4},
 	} {
 		for _, n := range []int{1, 2, 17, 200} {
 			e := NewEncoder(opts)
-			for _, c := range fastCells(rng, n) {
+			cells := fastCells(rng, n)
+			if opts.DedupeValues {
+				pooled(rng, cells)
+			}
+			for _, c := range cells {
 				if err := e.Add(c); err != nil {
 					t.Fatal(err)
 				}

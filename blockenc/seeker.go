@@ -65,7 +65,7 @@ type Seeker struct {
 	subStart   int        // offset in cells of the current sub-block (back-references stay in it)
 	riLo, riHi int
 	compressed bool
-	fast       bool    // RowIndex without dedupe or sub-blocks, no error: nextRowIndex
+	fast       bool    // RowIndex without sub-blocks, no error: Next's fast path
 	refBit     int     // dedupe: 1 (odd value length fields are back-references), else 0
 	lenShift   uint    // dedupe: 1 (value length fields are doubled), else 0
 	intW       int     // value column: value width; 0: values inline
@@ -222,7 +222,7 @@ func (s *Seeker) init(block []byte) error {
 	s.cells = cells
 	s.riLo, s.riHi = 0, s.nRestarts
 	// nextRowIndex reads 8 bytes past a seq marker in the cells.
-	s.fast = s.enc == RowIndex && s.refBit == 0 && len(s.subs) == 0 && len(s.tail) >= len(cells)+8
+	s.fast = s.enc == RowIndex && len(s.subs) == 0 && len(s.tail) >= len(cells)+8
 	return nil
 }
 
