@@ -13,8 +13,12 @@ const (
 	// LevelHC is the default high-compression level: hash chains searched
 	// 256 candidates deep, lazy matching (LZ4HC's default depth).
 	LevelHC = 9
+	// LevelOpt is the first optimal-parse level: 10, 11 and 12 find the
+	// longest match at every position (256, 512 and 1024 candidates deep)
+	// and choose the cheapest path through them (see compressOpt).
+	LevelOpt = 10
 	// LevelMax is the highest level; higher values are treated as it.
-	LevelMax = 9
+	LevelMax = 12
 )
 
 const (
@@ -32,8 +36,15 @@ const (
 )
 
 // hcDepth returns the number of chain candidates searched per position at
-// HC level 1..LevelMax (larger levels clamp): 1<<(level-1).
-func hcDepth(level int) int { return 1 << (min(level, LevelMax) - 1) }
+// HC level 1..LevelOpt-1: 1<<(level-1).
+func hcDepth(level int) int { return 1 << (level - 1) }
+
+// optParams returns the chain depth and the length taken without further
+// search (nice) for optimal-parse level LevelOpt..LevelMax.
+func optParams(level int) (depth, nice int) {
+	i := level - LevelOpt
+	return 256 << i, 64 << i
+}
 
 // hcMatcher finds the longest earlier match for a position of buf through
 // hash chains. head maps the hash of 4 bytes to the latest position with
@@ -118,15 +129,10 @@ func matchLen(buf []byte, a, b, limit int) int {
 	return n
 }
 
-// compressHC is the high-compression parse of c.buf[start:], matching back
-// into c.buf[:start], searching depth chain candidates per position.
-func (c *Compressor) compressHC(dst []byte, start, depth int) []byte {
-	buf := c.buf
-	n := len(buf)
-	if n-start < mfLimit {
-		return appendSequence(dst, buf[start:], 0, 0)
-	}
-
+// matcher returns an hcMatcher over c.buf with emptied chains, its tables
+// kept in c.
+func (c *Compressor) matcher(depth int) hcMatcher {
+	n := len(c.buf)
 	hashLog := min(max(bits.Len(uint(n)), hcHashLogMin), hcHashLogMax)
 	if cap(c.hcHead) < 1<<hashLog {
 		c.hcHead = make([]int32, 1<<hashLog)
@@ -138,7 +144,7 @@ func (c *Compressor) compressHC(dst []byte, start, depth int) []byte {
 		c.hcChain = make([]uint16, 1<<chainLog)
 	}
 	m := hcMatcher{
-		buf:   buf,
+		buf:   c.buf,
 		head:  head,
 		chain: c.hcChain[:1<<chainLog],
 		mask:  1<<chainLog - 1,
@@ -146,6 +152,19 @@ func (c *Compressor) compressHC(dst []byte, start, depth int) []byte {
 		depth: depth,
 		limit: n - lastLiterals,
 	}
+	return m
+}
+
+// compressHC is the high-compression parse of c.buf[start:], matching back
+// into c.buf[:start], searching depth chain candidates per position.
+func (c *Compressor) compressHC(dst []byte, start, depth int) []byte {
+	buf := c.buf
+	n := len(buf)
+	if n-start < mfLimit {
+		return appendSequence(dst, buf[start:], 0, 0)
+	}
+
+	m := c.matcher(depth)
 
 	anchor, p := start, start
 	for p+mfLimit <= n {

@@ -10,8 +10,9 @@ import (
 )
 
 // hcLevels are the levels the HC tests run: the shallowest, a middle one,
-// the default, and one above LevelMax (clamped).
-var hcLevels = []int{1, 5, LevelHC, LevelMax + 7}
+// the default, and the first optimal-parse level (TestLevels covers the
+// deeper, slower ones).
+var hcLevels = []int{1, 5, LevelHC, LevelOpt}
 
 // hcCorpus is corpus() plus the text-like data, 70000 bytes each (longer
 // than the 64 KiB window), plus inputs of every length 0..20.
@@ -115,7 +116,8 @@ func TestHCWithinCompressBound(t *testing.T) {
 // TestHCSmaller: on text-like data HC output is clearly (10%) smaller than
 // fast mode's and pierrec's fast mode (on sorted keys, where fast mode does
 // well already, just smaller), and no more than 1% larger than pierrec's
-// HC at the same chain depth (256).
+// HC at the same chain depth (256); the optimal parse at the same depth is
+// no larger than the lazy one.
 func TestHCSmaller(t *testing.T) {
 	data := textData(128 << 10)
 	data["text"], data["keys"] = corpus()["text"], corpus()["keys"]
@@ -131,7 +133,11 @@ func TestHCSmaller(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s: %d bytes -> fast %d, HC %d, pierrec fast %d, pierrec HC-256 %d", name, len(src), fast, hc, pfast, phc)
+		opt := len((&Compressor{Level: LevelOpt}).CompressBlock(nil, src, nil))
+		t.Logf("%s: %d bytes -> fast %d, HC %d, opt %d, pierrec fast %d, pierrec HC-256 %d", name, len(src), fast, hc, opt, pfast, phc)
+		if opt > hc {
+			t.Errorf("%s: LevelOpt %d bytes, LevelHC %d", name, opt, hc)
+		}
 		want := 0.9
 		if name == "keys" {
 			want = 1
@@ -146,7 +152,8 @@ func TestHCSmaller(t *testing.T) {
 }
 
 // TestLevels: negative levels are fast mode, levels above LevelMax are
-// LevelMax, and deeper levels do not compress text worse.
+// LevelMax, deeper levels do not compress text worse, and the deepest
+// level round-trips.
 func TestLevels(t *testing.T) {
 	src := textData(50000)["comments"]
 	enc := func(level int) []byte { return (&Compressor{Level: level}).CompressBlock(nil, src, nil) }
@@ -156,14 +163,15 @@ func TestLevels(t *testing.T) {
 	if !bytes.Equal(enc(LevelMax+1), enc(LevelMax)) {
 		t.Error("Level LevelMax+1 differs from LevelMax")
 	}
-	prev := len(enc(1))
-	for level := 3; level <= LevelMax; level += 2 {
+	prevLevel, prev := 1, len(enc(1))
+	for _, level := range []int{3, 5, 7, 9, 10, 11, 12} {
 		n := len(enc(level))
 		if n > prev {
-			t.Errorf("level %d: %d bytes, more than %d at level %d", level, n, prev, level-2)
+			t.Errorf("level %d: %d bytes, more than %d at level %d", level, n, prev, prevLevel)
 		}
-		prev = n
+		prevLevel, prev = level, n
 	}
+	roundTrip(t, &Compressor{Level: LevelMax}, src, src[:4000])
 }
 
 func TestHCReuse(t *testing.T) {
@@ -181,7 +189,7 @@ func TestHCReuse(t *testing.T) {
 		t.Fatal("output depends on earlier calls")
 	}
 	out := make([]byte, 0, CompressBound(len(src)))
-	for _, level := range []int{LevelFast, LevelHC} {
+	for _, level := range []int{LevelFast, LevelHC, LevelOpt} {
 		c.Level = level
 		if n := testing.AllocsPerRun(5, func() { out = c.CompressBlock(out[:0], src, dict) }); n != 0 {
 			t.Errorf("level %d: %v allocations per reused call", level, n)

@@ -88,6 +88,9 @@ type Compressor struct {
 
 	hcHead  []int32  // HC: hash of 4 bytes -> latest position in buf + 1; 0 means empty
 	hcChain []uint16 // HC: position & mask -> distance to the previous position with the same hash
+
+	opt     []optNode  // optimal parse: one node per input position
+	optSeqs []optMatch // optimal parse: the chosen matches, last first
 }
 
 // CompressBlock appends the LZ4 block encoding of src to dst, matching into
@@ -102,8 +105,12 @@ func (c *Compressor) CompressBlock(dst, src, dict []byte) []byte {
 		dict = dict[len(dict)-MaxDictLen:]
 	}
 	c.buf = append(append(c.buf[:0], dict...), src...)
-	if c.Level > LevelFast {
-		return c.compressHC(dst, len(dict), hcDepth(c.Level))
+	switch level := min(c.Level, LevelMax); {
+	case level >= LevelOpt:
+		depth, nice := optParams(level)
+		return c.compressOpt(dst, len(dict), depth, nice)
+	case level > LevelFast:
+		return c.compressHC(dst, len(dict), hcDepth(level))
 	}
 	return c.compressFast(dst, len(dict))
 }
