@@ -35,27 +35,49 @@ type Timer struct {
 // Timers returns the benchmark bodies over e: every op of every kvenc
 // subject, and for Pebble the warm ops once (under Pebble: the three Pebble
 // subjects read the same decompressed block) and the cold ops per
-// compression. The bodies set up their seekers and iterators outside the
-// timer, each run anew, so the subjects of a column hold no decoded
-// blocks between runs.
+// compression. They come op by op, so that run in order the subjects of
+// one op run next to each other. The bodies set up their seekers and
+// iterators outside the timer, each run anew, so the subjects of a column
+// hold no decoded blocks between runs.
 func (e *Encoded) Timers() []Timer {
 	var out []Timer
-	for s, blocks := range e.Kvenc {
-		out = append(out,
-			Timer{s, SeekWarm, kvencSeekWarm(blocks, e.Targets)},
-			Timer{s, SeekCold, kvencSeekCold(blocks, e.Targets)},
-			Timer{s, NextWarm, kvencNextWarm(blocks)},
-			Timer{s, ScanCold, kvencScanCold(blocks)})
-	}
-	out = append(out,
-		Timer{Pebble, SeekWarm, pebbleSeekWarm(e.Pebble[0], e.Targets)},
-		Timer{Pebble, NextWarm, pebbleNextWarm(e.Pebble[0])})
-	for p, blocks := range e.Pebble {
-		out = append(out,
-			Timer{Pebble + p, SeekCold, pebbleSeekCold(blocks, e.Targets)},
-			Timer{Pebble + p, ScanCold, pebbleScanCold(blocks)})
+	for op := SeekWarm; op <= ScanCold; op++ {
+		for s, blocks := range e.Kvenc {
+			out = append(out, Timer{s, op, kvencTimer(op, blocks, e.Targets)})
+		}
+		if op == SeekWarm || op == NextWarm {
+			out = append(out, Timer{Pebble, op, pebbleTimer(op, e.Pebble[0], e.Targets)})
+			continue
+		}
+		for p, blocks := range e.Pebble {
+			out = append(out, Timer{Pebble + p, op, pebbleTimer(op, blocks, e.Targets)})
+		}
 	}
 	return out
+}
+
+func kvencTimer(op Op, blocks [][]byte, ts []Target) func(*testing.B) {
+	switch op {
+	case SeekWarm:
+		return kvencSeekWarm(blocks, ts)
+	case SeekCold:
+		return kvencSeekCold(blocks, ts)
+	case NextWarm:
+		return kvencNextWarm(blocks)
+	}
+	return kvencScanCold(blocks)
+}
+
+func pebbleTimer(op Op, blocks []pebbleblk.Block, ts []Target) func(*testing.B) {
+	switch op {
+	case SeekWarm:
+		return pebbleSeekWarm(blocks, ts)
+	case SeekCold:
+		return pebbleSeekCold(blocks, ts)
+	case NextWarm:
+		return pebbleNextWarm(blocks)
+	}
+	return pebbleScanCold(blocks)
 }
 
 func kvencSeekers(b *testing.B, blocks [][]byte) []blockenc.Seeker {
