@@ -9,8 +9,8 @@ import (
 
 // BenchmarkCompress compares this compressor's fast mode and HC levels with
 // pierrec/lz4/v4's fast and HC compressors on the same inputs, side by side:
-// kvenc-hc5 and pierrec-hc16 search 16 chain candidates, kvenc-hc9 and
-// pierrec-hc256 256. Inputs: the test corpus (keys, text, random) and
+// kvenc-hc5 and pierrec-hc16 search 16 chain candidates, kvenc-hc9,
+// kvenc-opt10 and pierrec-hc256 256. Inputs: the test corpus (keys, text, random) and
 // textData's comments, dates and keybytes, 64 KiB each. It also shows what a
 // dictionary buys on 4 KiB sub-blocks of sorted keys (dictionary: the first
 // 1/20 of the data, Lucene's LZ4 split). SetBytes counts uncompressed input
@@ -27,9 +27,12 @@ func BenchmarkCompress(b *testing.B) {
 	}
 	for _, name := range []string{"keys", "text", "random", "comments", "dates", "keybytes"} {
 		src := data[name]
-		for _, level := range []int{LevelFast, 5, LevelHC} {
+		for _, level := range []int{LevelFast, 5, LevelHC, LevelOpt} {
 			impl := "kvenc-fast"
-			if level > LevelFast {
+			switch {
+			case level >= LevelOpt:
+				impl = fmt.Sprintf("kvenc-opt%d", level)
+			case level > LevelFast:
 				impl = fmt.Sprintf("kvenc-hc%d", level)
 			}
 			b.Run("data="+name+"/impl="+impl, func(b *testing.B) {
@@ -71,7 +74,7 @@ func BenchmarkCompress(b *testing.B) {
 	}
 	keys := data["keys"]
 	dict, rest := keys[:len(keys)/20], keys[len(keys)/20:]
-	for _, level := range []int{LevelFast, LevelHC} {
+	for _, level := range []int{LevelFast, LevelHC, LevelOpt} {
 		for _, withDict := range []bool{false, true} {
 			d := []byte(nil)
 			if withDict {
