@@ -17,6 +17,7 @@ import (
 const (
 	colKeysPrefix = 0 // keys: prefix-compressed cells with restarts
 	colKeysFixed  = 1 // keys: one length, the bytes that vary as an integer column
+	colKeysPacked = 2 // keys: one length, the varying bits as an integer column (version 2)
 
 	colSeqsInline = 0 // seqs: a vlong after each key cell
 	colSeqsColumn = 1 // seqs: a shapeshift column
@@ -27,6 +28,7 @@ const (
 	colValsInline = 0 // values: ends column and one data area
 	colValsInt    = 1 // values: one width, a shapeshift column of integers
 	colValsDict   = 2 // values: distinct values (ends + area), index column
+	colValsPacked = 3 // values: one length, the varying bits as an integer column (version 2)
 )
 
 // colOpts is how every shapeshift column of a Columnar block is encoded:
@@ -49,7 +51,8 @@ type colEncoder struct {
 	prevKey  []byte
 	fixed    []byte // every key, while all have one length
 	fixedOK  bool
-	varies   []bool // per key byte: differs from the first key's
+	klo, khi []byte // per key byte: the smallest and largest seen
+	kpack    packLayout
 	seqs     []int64
 	kinds    []byte // bitmap, bit set for Put
 	puts     int
@@ -61,6 +64,11 @@ type colEncoder struct {
 	dictData []byte
 	dictEnds []int64
 	dictIdx  []int64
+	vfixed   bool // every value so far has length vlen (1..maxPackedLen)
+	vlen     int
+	vlo, vhi [maxPackedLen]byte // per value byte: the smallest and largest seen
+	pack     packLayout
+	v2       bool // Finish chose a form of format version 2
 
 	// Finish scratch.
 	col, col2, area, cand, best []byte
@@ -77,11 +85,12 @@ func (c *colEncoder) reset() {
 	c.keys, c.keysSeq = c.keys[:0], c.keysSeq[:0]
 	c.rst, c.rstSeq = c.rst[:0], c.rstSeq[:0]
 	c.prevKey = c.prevKey[:0]
-	c.fixed, c.fixedOK, c.varies = c.fixed[:0], true, c.varies[:0]
+	c.fixed, c.fixedOK = c.fixed[:0], true
 	c.seqs, c.kinds, c.puts = c.seqs[:0], c.kinds[:0], 0
 	c.data, c.ends, c.width = c.data[:0], c.ends[:0], 0
 	clear(c.dict)
 	c.dictOK = true
+	c.vfixed = true
 	c.dictData, c.dictEnds, c.dictIdx = c.dictData[:0], c.dictEnds[:0], c.dictIdx[:0]
 }
 
@@ -102,16 +111,16 @@ func (c *colEncoder) add(x Cell, n int) {
 	c.keysSeq = vlong.Append(c.keysSeq, int64(x.Seq))
 	c.prevKey = append(c.prevKey[:0], x.Key...)
 	if n == 0 {
-		c.varies = append(c.varies[:0], make([]bool, len(x.Key))...)
-	} else if c.fixedOK && len(x.Key) != len(c.varies) {
+		c.klo = append(c.klo[:0], x.Key...)
+		c.khi = append(c.khi[:0], x.Key...)
+	} else if c.fixedOK && len(x.Key) != len(c.klo) {
 		c.fixedOK = false
 	}
 	if c.fixedOK && n > 0 {
-		first := c.fixed[:len(c.varies)]
+		lo, hi := c.klo[:len(x.Key)], c.khi[:len(x.Key)]
 		for j, b := range x.Key {
-			if b != first[j] {
-				c.varies[j] = true
-			}
+			lo[j] = min(lo[j], b)
+			hi[j] = max(hi[j], b)
 		}
 	}
 	if c.fixedOK {
@@ -133,6 +142,9 @@ func (c *colEncoder) add(x Cell, n int) {
 	case n == 0 || c.width != w:
 		c.width = -1
 	}
+	if c.vfixed {
+		c.addFixed(x.Value, n)
+	}
 	if c.dictOK {
 		j, ok := c.dict[string(x.Value)]
 		if !ok {
@@ -146,6 +158,25 @@ func (c *colEncoder) add(x Cell, n int) {
 			c.dictEnds = append(c.dictEnds, int64(len(c.dictData)))
 		}
 		c.dictIdx = append(c.dictIdx, j)
+	}
+}
+
+// addFixed folds value v of cell n into the per-byte ranges of the
+// packed form, or gives the form up.
+func (c *colEncoder) addFixed(v []byte, n int) {
+	switch {
+	case n == 0 && len(v) >= 1 && len(v) <= maxPackedLen:
+		c.vlen = len(v)
+		copy(c.vlo[:], v)
+		copy(c.vhi[:], v)
+	case n == 0 || len(v) != c.vlen:
+		c.vfixed = false
+	default:
+		lo, hi := c.vlo[:len(v)], c.vhi[:len(v)]
+		for j, b := range v {
+			lo[j] = min(lo[j], b)
+			hi[j] = max(hi[j], b)
+		}
 	}
 }
 
@@ -240,42 +271,80 @@ func (c *colEncoder) appendValues(dst []byte) ([]byte, bool) {
 			c.best, c.cand, lz = c.cand, c.best, dlz
 		}
 	}
+	if c.vfixed && n > 0 && c.pack.plan(c.vlo[:c.vlen], c.vhi[:c.vlen]) {
+		c.ints = c.ints[:0]
+		for _, e := range c.ends {
+			c.ints = append(c.ints, int64(c.pack.pack(c.data[e-int64(c.vlen):e])))
+		}
+		c.cand = append(c.cand[:0], colValsPacked)
+		c.cand = binary.AppendUvarint(c.cand, uint64(c.vlen))
+		c.cand = append(c.cand, c.data[:c.vlen]...)
+		c.cand = c.pack.appendFields(c.cand)
+		c.cand = c.appendColumn(c.cand, c.ints)
+		if len(c.cand) < len(c.best) {
+			c.best, c.cand, lz = c.cand, c.best, false
+			c.v2 = true
+		}
+	}
 	return append(dst, c.best...), lz
 }
 
-// appendFixedKeys appends a colKeysFixed key section, or returns dst
-// unchanged if the keys do not allow one (lengths differ, more than 8
-// bytes vary).
+// appendFixedKeys appends the smaller of a colKeysFixed and a
+// colKeysPacked key section, or returns dst unchanged if the keys allow
+// neither (lengths differ; more than 8 bytes vary and their ranges need
+// more than 64 bits).
 func (c *colEncoder) appendFixedKeys(dst []byte) []byte {
 	n := len(c.seqs)
 	if !c.fixedOK || n == 0 {
 		return dst
 	}
-	c.pos = c.pos[:0]
-	for j, v := range c.varies {
-		if v {
-			c.pos = append(c.pos, j)
+	L := len(c.klo)
+	h := len(dst)
+	// Fixed: the varying bytes whole, a layout of 8-bit fields from 0.
+	p := &c.kpack
+	p.n, p.bits = 0, 0
+	for j := range L {
+		if c.klo[j] != c.khi[j] {
+			if p.n == 8 {
+				p.n = -1
+				break
+			}
+			p.pos[p.n], p.base[p.n], p.w[p.n] = uint16(j), 0, 8
+			p.n++
 		}
 	}
-	if len(c.pos) > 8 {
+	if p.n >= 0 {
+		p.bits = 8 * p.n
+		dst = append(dst, colKeysFixed)
+		dst = binary.AppendUvarint(dst, uint64(L))
+		dst = append(dst, c.fixed[:L]...)
+		dst = append(dst, byte(p.n))
+		for k := range p.n {
+			dst = binary.AppendUvarint(dst, uint64(p.pos[k]))
+		}
+		dst = c.appendKeyInts(dst)
+	}
+	if !p.plan(c.klo, c.khi) {
 		return dst
 	}
-	L := len(c.varies)
-	c.ints = c.ints[:0]
-	for i := range n {
-		k := c.fixed[i*L : i*L+L]
-		var v uint64
-		for _, j := range c.pos {
-			v = v<<8 | uint64(k[j])
-		}
-		c.ints = append(c.ints, int64(v))
+	c.cand = append(c.cand[:0], colKeysPacked)
+	c.cand = binary.AppendUvarint(c.cand, uint64(L))
+	c.cand = append(c.cand, c.fixed[:L]...)
+	c.cand = p.appendFields(c.cand)
+	c.cand = c.appendKeyInts(c.cand)
+	if len(dst) == h || len(c.cand) < len(dst)-h {
+		dst = append(dst[:h], c.cand...)
+		c.v2 = true
 	}
-	dst = append(dst, colKeysFixed)
-	dst = binary.AppendUvarint(dst, uint64(L))
-	dst = append(dst, c.fixed[:L]...)
-	dst = append(dst, byte(len(c.pos)))
-	for _, j := range c.pos {
-		dst = binary.AppendUvarint(dst, uint64(j))
+	return dst
+}
+
+// appendKeyInts appends the column of every key packed by c.kpack.
+func (c *colEncoder) appendKeyInts(dst []byte) []byte {
+	L := len(c.klo)
+	c.ints = c.ints[:0]
+	for i := range len(c.seqs) {
+		c.ints = append(c.ints, int64(c.kpack.pack(c.fixed[i*L:i*L+L])))
 	}
 	return c.appendColumn(dst, c.ints)
 }
@@ -285,6 +354,7 @@ func (c *colEncoder) finish(b []byte) ([]byte, byte) {
 	// Keys, with the seqs inline or as a column, or fixed-width keys with
 	// a seq column: whichever is smallest.
 	keys, rst := c.keysSeq, c.rstSeq
+	c.v2 = false
 	c.col2 = shapeshift.Encode(c.col2[:0], c.seqs, colOpts)
 	seqCol := 1 + uvarintLen(uint64(len(c.col2))) + len(c.col2)
 	mode := byte(colSeqsInline)
@@ -303,7 +373,7 @@ func (c *colEncoder) finish(b []byte) ([]byte, byte) {
 			b = append(b, c.col2...)
 			return c.finishValues(b)
 		}
-		b = b[:h]
+		b, c.v2 = b[:h], false
 	}
 	b = append(b, colKeysPrefix)
 	b = binary.AppendUvarint(b, uint64(len(keys)))
@@ -351,5 +421,8 @@ func (e *Encoder) colFinish() []byte {
 	b = binary.AppendUvarint(b, uint64(e.opts.RestartInterval))
 	b, flags := e.col.finish(b)
 	b[2] = flags
+	if e.col.v2 {
+		b[0] = formatVersion2
+	}
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
 }

@@ -6,5 +6,5 @@ func ColumnarForms(block []byte) (keys, seqs, values byte, err error) {
 	if err := s.Init(block); err != nil {
 		return 0, 0, 0, err
 	}
-	return s.col.kmode, s.col.seqMode, s.col.vmode, nil
+	return s.col.kform, s.col.seqMode, s.col.vmode, nil
 }

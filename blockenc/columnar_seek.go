@@ -14,21 +14,29 @@ import (
 // off, idx, ri, nextRestart, key, keyBuf; seqOff and tail for inline
 // seqs); the columns are decoded by Init into buffers kept across Init.
 type colSeeker struct {
-	kmode   byte
-	kvar    int     // fixed keys: bytes that vary, 0..8
-	kpos    [8]int  // fixed keys: their positions
-	keyInts []int64 // fixed keys: the varying bytes of each key, big-endian
-	kbuf    []byte  // fixed keys: the current key (template with its bytes)
-	probe   []byte  // fixed keys: a key under comparison in SeekGE
-	seqMode byte
-	seqs    []int64 // seq column
-	kinds   []byte  // bitmap, bit set for Put; nil: all Put
-	vmode   byte
-	width   int     // integer values: bytes per value
-	ends    []int64 // inline: 0 then the end of every value; dict: of every distinct value
-	idx     []int64 // dict: the distinct value of every cell
-	ints    []int64 // integer values
-	data    []byte  // the value area (in the block, or in Seeker.raw)
+	kmode    byte       // colKeysPrefix or colKeysFixed (also for colKeysPacked)
+	kform    byte       // the keys mode in the block
+	kpack    packLayout // fixed and packed keys: the varying bytes (fixed: 8-bit fields from 0)
+	keyInts  []int64    // fixed keys: the varying bytes of each key, big-endian
+	kbuf     []byte     // fixed keys: the current key (template with its bytes)
+	kfull    []byte     // fixed keys: kbuf and a spare byte after it
+	kcur     uint64     // fixed keys: the integer of the key in kbuf
+	lastPos  int        // fixed keys: the last field's position (the spare byte without fields)
+	lastBase byte       // and its base
+	lastMask uint64     // and the mask of its bits
+	valCall  bool       // colNext calls colValue: kinds bitmap, integer or packed values
+	probe    []byte     // fixed keys: a key under comparison in SeekGE
+	seqMode  byte
+	seqs     []int64 // seq column
+	kinds    []byte  // bitmap, bit set for Put; nil: all Put
+	vmode    byte
+	width    int     // integer values: bytes per value
+	ends     []int64 // inline: 0 then the end of every value; dict: of every distinct value
+	idx      []int64 // dict: the distinct value of every cell
+	ints     []int64 // integer and packed values
+	pack     packLayout
+	vtmpl    []byte // packed values: the current value (template with its bytes)
+	data     []byte // the value area (in the block, or in Seeker.raw)
 }
 
 // colInit is Init for a Columnar block (byte 1 is 5).
@@ -81,9 +89,14 @@ func (s *Seeker) colParse(block []byte) error {
 		return bad(q, "missing keys")
 	}
 	c.kmode = body[q]
+	c.kform = c.kmode
 	q++
-	if c.kmode == colKeysFixed {
-		return s.colParseFixed(block, body, q)
+	if c.kmode == colKeysPacked && body[0] < formatVersion2 {
+		return bad(q-1, "packed keys in a version 1 block")
+	}
+	if c.kmode == colKeysFixed || c.kmode == colKeysPacked {
+		c.kmode = colKeysFixed // one reader for both
+		return s.colParseFixed(block, body, q, body[q-1])
 	}
 	if c.kmode != colKeysPrefix {
 		return bad(q-1, fmt.Sprintf("unknown keys mode %d", c.kmode))
@@ -112,38 +125,55 @@ func (s *Seeker) colParse(block []byte) error {
 	return s.colParseRest(block, body, p)
 }
 
-// colParseFixed reads a fixed-width key section at body[p:] (after its
-// mode byte): klen uv | template | nvar u8 | pos uv * nvar | column.
-func (s *Seeker) colParseFixed(block, body []byte, p int) error {
+// colParseFixed reads a colKeysFixed or colKeysPacked (mode) key
+// section at body[p:] (after its mode byte): klen uv | template | nvar u8
+// | pos uv * nvar | column, or klen uv | template | packed fields | column.
+func (s *Seeker) colParseFixed(block, body []byte, p int, mode byte) error {
 	c := s.col
 	bad := func(p int, what string) error { return fmt.Errorf("%w: offset %d: %s", ErrCorrupt, p, what) }
 	L, q := readLen(body, p)
 	if q < 0 || L > MaxKeyLen || L+1 > len(body)-q || s.count == 0 {
 		return bad(p, "bad fixed key length")
 	}
-	c.kbuf = append(c.kbuf[:0], body[q:q+L]...)
+	c.kfull = append(append(c.kfull[:0], body[q:q+L]...), 0)
+	c.kbuf = c.kfull[:L]
 	c.probe = append(c.probe[:0], c.kbuf...)
 	q += L
-	c.kvar = int(body[q])
-	if c.kvar > 8 {
-		return bad(q, "more than 8 varying key bytes")
-	}
-	q++
-	prev := -1
-	for k := range c.kvar {
-		var j int
-		at := q
-		if j, q = readLen(body, q); q < 0 || j <= prev || j >= L {
-			return bad(at, "bad varying key byte position")
+	k := &c.kpack
+	if mode == colKeysPacked {
+		var err error
+		if q, err = k.parseFields(body, q, L); err != nil {
+			return err
 		}
-		c.kpos[k], prev = j, j
+	} else {
+		k.n = int(body[q])
+		if k.n > 8 {
+			return bad(q, "more than 8 varying key bytes")
+		}
+		k.bits = 8 * k.n
+		q++
+		prev := -1
+		for f := range k.n {
+			var j int
+			at := q
+			if j, q = readLen(body, q); q < 0 || j <= prev || j >= L {
+				return bad(at, "bad varying key byte position")
+			}
+			k.pos[f], k.base[f], k.w[f], prev = uint16(j), 0, 8, j
+		}
 	}
 	var err error
 	if c.keyInts, q, err = colColumn(c.keyInts[:0], body, q, s.count, "key"); err != nil {
 		return err
 	}
-	if i := firstOver(c.keyInts, byteMask(c.kvar)); i >= 0 {
-		return bad(q, fmt.Sprintf("key %d: %d wider than %d bytes", i, c.keyInts[i], c.kvar))
+	if i := firstOver(c.keyInts, k.mask()); i >= 0 {
+		return bad(q, fmt.Sprintf("key %d: %d wider than %d bits", i, c.keyInts[i], k.bits))
+	}
+	c.kcur = uint64(c.keyInts[0])
+	k.fill(c.kbuf, c.kcur)
+	c.lastPos, c.lastBase, c.lastMask = L, 0, 0
+	if k.n > 0 {
+		c.lastPos, c.lastBase, c.lastMask = int(k.pos[k.n-1]), k.base[k.n-1], 1<<k.w[k.n-1]-1
 	}
 	s.hdrLen = q
 	if q >= len(body) || body[q] != colSeqsColumn {
@@ -202,6 +232,7 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 		return bad(p, "missing values")
 	}
 	c.vmode = body[p]
+	c.valCall = c.kinds != nil || c.vmode == colValsInt || c.vmode == colValsPacked
 	p++
 	var err error
 	switch c.vmode {
@@ -239,6 +270,14 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 			return bad(q, fmt.Sprintf("cell %d: dictionary index %d of %d", i, c.idx[i], nd))
 		}
 		p, err = s.colArea(body, q, flags, c.ends)
+	case colValsPacked:
+		if body[0] < formatVersion2 {
+			return bad(p-1, "packed values in a version 1 block")
+		}
+		if flags != 0 {
+			return bad(2, "LZ4 flag without a value area")
+		}
+		p, err = s.colParsePacked(body, p)
 	default:
 		return bad(p-1, fmt.Sprintf("unknown values mode %d", c.vmode))
 	}
@@ -250,6 +289,28 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 	}
 	s.block, s.tail = block, block[min(s.hdrLen, len(block)):] // colArea's growRaw moved tail
 	return nil
+}
+
+// colParsePacked reads a packed values section at body[p:] (after its
+// mode byte) and returns the offset after it.
+func (s *Seeker) colParsePacked(body []byte, p int) (int, error) {
+	c := s.col
+	L, q := readLen(body, p)
+	if q < 0 || L < 1 || L > maxPackedLen || L > len(body)-q {
+		return 0, fmt.Errorf("%w: offset %d: bad packed value length", ErrCorrupt, p)
+	}
+	c.vtmpl = append(c.vtmpl[:0], body[q:q+L]...)
+	q, err := c.pack.parseFields(body, q+L, L)
+	if err != nil {
+		return 0, err
+	}
+	if c.ints, q, err = colColumn(c.ints[:0], body, q, s.count, "packed values"); err != nil {
+		return 0, err
+	}
+	if i := firstOver(c.ints, c.pack.mask()); i >= 0 {
+		return 0, fmt.Errorf("%w: offset %d: packed value %d wider than %d bits", ErrCorrupt, q, i, c.pack.bits)
+	}
+	return q, nil
 }
 
 // colColumn reads clen uv | a shapeshift column of n values at b[p:],
@@ -319,10 +380,17 @@ func (s *Seeker) colNext() bool {
 	// the calls, a third of a scan's time per cell before.
 	i := s.idx
 	s.idx = i + 1
-	s.key = c.fixedKey(c.kbuf, i)
+	if x := uint64(c.keyInts[i]); (x^c.kcur)&^c.lastMask == 0 {
+		// Only the last field changed (curKey's common case, inline).
+		c.kcur = x
+		c.kfull[c.lastPos] = c.lastBase + byte(x&c.lastMask)
+	} else {
+		c.curKey(i)
+	}
+	s.key = c.kbuf
 	s.seq = uint64(c.seqs[i])
 	s.valid = true
-	if c.kinds != nil || c.vmode == colValsInt {
+	if c.valCall {
 		s.colValue(i)
 		return true
 	}
@@ -344,7 +412,8 @@ func (s *Seeker) colFirst() bool {
 // [seq vlong].
 func (s *Seeker) colStep() bool {
 	if s.col.kmode == colKeysFixed {
-		s.key = s.col.fixedKey(s.col.kbuf, s.idx)
+		s.col.curKey(s.idx)
+		s.key = s.col.kbuf
 		s.idx++
 		return true
 	}
@@ -409,6 +478,10 @@ func (s *Seeker) colValue(i int) {
 	if c.vmode == colValsInt {
 		binary.BigEndian.PutUint64(s.vbuf[:], uint64(c.ints[i]))
 		s.val = s.vbuf[8-c.width:]
+		return
+	}
+	if c.vmode == colValsPacked {
+		s.val = c.pack.fill(c.vtmpl, uint64(c.ints[i]))
 		return
 	}
 	s.colBytes(i)
@@ -513,12 +586,24 @@ func (s *Seeker) colScan(key []byte) bool {
 // fixedKey writes the varying bytes of key i into buf (the template) and
 // returns it.
 func (c *colSeeker) fixedKey(buf []byte, i int) []byte {
-	v := uint64(c.keyInts[i])
-	for k := c.kvar - 1; k >= 0; k-- {
-		buf[c.kpos[k]] = byte(v)
-		v >>= 8
+	return c.kpack.fill(buf, uint64(c.keyInts[i]))
+}
+
+// curKey sets kbuf to key i. It rewrites only the fields from the last
+// back to the highest whose bits differ from the key kbuf holds (d): in a
+// scan the next key of a lineitem block differs in its last field (the
+// line number) three times in four, a case colNext handles itself.
+func (c *colSeeker) curKey(i int) {
+	x := uint64(c.keyInts[i])
+	d := x ^ c.kcur
+	c.kcur = x
+	p := &c.kpack
+	for k := p.n - 1; k >= 0 && d != 0; k-- {
+		w := p.w[k]
+		c.kbuf[p.pos[k]] = p.base[k] + byte(x&(1<<w-1))
+		x >>= w
+		d >>= w
 	}
-	return buf
 }
 
 // colSeekFixed is SeekGE over fixed-width keys: a binary search over all

@@ -7,14 +7,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/kvenc/kvenc/blockenc"
 )
 
 // colSets are cells that make a Columnar encoder pick each of its forms;
 // want is the key, seq and value mode expected (part of the format: keys
-// 0 prefix, 1 fixed; seqs 0 inline, 1 column; values 0 inline, 1 integer,
-// 2 dictionary).
+// 0 prefix, 1 fixed, 2 packed; seqs 0 inline, 1 column; values 0 inline,
+// 1 integer, 2 dictionary, 3 packed).
 func colSets() []struct {
 	name  string
 	cells []blockenc.Cell
@@ -22,7 +23,9 @@ func colSets() []struct {
 } {
 	rng := rand.New(rand.NewPCG(90, 91))
 	fixedKey := func(i int) []byte { return binary.BigEndian.AppendUint32([]byte("col/"), uint32(i*3+i%2)) }
-	var dict, ints, versions, inline, random []blockenc.Cell
+	var dict, ints, versions, inline, random, dates []blockenc.Cell
+	day0 := time.Date(1992, 1, 2, 0, 0, 0, 0, time.UTC)
+	order, line := uint32(7), uint16(1)
 	for i := range 24 {
 		dict = append(dict, blockenc.Cell{Key: fixedKey(i), Value: []byte(shipModes[rng.IntN(3)]), Seq: 1<<40 + uint64(i), Kind: blockenc.Kind(min(1, i%7))})
 		ints = append(ints, blockenc.Cell{Key: fixedKey(i), Value: binary.BigEndian.AppendUint32(nil, uint32(rng.IntN(1000))), Seq: 500 + uint64(i), Kind: blockenc.KindPut})
@@ -30,6 +33,13 @@ func colSets() []struct {
 		k := fmt.Appendf(nil, "user/%d/%s", i, bytes.Repeat([]byte("x"), i%5))
 		inline = append(inline, blockenc.Cell{Key: k, Value: randBytes(rng, rng.IntN(30)), Seq: 1<<30 + uint64(i), Kind: blockenc.KindPut})
 		random = append(random, blockenc.Cell{Key: k, Value: bytes.Repeat([]byte{'a' + byte(i%3)}, i), Seq: rng.Uint64N(120), Kind: blockenc.KindPut})
+		// Lineitem-like keys (order | line, both ranges narrow) and dates.
+		if line++; line > 7 || rng.IntN(3) == 0 {
+			order, line = order+1+uint32(rng.IntN(3))*24, 1
+		}
+		k = binary.BigEndian.AppendUint16(binary.BigEndian.AppendUint32([]byte("ship/"), order), line)
+		date := day0.AddDate(0, 0, rng.IntN(2526)).Format("2006-01-02")
+		dates = append(dates, blockenc.Cell{Key: k, Value: []byte(date), Seq: 1<<40 + uint64(i), Kind: blockenc.Kind(min(1, i%5))})
 	}
 	return []struct {
 		name  string
@@ -41,6 +51,7 @@ func colSets() []struct {
 		{"versions", versions, [3]byte{1, 1, 2}},
 		{"prefix-seqcol-inline", sortCells(inline), [3]byte{0, 1, 0}},
 		{"prefix-seqinline-inline", sortCells(random), [3]byte{0, 0, 0}},
+		{"packed-packed", dates, [3]byte{2, 1, 3}},
 	}
 }
 
@@ -137,4 +148,33 @@ func TestColumnarEmptyFirstValue(t *testing.T) {
 	}
 	var s blockenc.Seeker
 	conform(t, &s, rand.New(rand.NewPCG(1, 1)), encode(t, blockenc.Options{Encoding: blockenc.Columnar}, cells), cells)
+}
+
+// TestColumnarVersion: a block is version 2 only when it uses a form
+// version 1 lacks (packed keys or values), a version 1 block with one of
+// them is corrupt, and so is a row block claiming version 2.
+func TestColumnarVersion(t *testing.T) {
+	opts := blockenc.Options{Encoding: blockenc.Columnar, RestartInterval: 4}
+	for _, set := range colSets() {
+		block := encode2(t, opts, set.cells)
+		v2 := set.want[0] == 2 || set.want[2] == 3
+		if want := map[bool]byte{false: 1, true: 2}[v2]; block[0] != want {
+			t.Errorf("%s: version %d, want %d", set.name, block[0], want)
+		}
+		if !v2 {
+			continue
+		}
+		old := bytes.Clone(block)
+		old[0] = 1
+		fixCRC(old)
+		if _, err := blockenc.NewSeeker(old); !errors.Is(err, blockenc.ErrCorrupt) {
+			t.Errorf("%s as version 1: %v, want ErrCorrupt", set.name, err)
+		}
+	}
+	row := encode2(t, blockenc.Options{Encoding: blockenc.RowIndex}, colSets()[0].cells)
+	row[0] = 2
+	fixCRC(row)
+	if _, err := blockenc.NewSeeker(row); !errors.Is(err, blockenc.ErrCorrupt) {
+		t.Errorf("RowIndex block as version 2: %v, want ErrCorrupt", err)
+	}
 }

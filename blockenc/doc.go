@@ -179,11 +179,13 @@
 // (blockenc/shapeshift: own header and CRC-32C, chunks of 256 values):
 //
 //	block    := header | keys | seqs | kinds | values | crc
-//	header   := version u8 (=1) | encoding u8 (=5) | flags u8 | count uv
-//	            | interval uv                  (restart interval)
+//	header   := version u8 (1 or 2) | encoding u8 (=5) | flags u8
+//	            | count uv | interval uv       (restart interval)
 //	keys     := 0 u8 | klen uv | kcell * count | restarts     (prefix)
 //	          | 1 u8 | L uv | template (L bytes) | nvar u8 (0..8)
 //	            | pos uv * nvar | column       (fixed: count values)
+//	          | 2 u8 | L uv | template | packed (packed: count values;
+//	                                            version 2)
 //	kcell    := shared uv | slen uv | suffix | [seq vlong]
 //	                                           (the seq when seqs is 0;
 //	                                            every interval-th cell has
@@ -201,6 +203,11 @@
 //	                                           (dictionary: nd ends of the
 //	                                            distinct values, then count
 //	                                            indexes into them)
+//	          | 3 u8 | L uv (1..32) | template | packed
+//	                                           (packed: count values;
+//	                                            version 2)
+//	packed   := nvar u8 (0..64) | field * nvar | column
+//	field    := pos uv | base u8 | bits u8 (1..8)
 //	column   := clen uv | clen bytes of a shapeshift column
 //	area     := rawlen uv | alen uv | alen bytes    (the values back to
 //	                                            back: value i is area[end
@@ -209,9 +216,25 @@
 //	                                            rawlen bytes, else alen =
 //	                                            rawlen and stored)
 //
+// Version: a block is version 1 unless it uses packed keys or values,
+// which version 1 readers do not know; then it is version 2 (a version 1
+// block with either is corrupt, and so is a row block claiming version 2).
+//
 // Fixed keys: every key of the block has length L and differs from the
 // first key (the template) in at most 8 byte positions pos (increasing);
 // value i of the column is key i's bytes at those positions, big-endian.
+// Packed keys and values: every key (value) has length L, and the bytes
+// that vary are fields: at position pos, the byte minus base (the
+// smallest byte seen there) in bits bits (enough for the largest), the
+// fields of one key concatenated, the first most significant, in at most
+// 64 bits. Key i is the template with, from the last field back, byte pos
+// = base + the low bits bits of integer i, which is then shifted right by
+// bits. The fields keep the keys' order, so the packed integers of sorted
+// keys ascend: lineitem keys (orderkey | linenumber) pack the line number
+// into 3 bits instead of 8 and make smaller deltas; TPC-H's l_shipdate
+// text ("1995-03-13", 5 digits vary in a block) packs into 14 bits where
+// LZ4 left 5 bytes. The Encoder writes packed keys when they are smaller
+// than fixed keys, packed values when smaller than the other forms.
 // TPC-H lineitem keys of one column (name | orderkey | linenumber) vary in
 // 3 bytes per block: with this mode the l_shipmode blocks of
 // BenchmarkColumnar went from 6.1 to 1.6 B/cell. SeekGE binary-searches
@@ -271,6 +294,23 @@
 //
 // Pinned by testdata/columnar.block and TestGolden (docBytes derived by
 // hand; the column CRC computed separately from the Go code).
+//
+// Packed values (version 2): four dates with prefix keys "a" to "d", seqs
+// 5 to 8 inline (91 bytes):
+//
+//	02 05 00 04 02                         version 2, Columnar, 4 cells, interval 2
+//	00 10 00016105 00016206 00016307 00016408   prefix keys, seqs inline
+//	00000000 08000000                      restart offsets
+//	00 00                                  seqs in the kcells, all Put
+//	03 0a 313939352d30332d3133             packed values, L 10, template "1995-03-13"
+//	05                                     5 fields (pos, base, bits):
+//	03 35 01  05 30 01  06 31 02           digit 3 from '5' in 1 bit, 5 from
+//	08 30 02  09 30 03                     '0' in 1, 6 from '1' in 2, 8 in 2, 9 in 3
+//	26 01 04 08 ... dca3                   column of 38 bytes: 75 79 258 184
+//	                                       ("1995-03-13" = 0 0 10 01 011 = 75)
+//	.. .. .. ..                            CRC-32C
+//
+// Pinned by testdata/columnar-packed.block and TestGoldenColumnarPacked.
 //
 // BenchmarkColumnar (bench_columnar_test.go): TPC-H lineitem columns,
 // 30000 synthetic rows, keys column name | orderkey | linenumber, seqs in

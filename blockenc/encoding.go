@@ -185,8 +185,12 @@ var (
 
 // Block framing constants: part of the format.
 const (
-	// formatVersion is byte 0 of every block.
+	// formatVersion is byte 0 of every block but those below.
 	formatVersion = 1
+	// formatVersion2 is byte 0 of a Columnar block that uses a form
+	// version 1 did not have (packed values, an LZ4Dict value area);
+	// readers take both versions.
+	formatVersion2 = 2
 	// trailerLen is the CRC32C trailer.
 	trailerLen = 4
 	// restartLen is one RowIndex restart offset (uint32 little-endian).

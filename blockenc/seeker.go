@@ -115,8 +115,11 @@ func checkFrame(block []byte, minBlock int) ([]byte, error) {
 	if got := crc32.Checksum(body, crcTable); got != want {
 		return nil, fmt.Errorf("%w: checksum %#08x, trailer says %#08x", ErrCorrupt, got, want)
 	}
-	if body[0] != formatVersion {
-		return nil, fmt.Errorf("%w: offset 0: format version %d (want %d)", ErrCorrupt, body[0], formatVersion)
+	if body[0] != formatVersion && body[0] != formatVersion2 {
+		return nil, fmt.Errorf("%w: offset 0: format version %d (want %d or %d)", ErrCorrupt, body[0], formatVersion, formatVersion2)
+	}
+	if body[0] == formatVersion2 && body[1] != byte(Columnar) {
+		return nil, fmt.Errorf("%w: offset 0: format version 2 for encoding %d (only Columnar has it)", ErrCorrupt, body[1])
 	}
 	return body, nil
 }
