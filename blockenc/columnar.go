@@ -72,6 +72,7 @@ type colEncoder struct {
 
 	// Finish scratch.
 	col, col2, area, cand, best []byte
+	subs                        []byte // LZ4Dict sub-blocks
 	ints                        []int64
 	pos                         []int
 	lz                          *lz4dict.Compressor
@@ -219,32 +220,75 @@ func (c *colEncoder) appendColumn(dst []byte, v []int64) []byte {
 	return append(dst, c.col...)
 }
 
-// appendArea appends a value data area, LZ4-compressed when the options
-// ask for it and that is smaller; it reports whether it compressed.
-func (c *colEncoder) appendArea(dst, area []byte) ([]byte, bool) {
+// appendArea appends a value data area, compressed when the options ask
+// for it and that is smaller, and returns the flags that say how: 0,
+// flagLZ4 (one LZ4 block) or flagLZ4Dict (sub-blocks with the first as
+// their dictionary; version 2). LZ4Dict falls back to one LZ4 block when
+// the area is no longer than a dictionary.
+func (c *colEncoder) appendArea(dst, area []byte) ([]byte, byte) {
 	if c.comp != NoCompression && len(area) > 0 {
 		if c.lz == nil {
 			c.lz = new(lz4dict.Compressor)
+		}
+		if c.comp == LZ4Dict && len(area) > dictSize {
+			if a := c.appendDictArea(c.area[:0], area); len(a) < len(area)+2*uvarintLen(uint64(len(area))) {
+				c.area = a
+				return append(dst, a...), flagLZ4Dict
+			}
 		}
 		c.area = c.lz.CompressBlock(c.area[:0], area, nil)
 		if len(c.area) < len(area) {
 			dst = binary.AppendUvarint(dst, uint64(len(area)))
 			dst = binary.AppendUvarint(dst, uint64(len(c.area)))
-			return append(dst, c.area...), true
+			return append(dst, c.area...), flagLZ4
 		}
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(area)))
 	dst = binary.AppendUvarint(dst, uint64(len(area)))
-	return append(dst, area...), false
+	return append(dst, area...), 0
 }
 
-// appendValues appends the smallest values section and reports whether
-// its area is compressed.
-func (c *colEncoder) appendValues(dst []byte) ([]byte, bool) {
+// appendDictArea appends area as an LZ4Dict value area: rawlen uv | nsub
+// uv | (rawlen uv | complen uv) * nsub | data. Sub-block 0 is the first
+// dictSize bytes, compressed alone; every later one the next
+// subBlockSize bytes (the last fewer), compressed with sub-block 0 as
+// its preset dictionary; one that does not shrink is stored (complen =
+// rawlen). Cuts ignore value boundaries: a value may span sub-blocks.
+func (c *colEncoder) appendDictArea(dst, area []byte) []byte {
+	dict := area[:dictSize]
+	nsub := 1 + (len(area)-dictSize+subBlockSize-1)/subBlockSize
+	dst = binary.AppendUvarint(dst, uint64(len(area)))
+	dst = binary.AppendUvarint(dst, uint64(nsub))
+	c.subs = c.subs[:0] // the sub-blocks' data
+	for j, lo := 0, 0; j < nsub; j++ {
+		hi := dictSize
+		if j > 0 {
+			hi = min(lo+subBlockSize, len(area))
+		}
+		raw := area[lo:hi]
+		start := len(c.subs)
+		if j == 0 {
+			c.subs = c.lz.CompressBlock(c.subs, raw, nil)
+		} else {
+			c.subs = c.lz.CompressBlock(c.subs, raw, dict)
+		}
+		if len(c.subs)-start >= len(raw) {
+			c.subs = append(c.subs[:start], raw...)
+		}
+		dst = binary.AppendUvarint(dst, uint64(len(raw)))
+		dst = binary.AppendUvarint(dst, uint64(len(c.subs)-start))
+		lo = hi
+	}
+	return append(dst, c.subs...)
+}
+
+// appendValues appends the smallest values section and returns the flags
+// of its area (see appendArea).
+func (c *colEncoder) appendValues(dst []byte) ([]byte, byte) {
 	n := len(c.ends)
 	c.best = append(c.best[:0], colValsInline)
 	c.best = c.appendColumn(c.best, c.ends)
-	var lz bool
+	var lz byte
 	c.best, lz = c.appendArea(c.best, c.data)
 	if c.width > 0 && n > 0 {
 		c.ints = c.ints[:0]
@@ -257,7 +301,7 @@ func (c *colEncoder) appendValues(dst []byte) ([]byte, bool) {
 		c.cand = append(c.cand[:0], colValsInt, byte(c.width))
 		c.cand = c.appendColumn(c.cand, c.ints)
 		if len(c.cand) < len(c.best) {
-			c.best, c.cand, lz = c.cand, c.best, false
+			c.best, c.cand, lz = c.cand, c.best, 0
 		}
 	}
 	if c.dictOK && n > 0 && len(c.dict) < n {
@@ -265,7 +309,7 @@ func (c *colEncoder) appendValues(dst []byte) ([]byte, bool) {
 		c.cand = binary.AppendUvarint(c.cand, uint64(len(c.dict)))
 		c.cand = c.appendColumn(c.cand, c.dictEnds)
 		c.cand = c.appendColumn(c.cand, c.dictIdx)
-		var dlz bool
+		var dlz byte
 		c.cand, dlz = c.appendArea(c.cand, c.dictData)
 		if len(c.cand) < len(c.best) {
 			c.best, c.cand, lz = c.cand, c.best, dlz
@@ -282,7 +326,7 @@ func (c *colEncoder) appendValues(dst []byte) ([]byte, bool) {
 		c.cand = c.pack.appendFields(c.cand)
 		c.cand = c.appendColumn(c.cand, c.ints)
 		if len(c.cand) < len(c.best) {
-			c.best, c.cand, lz = c.cand, c.best, false
+			c.best, c.cand, lz = c.cand, c.best, 0
 			c.v2 = true
 		}
 	}
@@ -397,10 +441,9 @@ func (c *colEncoder) finishValues(b []byte) ([]byte, byte) {
 		b = append(b, colKindsBitmap)
 		b = append(b, c.kinds...)
 	}
-	b, lz := c.appendValues(b)
-	var flags byte
-	if lz {
-		flags = flagLZ4
+	b, flags := c.appendValues(b)
+	if flags == flagLZ4Dict {
+		c.v2 = true
 	}
 	return b, flags
 }

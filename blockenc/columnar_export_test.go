@@ -8,3 +8,14 @@ func ColumnarForms(block []byte) (keys, seqs, values byte, err error) {
 	}
 	return s.col.kform, s.col.seqMode, s.col.vmode, nil
 }
+
+// ColumnarSubsLoaded returns how many LZ4Dict sub-blocks of the value area
+// s has decompressed since Init, and how many the area has.
+func ColumnarSubsLoaded(s *Seeker) (loaded, total int) {
+	for _, sb := range s.col.subs {
+		if sb.loaded {
+			loaded++
+		}
+	}
+	return loaded, len(s.col.subs)
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"sort"
 
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
 	"github.com/pierrec/lz4/v4"
@@ -35,8 +36,11 @@ type colSeeker struct {
 	idx      []int64 // dict: the distinct value of every cell
 	ints     []int64 // integer and packed values
 	pack     packLayout
-	vtmpl    []byte // packed values: the current value (template with its bytes)
-	data     []byte // the value area (in the block, or in Seeker.raw)
+	vtmpl    []byte     // packed values: the current value (template with its bytes)
+	data     []byte     // the value area (in the block, or in Seeker.raw)
+	cellLo   int        // the values of cells [cellLo, cellHi) are in data:
+	cellHi   int        // all of them but with an LZ4Dict area (colLoadCell)
+	subs     []subBlock // LZ4Dict value area: its sub-blocks (raw, rawLen, comp, compLen, loaded)
 }
 
 // colInit is Init for a Columnar block (byte 1 is 5).
@@ -45,7 +49,7 @@ func (s *Seeker) colInit(block []byte) error {
 	if c == nil {
 		c = new(colSeeker)
 	}
-	*s = Seeker{keyBuf: s.keyBuf[:0], raw: s.raw[:0], col: c}
+	*s = Seeker{keyBuf: s.keyBuf[:0], raw: s.raw[:0], subs: c.subs[:0], lzSrc: s.lzSrc[:0], lzOut: s.lzOut[:0], col: c}
 	if err := s.colParse(block); err != nil {
 		s.err = err
 		return err
@@ -68,8 +72,8 @@ func (s *Seeker) colParse(block []byte) error {
 	}
 	s.enc = Columnar
 	flags := body[2]
-	if flags&^flagLZ4 != 0 {
-		return fmt.Errorf("%w: offset 2: unsupported flags %#02x for a columnar block", ErrCorrupt, flags)
+	if flags != 0 && flags != flagLZ4 && (flags != flagLZ4Dict || body[0] < formatVersion2) {
+		return fmt.Errorf("%w: offset 2: unsupported flags %#02x for a version %d columnar block", ErrCorrupt, flags, body[0])
 	}
 	bad := func(p int, what string) error { return fmt.Errorf("%w: offset %d: %s", ErrCorrupt, p, what) }
 	p := 3
@@ -232,6 +236,7 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 		return bad(p, "missing values")
 	}
 	c.vmode = body[p]
+	c.cellLo, c.cellHi = 0, count // colDictArea changes it
 	c.valCall = c.kinds != nil || c.vmode == colValsInt || c.vmode == colValsPacked
 	p++
 	var err error
@@ -336,6 +341,9 @@ func colColumn(dst []int64, b []byte, p, n int, what string) ([]int64, int, erro
 // non-decreasing, the last at rawlen).
 func (s *Seeker) colArea(body []byte, p int, flags byte, ends []int64) (int, error) {
 	c := s.col
+	if flags == flagLZ4Dict {
+		return s.colDictArea(body, p, ends)
+	}
 	raw, q := readLen(body, p)
 	alen, q := readLen(body, q)
 	if q < 0 || alen > len(body)-q {
@@ -357,13 +365,118 @@ func (s *Seeker) colArea(body []byte, p int, flags byte, ends []int64) (int, err
 		}
 		c.data = src
 	}
-	if i := badEnd(ends); i >= 0 {
-		return 0, fmt.Errorf("%w: offset %d: value %d: bad end %d", ErrCorrupt, p, i-1, ends[i])
-	}
-	if ends[len(ends)-1] != int64(raw) {
-		return 0, fmt.Errorf("%w: offset %d: values end at %d of a %d-byte area", ErrCorrupt, p, ends[len(ends)-1], raw)
+	if err := checkEnds(ends, raw, p); err != nil {
+		return 0, err
 	}
 	return q + alen, nil
+}
+
+// checkEnds checks the ends of the values of an area of raw bytes at
+// offset p.
+func checkEnds(ends []int64, raw, p int) error {
+	if i := badEnd(ends); i >= 0 {
+		return fmt.Errorf("%w: offset %d: value %d: bad end %d", ErrCorrupt, p, i-1, ends[i])
+	}
+	if ends[len(ends)-1] != int64(raw) {
+		return fmt.Errorf("%w: offset %d: values end at %d of a %d-byte area", ErrCorrupt, p, ends[len(ends)-1], raw)
+	}
+	return nil
+}
+
+// colDictArea reads an LZ4Dict value area at body[p:] (rawlen uv | nsub
+// uv | (rawlen uv | complen uv) * nsub | data) and returns the offset
+// after it. Nothing is decompressed: colLoad does that when a value
+// needs a sub-block.
+func (s *Seeker) colDictArea(body []byte, p int, ends []int64) (int, error) {
+	c := s.col
+	bad := func(q int, what string) (int, error) {
+		return 0, fmt.Errorf("%w: offset %d: LZ4Dict value area: %s", ErrCorrupt, q, what)
+	}
+	raw, q := readLen(body, p)
+	nsub, q := readLen(body, q)
+	if q < 0 || raw == 0 || nsub == 0 || nsub > raw || nsub > (len(body)-q)/3 {
+		return bad(p, "bad length or sub-block count")
+	}
+	subs := c.subs[:0]
+	r, comp := 0, 0
+	for range nsub {
+		var sb subBlock
+		at := q
+		sb.rawLen, q = readLen(body, q)
+		sb.compLen, q = readLen(body, q)
+		if q < 0 || sb.rawLen == 0 || sb.compLen == 0 || sb.compLen > sb.rawLen || sb.rawLen > sb.compLen*maxExpansion {
+			return bad(at, "bad sub-block lengths")
+		}
+		sb.raw, sb.comp = r, comp
+		r += sb.rawLen
+		comp += sb.compLen
+		if r > raw || comp > len(body) {
+			return bad(at, "sub-blocks too long")
+		}
+		subs = append(subs, sb)
+	}
+	if r != raw || comp > len(body)-q {
+		return bad(q, fmt.Sprintf("sub-blocks of %d bytes (area %d), %d compressed of %d left", r, raw, comp, len(body)-q))
+	}
+	for j := range subs {
+		subs[j].comp += q
+	}
+	c.subs = subs
+	if err := checkEnds(ends, raw, p); err != nil {
+		return 0, err
+	}
+	c.data = s.growRaw(raw)
+	c.cellLo, c.cellHi = 0, 0
+	return q + comp, nil
+}
+
+// colLoadCell decompresses the LZ4Dict sub-blocks that hold the value
+// of cell i (and the dictionary, sub-block 0) and sets [cellLo, cellHi)
+// to the cells whose values lie in the run of decompressed sub-blocks
+// around it, so that the moves after it check one range. Dictionary
+// values are referenced in any order: all of them are decompressed.
+func (s *Seeker) colLoadCell(i int) bool {
+	c := s.col
+	if c.vmode == colValsDict {
+		for j := range c.subs {
+			if !s.loadSubOf(c.subs, j) {
+				return false
+			}
+		}
+		c.cellLo, c.cellHi = 0, s.count
+		return true
+	}
+	lo, hi := c.ends[i], c.ends[i+1]
+	if lo == hi { // empty: nothing to load
+		c.cellLo, c.cellHi = i, i+1
+		return true
+	}
+	if !s.loadSubOf(c.subs, 0) {
+		return false
+	}
+	at := 0 // the sub-block holding byte lo
+	for j := range c.subs {
+		sb := &c.subs[j]
+		start, end := int64(sb.raw), int64(sb.raw+sb.rawLen)
+		if start <= lo && lo < end {
+			at = j
+		}
+		if start < hi && end > lo && !s.loadSubOf(c.subs, j) {
+			return false
+		}
+	}
+	a, b := at, at
+	for a > 0 && c.subs[a-1].loaded {
+		a--
+	}
+	for b+1 < len(c.subs) && c.subs[b+1].loaded {
+		b++
+	}
+	blo, bhi := int64(c.subs[a].raw), int64(c.subs[b].raw+c.subs[b].rawLen)
+	ends := c.ends
+	c.cellLo = sort.Search(i, func(k int) bool { return ends[k] >= blo })
+	c.cellHi = i + 1 + sort.Search(s.count-i-1, func(k int) bool { return ends[i+2+k] > bhi })
+	return true
 }
 
 // colNext is Next for a Columnar block.
@@ -390,6 +503,9 @@ func (s *Seeker) colNext() bool {
 	s.key = c.kbuf
 	s.seq = uint64(c.seqs[i])
 	s.valid = true
+	if uint(i-c.cellLo) >= uint(c.cellHi-c.cellLo) && !s.colLoadCell(i) {
+		return false
+	}
 	if c.valCall {
 		s.colValue(i)
 		return true
@@ -463,6 +579,9 @@ func (s *Seeker) colLand() bool {
 	} else {
 		s.seq = uint64(c.seqs[i])
 		s.valid = true
+	}
+	if uint(i-c.cellLo) >= uint(c.cellHi-c.cellLo) && !s.colLoadCell(i) {
+		return false
 	}
 	s.colValue(i)
 	return true

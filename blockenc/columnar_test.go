@@ -178,3 +178,97 @@ func TestColumnarVersion(t *testing.T) {
 		t.Errorf("RowIndex block as version 2: %v, want ErrCorrupt", err)
 	}
 }
+
+// TestColumnarLZ4Dict: an LZ4Dict value area (version 2, flag bit 1) with
+// many small sub-blocks reads back, seeks, allocates nothing per move, a
+// SeekGE decompresses only the sub-blocks it needs, and flips, truncations
+// and hostile changes are errors or consistent blocks, never a panic.
+func TestColumnarLZ4Dict(t *testing.T) {
+	defer blockenc.SetSubBlockSizes(64, 96)()
+	rng := rand.New(rand.NewPCG(94, 95))
+	var text, dict, prefix []blockenc.Cell
+	for i := range 200 {
+		k := binary.BigEndian.AppendUint32([]byte("row/"), uint32(i*7))
+		var v []byte
+		for range 1 + rng.IntN(6) {
+			v = append(v, commentWords[rng.IntN(len(commentWords))]...)
+			v = append(v, ' ')
+		}
+		if i%17 == 0 {
+			v = nil // empty values too
+		}
+		text = append(text, blockenc.Cell{Key: k, Value: v, Seq: 1<<20 + uint64(i), Kind: blockenc.Kind(min(1, i%9))})
+		d := fmt.Appendf(nil, "distinct value number %d of forty, padded out", rng.IntN(40))
+		dict = append(dict, blockenc.Cell{Key: k, Value: d, Seq: 1<<20 + uint64(i), Kind: blockenc.KindPut})
+		// Keys of several lengths (prefix keys), seqs inline.
+		prefix = append(prefix, blockenc.Cell{Key: fmt.Appendf(nil, "r/%x", i*i), Value: v, Seq: uint64(i % 5), Kind: blockenc.KindPut})
+	}
+	opts := blockenc.Options{Encoding: blockenc.Columnar, RestartInterval: 8, Compression: blockenc.LZ4Dict}
+	for _, set := range []struct {
+		name   string
+		cells  []blockenc.Cell
+		values byte
+	}{{"inline", text, 0}, {"dictionary", dict, 2}, {"prefix-keys", sortCells(prefix), 0}} {
+		t.Run(set.name, func(t *testing.T) {
+			block := encode2(t, opts, set.cells)
+			k, _, v, err := blockenc.ColumnarForms(block)
+			if (set.name == "prefix-keys") != (k == 0) {
+				t.Fatalf("keys form %d", k)
+			}
+			if err != nil || v != set.values || block[0] != 2 || blockenc.Flags(block) != blockenc.FlagLZ4Dict {
+				t.Fatalf("values form %d (%v), version %d, flags %#x: want form %d, version 2, LZ4Dict", v, err, block[0], blockenc.Flags(block), set.values)
+			}
+			var s blockenc.Seeker
+			conform(t, &s, rng, block, set.cells)
+			checkColumnarAllocs(t, block, set.cells)
+			if err := blockenc.Verify(block); err != nil {
+				t.Fatal(err)
+			}
+			// A cold SeekGE of a late cell loads the dictionary and the
+			// sub-blocks of that value, not the area.
+			if err := s.Init(block); err != nil {
+				t.Fatal(err)
+			}
+			c := set.cells[len(set.cells)*3/4]
+			if !s.SeekGE(c.Key) || !bytes.Equal(s.Cell().Value, c.Value) {
+				t.Fatalf("SeekGE %q: %q, want %q", c.Key, s.Cell().Value, c.Value)
+			}
+			loaded, total := blockenc.ColumnarSubsLoaded(&s)
+			if set.values == 0 && (loaded > 3 || total < 20) {
+				t.Errorf("SeekGE loaded %d of %d sub-blocks, want the dictionary and at most 2", loaded, total)
+			}
+			bad := bytes.Clone(block)
+			for i := range block {
+				bad[i] ^= 0x41
+				if _, err := blockenc.NewSeeker(bad); !errors.Is(err, blockenc.ErrCorrupt) {
+					t.Fatalf("byte %d ^ 0x41: NewSeeker error %v", i, err)
+				}
+				bad[i] ^= 0x41
+			}
+			for n := range len(block) {
+				if _, err := blockenc.NewSeeker(block[:n]); !errors.Is(err, blockenc.ErrCorrupt) {
+					t.Fatalf("truncated to %d bytes: NewSeeker error %v", n, err)
+				}
+			}
+			// Every byte of the sections and index, then sparser through
+			// the compressed data.
+			for i := 0; i < len(block)-4; i += 1 + i/64 {
+				for _, x := range []byte{0, 1, 0x80, 0xff} {
+					bad[i] = x
+					fixCRC(bad)
+					if exercise(t, bad) == nil && blockenc.Verify(bad) == nil {
+						checkConsistent(t, bad)
+					}
+					copy(bad, block)
+				}
+			}
+			// Version 1 has no LZ4Dict value area.
+			copy(bad, block)
+			bad[0] = 1
+			fixCRC(bad)
+			if _, err := blockenc.NewSeeker(bad); !errors.Is(err, blockenc.ErrCorrupt) {
+				t.Errorf("as version 1: %v, want ErrCorrupt", err)
+			}
+		})
+	}
+}

@@ -224,8 +224,13 @@ func (s *Seeker) nextSub() bool {
 }
 
 // loadSub decompresses sub-block j into s.raw if it is not there yet.
-func (s *Seeker) loadSub(j int) bool {
-	sb := &s.subs[j]
+func (s *Seeker) loadSub(j int) bool { return s.loadSubOf(s.subs, j) }
+
+// loadSubOf decompresses sub-block j of subs (the cells' or a Columnar
+// value area's, whose first is the dictionary at s.raw[0:]) into s.raw if
+// it is not there yet.
+func (s *Seeker) loadSubOf(subs []subBlock, j int) bool {
+	sb := &subs[j]
 	if sb.loaded {
 		return true
 	}
@@ -239,9 +244,9 @@ func (s *Seeker) loadSub(j int) bool {
 	case j == 0:
 		n, err = lz4.UncompressBlock(src, dst)
 	case dictAsLiterals:
-		n, err = s.uncompressWithDict(src, dst, s.raw[:s.subs[0].rawLen])
+		n, err = s.uncompressWithDict(src, dst, s.raw[:subs[0].rawLen])
 	default:
-		n, err = lz4.UncompressBlockWithDict(src, dst, s.raw[:s.subs[0].rawLen])
+		n, err = lz4.UncompressBlockWithDict(src, dst, s.raw[:subs[0].rawLen])
 	}
 	if err != nil || n != sb.rawLen {
 		s.err = fmt.Errorf("%w: offset %d: LZ4Dict sub-block %d does not decode to %d bytes", ErrCorrupt, sb.comp, j, sb.rawLen)

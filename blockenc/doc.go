@@ -215,6 +215,9 @@
 //	                                            0 an LZ4 block decoding to
 //	                                            rawlen bytes, else alen =
 //	                                            rawlen and stored)
+//	          | rawlen uv | nsub uv | (sublen uv | complen uv) * nsub
+//	            | data                         (flag bit 1, version 2:
+//	                                            LZ4Dict sub-blocks, below)
 //
 // Version: a block is version 1 unless it uses packed keys or values,
 // which version 1 readers do not know; then it is version 2 (a version 1
@@ -244,10 +247,23 @@
 // big-endian unsigned integer. The Encoder tries the three value forms and
 // keeps the smallest: a dictionary (Kuzu's) for few distinct values, an
 // integer column for fixed-width numbers, inline for the rest, with LZ4
-// when the Options ask for compression and it pays. Flags: only bit 0
-// (LZ4, for the value area) is valid; Options.Compression LZ4 and LZ4Dict
-// both compress the area whole (no sub-blocks), and DedupeValues and
+// when the Options ask for compression and it pays. Flags: bit 0 (LZ4)
+// or bit 1 (LZ4Dict), for the value area only; DedupeValues and
 // IntValues are ignored (the dictionary and integer forms replace them).
+//
+// LZ4Dict value area (Lucene's layout, as for row blocks, but cut by
+// bytes): the area's first DictSize bytes are sub-block 0, compressed
+// alone, and the preset dictionary of every later sub-block of
+// SubBlockSize bytes (the last fewer), each one LZ4 block (complen =
+// sublen: stored). Cuts ignore values: a value may span sub-blocks, and
+// nothing limits its length. Init reads the index and decompresses
+// nothing; a move decompresses the dictionary and the sub-blocks holding
+// the value it lands on, and then knows the run of cells whose values are
+// in decompressed sub-blocks, so a scan checks one range per cell and a
+// cold SeekGE decompresses about DictSize + SubBlockSize bytes of a
+// 128 KiB area instead of all of it. Dictionary values (referenced in any
+// order) are all decompressed on the first move. An area no longer than
+// DictSize is compressed as one LZ4 block (flag bit 0) instead.
 //
 // Seqs: the column wins on every benchmark block (seqs in load order make
 // Delta chunks of 0 bits: 22 bytes per 256 seqs, against 6-byte vlongs)

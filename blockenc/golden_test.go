@@ -178,3 +178,86 @@ func TestGoldenColumnarPacked(t *testing.T) {
 		t.Fatalf("%s differs from the encoder at offset %d", path, firstDiff(got, file))
 	}
 }
+
+// TestGoldenColumnarLZ4Dict pins an LZ4Dict value area (format version 2)
+// with 16-byte dictionary and sub-blocks: the header, key and value
+// sections and the sub-block index derived by hand, the ends column
+// decoding to the hand-derived ends, and pierrec/lz4 decoding every
+// sub-block (the later ones against the first) to its slice of the area.
+func TestGoldenColumnarLZ4Dict(t *testing.T) {
+	defer blockenc.SetSubBlockSizes(16, 16)()
+	cells := []blockenc.Cell{
+		{Key: []byte("a"), Value: []byte("xyzxyzxyzxyzxyzx"), Seq: 5, Kind: blockenc.KindPut},
+		{Key: []byte("b"), Value: []byte("xyzxyzxyzxyzxyzxyzxyz"), Seq: 6, Kind: blockenc.KindPut},
+		{Key: []byte("c"), Value: []byte("qqqqqqqqqqqqqqqqqqqq"), Seq: 7, Kind: blockenc.KindPut},
+		{Key: []byte("d"), Value: []byte("qqqqqqqqqqqqqqqqqqqqqqqqq"), Seq: 8, Kind: blockenc.KindPut},
+	}
+	var area []byte
+	for _, c := range cells {
+		area = append(area, c.Value...)
+	}
+	got := encode(t, blockenc.Options{Encoding: blockenc.Columnar, RestartInterval: 2, Compression: blockenc.LZ4Dict}, cells)
+	head := unhex(t, `02 05 02 04 02
+		00 10 00 01 61 05  00 01 62 06  00 01 63 07  00 01 64 08
+		00000000 08000000
+		00 00 00 26`) // version 2 for the LZ4Dict flag; inline values, a 38-byte ends column
+	if !bytes.HasPrefix(got, head) {
+		t.Fatalf("header and sections % x, want % x", got[:len(head)], head)
+	}
+	p := len(head)
+	ends, err := shapeshift.Decode(nil, got[p:p+0x26])
+	if err != nil || !slices.Equal(ends, []int64{16, 37, 57, 82}) {
+		t.Fatalf("ends column decodes to %v, %v", ends, err)
+	}
+	p += 0x26
+	// 82 bytes in 6 sub-blocks: the dictionary (16), four of 16, one of 2.
+	if got[p] != 82 || got[p+1] != 6 {
+		t.Fatalf("area length %d, %d sub-blocks: want 82, 6", got[p], got[p+1])
+	}
+	p += 2
+	raws := []int{16, 16, 16, 16, 16, 2}
+	comps := make([]int, len(raws))
+	for j, r := range raws {
+		if int(got[p]) != r || got[p+1] == 0 || int(got[p+1]) > r {
+			t.Fatalf("sub-block %d: lengths %d %d, want raw %d", j, got[p], got[p+1], r)
+		}
+		comps[j] = int(got[p+1])
+		p += 2
+	}
+	lo := 0
+	for j, r := range raws {
+		src, want := got[p:p+comps[j]], area[lo:lo+r]
+		switch {
+		case comps[j] == r:
+			if !bytes.Equal(src, want) {
+				t.Fatalf("stored sub-block %d: %q, want %q", j, src, want)
+			}
+		case j == 0:
+			checkLZ4(t, src, want, nil)
+		default:
+			checkLZ4(t, src, want, area[:16])
+		}
+		p, lo = p+comps[j], lo+r
+	}
+	if p != len(got)-4 {
+		t.Fatalf("%d bytes after the sub-blocks", len(got)-4-p)
+	}
+	s, err := blockenc.NewSeeker(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAll(t, s, cells)
+	path := filepath.Join("testdata", "columnar-lz4dict.block")
+	if *rewrite {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -rewrite to create it)", err)
+	}
+	if !bytes.Equal(got, file) {
+		t.Fatalf("%s differs from the encoder at offset %d", path, firstDiff(got, file))
+	}
+}
