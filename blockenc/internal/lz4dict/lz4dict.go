@@ -21,29 +21,53 @@
 //
 // # Algorithm
 //
-// Compressor.Level picks one of two parses; both match into the dictionary
-// exactly as into earlier input, and the decoder cannot tell them apart.
+// Compressor.Level picks the parse. Every level matches into the dictionary
+// exactly as into earlier input, writes the same format, and stays within
+// CompressBound; the decoder cannot tell them apart.
 //
-// LevelFast (0, the zero value): greedy single-hash matching, like LZ4's
-// fast mode: a table maps the hash of 6 bytes to the last position seen;
-// every dictionary position is inserted first, then the input is scanned,
-// extending each 4-byte hit backwards over pending literals and forwards as
-// far as it goes. Misses accelerate the scan (one byte more per 128 bytes
-// without a match).
+//	Level                  parse                  chain depth       64 KiB TPC-H-like comments
+//	0 LevelFast (zero)     greedy, 6-byte hash    -                 ratio 0.372, ~440 MB/s
+//	1..9 (LevelHC = 9)     hash chains, lazy      1<<(Level-1)      9: ratio 0.253, ~13 MB/s
+//	10..12 (LevelOpt=10)   hash chains, optimal   256<<(Level-10)   10: ratio 0.246, ~3 MB/s
 //
-// Levels 1..LevelMax (9): high compression, in the spirit of LZ4HC. Every
-// position of the dictionary tail and the input goes into hash chains: a head
-// table maps the hash of 4 bytes to the latest position, and a chain table of
-// 64K uint16 entries (one per window position) holds the distance back to the
+// (pierrec/lz4/v4 on the same data: fast 0.371, HC at depth 256 0.255; see
+// BenchmarkCompress for the other data sets and speeds.)
+//
+// LevelFast: greedy single-hash matching, like LZ4's fast mode: a table maps
+// the hash of 6 bytes to the last position seen; every dictionary position
+// is inserted first, then the input is scanned, extending each 4-byte hit
+// backwards over pending literals and forwards as far as it goes. Misses
+// accelerate the scan (one byte more per 128 bytes without a match).
+//
+// Levels 1..9, high compression in the spirit of LZ4HC. Every position of
+// the dictionary tail and the input goes into hash chains: a head table maps
+// the hash of 4 bytes to the latest position, and a chain table of up to 64K
+// uint16 entries (one per window position) holds the distance back to the
 // previous position with the same hash. The longest match for a position is
-// found by walking its chain over at most 1<<(Level-1) candidates (256 at
-// LevelHC, 9, the level to use when blocks are written once and read
-// often), within the 65535-byte window. Parsing is lazy: before a match is
-// taken, the positions one and two bytes later are searched, and a match
-// there that is longer by more than the literals it adds replaces it (and is
-// checked the same way); the chosen match is then extended backwards over
-// pending literals. Text-like data comes out 20..40% smaller than in fast
-// mode at a tenth to a thirtieth of its speed (see BenchmarkCompress).
+// found by walking its chain over at most 1<<(Level-1) candidates within the
+// 65535-byte window; a candidate is only compared in full when the 4 bytes
+// ending at the current best length match too. Parsing is lazy: before a
+// match is taken, the positions one and two bytes later are searched, and a
+// match there replaces it when it is longer by more than the one or two
+// literals it adds (the winner is checked the same way); the chosen match is
+// then extended backwards over pending literals. After 256 bytes without a
+// match the scan takes longer steps, and skipped positions stay out of the
+// chains. LevelHC (9) is the level for blocks written once and read often.
+//
+// Levels 10..12: optimal parsing. The longest match is searched at every
+// position (depth 256, 512, 1024), then a shortest path over the positions
+// picks for each one a literal (1 byte, plus a byte each time its run
+// reaches 15, 270, ...) or a match of any length from 4 to the longest (3
+// bytes, plus its length bytes). An LZ4 offset always costs 2 bytes, so the
+// longest match at a position is the only one worth keeping. Matches of
+// 64<<(Level-10) bytes or more are taken at once. It needs 16 bytes of
+// memory per input byte and is 4..10 times slower than level 9 for a further
+// 2..7% (most on sorted keys, where a lazy parse ends matches badly).
+//
+// Memory: fast mode keeps a copy of dictionary+input and up to 256 KiB of
+// hash table; levels 1..12 add up to 256 KiB of chain heads and 128 KiB of
+// chain. All of it is kept in the Compressor, so a reused one allocates
+// nothing.
 package lz4dict
 
 import (
@@ -75,12 +99,14 @@ func CompressBound(n int) int { return n + n/255 + 16 }
 // buffers (CompressBlock then allocates nothing). Not safe for concurrent
 // use.
 type Compressor struct {
-	// Level selects the parse: LevelFast (0, the zero value) is greedy
-	// single-hash matching; 1..LevelMax is the high-compression mode with a
-	// hash-chain search depth of 1<<(Level-1) candidates per position and
-	// lazy matching (LevelHC, 9, is the usual choice: depth 256). Negative
-	// levels are LevelFast, levels above LevelMax are LevelMax. Level only
-	// changes which matches are chosen: every level writes the same format.
+	// Level selects the parse (see the package doc): LevelFast (0, the
+	// zero value) is greedy single-hash matching; 1..9 is the
+	// high-compression mode, hash chains searched 1<<(Level-1) candidates
+	// deep with lazy matching (LevelHC, 9, is the usual choice: depth 256);
+	// LevelOpt..LevelMax (10..12) parse optimally. Negative levels are
+	// LevelFast, levels above LevelMax are LevelMax. Level only changes which
+	// matches are chosen: every level writes the same format. It may be
+	// changed between calls.
 	Level int
 
 	buf   []byte  // dictionary tail followed by the input
