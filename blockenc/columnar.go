@@ -44,6 +44,7 @@ const maxDict = 1 << 16
 type colEncoder struct {
 	interval int
 	comp     Compression
+	level    int      // Options.CompressionLevel
 	keys     []byte   // key cells without seqs
 	keysSeq  []byte   // key cells with their seq vlong
 	rst      []uint32 // restart offsets in keys
@@ -79,7 +80,7 @@ type colEncoder struct {
 }
 
 func newColEncoder(opts Options) *colEncoder {
-	return &colEncoder{interval: opts.RestartInterval, comp: opts.Compression, dict: map[string]int64{}}
+	return &colEncoder{interval: opts.RestartInterval, comp: opts.Compression, level: opts.CompressionLevel, dict: map[string]int64{}}
 }
 
 func (c *colEncoder) reset() {
@@ -228,7 +229,7 @@ func (c *colEncoder) appendColumn(dst []byte, v []int64) []byte {
 func (c *colEncoder) appendArea(dst, area []byte) ([]byte, byte) {
 	if c.comp != NoCompression && len(area) > 0 {
 		if c.lz == nil {
-			c.lz = new(lz4dict.Compressor)
+			c.lz = &lz4dict.Compressor{Level: c.level}
 		}
 		if c.comp == LZ4Dict && len(area) > dictSize {
 			if a := c.appendDictArea(c.area[:0], area); len(a) < len(area)+2*uvarintLen(uint64(len(area))) {

@@ -272,3 +272,40 @@ func TestColumnarLZ4Dict(t *testing.T) {
 		})
 	}
 }
+
+// TestCompressionLevel: every level reads back the same cells in every
+// compressed encoding, higher levels are no larger on text, and a level
+// out of range is ErrInvalidOptions.
+func TestCompressionLevel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(96, 97))
+	var cells []blockenc.Cell
+	for i := range 400 {
+		var v []byte
+		for range 2 + rng.IntN(5) {
+			v = append(v, commentWords[rng.IntN(len(commentWords))]...)
+			v = append(v, ' ')
+		}
+		cells = append(cells, blockenc.Cell{Key: fmt.Appendf(nil, "c/%06d", i*3), Value: v, Seq: uint64(i), Kind: blockenc.KindPut})
+	}
+	var s blockenc.Seeker
+	for _, enc := range []blockenc.Encoding{blockenc.FastDiff, blockenc.RowIndex, blockenc.Columnar} {
+		for _, comp := range []blockenc.Compression{blockenc.LZ4, blockenc.LZ4Dict} {
+			sizes := map[int]int{}
+			for _, level := range []int{0, 4, 9, 10} {
+				opts := blockenc.Options{Encoding: enc, Compression: comp, CompressionLevel: level}
+				block := encode2(t, opts, cells)
+				conform(t, &s, rng, block, cells)
+				sizes[level] = len(block)
+			}
+			if sizes[9] >= sizes[0] || sizes[10] > sizes[0] {
+				t.Errorf("%v+%v: block sizes by level %v: levels 9 and 10 not smaller than 0", enc, comp, sizes)
+			}
+		}
+	}
+	for _, level := range []int{-1, blockenc.MaxCompressionLevel + 1} {
+		e := blockenc.NewEncoder(blockenc.Options{Encoding: blockenc.RowIndex, Compression: blockenc.LZ4, CompressionLevel: level})
+		if err := e.Add(cells[0]); !errors.Is(err, blockenc.ErrInvalidOptions) {
+			t.Errorf("level %d: Add error %v, want ErrInvalidOptions", level, err)
+		}
+	}
+}

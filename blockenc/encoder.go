@@ -89,6 +89,8 @@ func (e *Encoder) setOptions(opts Options) {
 		e.err = fmt.Errorf("%w: restart interval %d not in [1, %d]", ErrInvalidOptions, opts.RestartInterval, maxRestartInterval)
 	case !opts.Compression.IsValid():
 		e.err = fmt.Errorf("%w: compression %d", ErrInvalidOptions, opts.Compression)
+	case opts.CompressionLevel < 0 || opts.CompressionLevel > MaxCompressionLevel:
+		e.err = fmt.Errorf("%w: compression level %d not in [0, %d]", ErrInvalidOptions, opts.CompressionLevel, MaxCompressionLevel)
 	}
 	if opts.DedupeValues {
 		e.dedup = new(dedupTable)
@@ -456,7 +458,7 @@ func (e *Encoder) appendStream(b []byte) ([]byte, byte) {
 	raw := true
 	if e.opts.Compression != NoCompression && e.n > 0 {
 		if e.lz == nil {
-			e.lz = new(lz4dict.Compressor)
+			e.lz = &lz4dict.Compressor{Level: e.opts.CompressionLevel}
 		}
 		if e.opts.Compression == LZ4 {
 			e.out = e.appendLZ4(e.out[:0])
