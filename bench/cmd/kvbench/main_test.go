@@ -75,7 +75,7 @@ func TestAllOnTinyData(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"seek_ns", "seek_bytes", "ints_size", "ints_select", "store_size", "store_scan", "ycsb_ops"} {
+	for _, name := range []string{"seek_ns", "seek_bytes", "seek_rows_bytes", "ints_size", "ints_select", "store_size", "store_scan", "ycsb_ops"} {
 		checkPNG(t, filepath.Join(dir, name+".png"))
 	}
 }
@@ -165,6 +165,8 @@ func TestSeekLineitem(t *testing.T) {
 			}
 		}
 	}
+	checkPNG(t, filepath.Join(dir, "seek_columns_scan.png"))
+	checkPNG(t, filepath.Join(dir, "seek_rows_bytes.png"))
 	rows := readCSV(t, filepath.Join(dir, "seek_rows.csv"))
 	if len(rows) != 1+len(rowbench.Subjects) {
 		t.Fatalf("seek_rows.csv: %d records", len(rows))

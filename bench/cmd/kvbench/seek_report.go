@@ -141,7 +141,19 @@ func seekColumns(e *env, set *dataset.LineitemSet) error {
 			return err
 		}
 	}
-	return nil
+	// One bar per column, by subject: the cold scan, the question.
+	scan := make([][]float64, len(enc))
+	var cols []string
+	for i, en := range enc {
+		cols = append(cols, en.Column)
+		for s := range colbench.Subjects {
+			scan[i] = append(scan[i], times.median(i, s, colbench.ScanCold))
+		}
+	}
+	return report.SaveBars(e.outPath("seek_columns_scan.png"), report.Bars{
+		Title: "Cold scan of lineitem columns (read each ~32 KiB block, Next over it)", YLabel: "ns/cell",
+		Categories: colbench.Subjects, Series: cols, Values: scan,
+	})
 }
 
 // lowCardinality are the columns of the Columnar scan goal.
@@ -242,6 +254,8 @@ func seekRows(e *env) error {
 		"dataset", "subject", "cells", "blocks", "bytes", "B/cell", "vs pebble snappy", "vs pebble zstd", "vs badger snappy", "vs badger zstd")
 	ps, pz := rowbench.Index("pebble-rowblk+snappy"), rowbench.Index("pebble-rowblk+zstd")
 	bs, bz := rowbench.Index("badger-table+snappy"), rowbench.Index("badger-table+zstd")
+	var names []string
+	var bpc [][]float64
 	for _, d := range sets {
 		r, err := rowbench.Measure(d.name, d.cells)
 		if err != nil {
@@ -253,7 +267,10 @@ func seekRows(e *env) error {
 			}
 			return math.NaN()
 		}
+		names = append(names, d.name)
+		bpc = append(bpc, nil)
 		for s, sub := range rowbench.Subjects {
+			bpc[len(bpc)-1] = append(bpc[len(bpc)-1], pc(s))
 			blocks, bytes := report.Int(int64(r.Blocks)), report.Int(int64(r.Bytes[s]))
 			if sub.Badger != nil {
 				blocks = "-" // Badger cuts its own
@@ -269,5 +286,15 @@ func seekRows(e *env) error {
 	t.Note("Pebble: rowblk, restart interval 16, compressed whole by Pebble's own block compressors (zstd level 3; kept raw when it saves < 12%%), 5-byte block trailer counted.")
 	t.Note("Badger: one SSTable over every cell from badger/v4's table builder, 64 KiB blocks, Snappy or ZSTD level 1 (Badger's default); bytes = the whole table (blocks, index, 1%% bloom filter, checksums); keys carry its 8-byte version.")
 	t.Note("IntValues rows only where every value has one width (\"-\" on lineitem's variable rows). Ratios: this row's B/cell / the peer's.")
-	return e.emit(t)
+	if err := e.emit(t); err != nil {
+		return err
+	}
+	var cats []string
+	for _, s := range rowbench.Subjects {
+		cats = append(cats, s.Name)
+	}
+	return report.SaveBars(e.outPath("seek_rows_bytes.png"), report.Bars{
+		Title: "Bytes per cell, 64 KiB blocks: kvenc vs Pebble and Badger with their compression", YLabel: "bytes/cell",
+		Categories: cats, Series: names, Values: bpc,
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Bars is the data of a grouped bar chart: one group of bars per category
@@ -69,6 +70,17 @@ func SaveBars(path string, b Bars) error {
 	}
 	p.NominalX(b.Categories...)
 	p.X.Min, p.X.Max = -0.5, cats-0.5
+	// Labels wider than their slot (about 6 points a character) would
+	// run into each other: tilt them.
+	longest := 0
+	for _, c := range b.Categories {
+		longest = max(longest, len(c))
+	}
+	if float64(longest)*6 > (widthIn-1)*72/cats {
+		p.X.Tick.Label.Rotation = math.Pi / 6
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YTop
+	}
 	p.Y.Max *= 1.3 // headroom for the legend
 	return p.Save(vg.Length(widthIn)*vg.Inch, 5*vg.Inch, path)
 }
