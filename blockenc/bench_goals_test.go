@@ -133,19 +133,26 @@ func goalTimeSeries(b *testing.B) {
 	b.ReportMetric(float64(totalLen(colz))/n, "fastdiff+ints+lz4-B/cell")
 	b.ReportMetric(float64(totalLen(inline))/float64(totalLen(colz)), "inline/ints+lz4-size")
 	// Where the bytes go: the same cells with empty values cost what keys,
-	// seqs and framing cost; the rest is the values.
+	// seqs and framing cost, and with zero seqs too what keys and framing
+	// cost; the rest is the values, or values and seqs (the value column
+	// blocks put both in columns).
 	empty := make([]blockenc.Cell, len(cells))
+	keysOnly := make([]blockenc.Cell, len(cells))
 	zeroSeq := make([]blockenc.Cell, len(cells))
 	batchSeq := make([]blockenc.Cell, len(cells))
 	for i, c := range cells {
 		empty[i] = blockenc.Cell{Key: c.Key, Seq: c.Seq, Kind: c.Kind}
+		keysOnly[i] = blockenc.Cell{Key: c.Key, Kind: c.Kind}
 		zeroSeq[i] = blockenc.Cell{Key: c.Key, Value: c.Value, Kind: c.Kind}
 		batchSeq[i] = c
 		batchSeq[i].Seq = 1<<40 + (c.Seq-1<<40)/200 // one write batch per tick
 	}
 	bare, _ := cutBlocks(b, blockenc.Options{Encoding: blockenc.FastDiff, Compression: blockenc.LZ4}, empty, featBlockSize)
+	keys, _ := cutBlocks(b, blockenc.Options{Encoding: blockenc.FastDiff, Compression: blockenc.LZ4}, keysOnly, featBlockSize)
 	b.ReportMetric(float64(totalLen(inline)-totalLen(bare))/n, "values-inline+lz4-B/cell")
-	b.ReportMetric(float64(totalLen(colz)-totalLen(bare))/n, "values-ints-B/cell")
+	b.ReportMetric(float64(totalLen(keys))/n, "keys-lz4-B/cell")
+	b.ReportMetric(float64(totalLen(inline)-totalLen(keys))/n, "values+seqs-inline+lz4-B/cell")
+	b.ReportMetric(float64(totalLen(colz)-totalLen(keys))/n, "values+seqs-columns-B/cell")
 	// Seqs zeroed, as bulk-loaded or compacted-to-bottom data has them
 	// (Pebble zeroes seqnums there).
 	inline0, _ := cutBlocks(b, blockenc.Options{Encoding: blockenc.FastDiff, Compression: blockenc.LZ4}, zeroSeq, featBlockSize)

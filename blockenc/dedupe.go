@@ -214,15 +214,18 @@ func (s *Seeker) setValueRef(p, n int) int {
 	return q
 }
 
-// checkFlagPairs rejects flag pairs no encoder writes: both LZ4 forms, and
+// checkFlagPairs rejects flag pairs no encoder writes: both LZ4 forms,
 // dedupe with a value column (values in a column are not in the cells to
-// dedupe).
+// dedupe), and a seq column without a value column.
 func checkFlagPairs(flags byte) error {
 	if flags&(flagLZ4|flagLZ4Dict) == flagLZ4|flagLZ4Dict {
 		return fmt.Errorf("%w: offset 2: flags %#02x: LZ4 and LZ4Dict both set", ErrCorrupt, flags)
 	}
 	if flags&(flagValueDedup|flagIntValues) == flagValueDedup|flagIntValues {
 		return fmt.Errorf("%w: offset 2: flags %#02x: dedupe and a value column both set", ErrCorrupt, flags)
+	}
+	if flags&(flagSeqColumn|flagIntValues) == flagSeqColumn {
+		return fmt.Errorf("%w: offset 2: flags %#02x: a seq column without a value column", ErrCorrupt, flags)
 	}
 	return nil
 }

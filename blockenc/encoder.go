@@ -101,8 +101,9 @@ func (e *Encoder) setOptions(opts Options) {
 	if opts.IntValues {
 		inner := opts
 		inner.DedupeValues, inner.IntValues = false, false
-		e.ints = &intValues{enc: &Encoder{}}
+		e.ints = &intValues{enc: &Encoder{}, encS: &Encoder{}}
 		e.ints.enc.setOptions(inner)
+		e.ints.encS.setOptions(inner)
 	}
 }
 
@@ -438,13 +439,7 @@ func (e *Encoder) Finish() ([]byte, error) {
 		flags |= flagValueDedup
 	}
 	if iv := e.ints; iv != nil && iv.ok && e.n > 0 {
-		alt := iv.appendColumn(iv.out[:0])
-		alt, altFlags := iv.enc.appendStream(alt)
-		iv.out = alt
-		if len(alt) < len(b)-h {
-			b = append(b[:h], alt...)
-			flags = altFlags | flagIntValues
-		}
+		b, flags = iv.appendColumns(b, h, flags)
 	}
 	b[2] = flags
 	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))

@@ -45,8 +45,8 @@ func Example() {
 
 // ExampleOptions_features encodes 2000 time series samples with a value
 // column, dedupe and LZ4Dict allowed; flags byte 2 says which the block
-// uses: 0xa is LZ4Dict (bit 1) and a value column (bit 3), which made
-// dedupe moot.
+// uses: 0x1a is LZ4Dict (bit 1), a value column (bit 3) and a seq column
+// (bit 4), which made dedupe moot.
 func ExampleOptions_features() {
 	opts := blockenc.Options{
 		Encoding:     blockenc.RowIndex,
@@ -77,6 +77,6 @@ func ExampleOptions_features() {
 		fmt.Printf("%s = %x\n", c.Key, c.Value)
 	}
 	// Output:
-	// 2000 cells, Size 26426, block 10208 bytes, flags 0xa
+	// 2000 cells, Size 26426, block 2104 bytes, flags 0x1a
 	// cpu/host07/000150 = 0000060e
 }

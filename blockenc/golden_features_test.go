@@ -27,6 +27,20 @@ func tsCells() []blockenc.Cell {
 	return cells
 }
 
+// tsSeqCells are the seq column example of doc.go: eight 8-byte counters
+// with seqs 2^40 + 200i, as one series among 200 gets them.
+func tsSeqCells() []blockenc.Cell {
+	var cells []blockenc.Cell
+	for i := range 8 {
+		cells = append(cells, blockenc.Cell{
+			Key:   []byte{'t', byte('0' + i)},
+			Value: binary.BigEndian.AppendUint64(nil, uint64(5000+i*i)),
+			Seq:   1<<40 + 200*uint64(i), Kind: blockenc.KindPut,
+		})
+	}
+	return cells
+}
+
 // lz4Cells are the LZ4 examples of doc.go: four cells with one value.
 func lz4Cells() []blockenc.Cell {
 	var cells []blockenc.Cell
@@ -81,6 +95,24 @@ func TestGoldenFeatures(t *testing.T) {
 			want = append(want, col...)
 			want = append(want, unhex(t, `c2 00 7430 0a
 				d1 31 0b  d1 32 0c  d1 33 0d  d1 34 0e  d1 35 0f`)...)
+			checkBody(t, b, want, crcTab)
+		}},
+		{"fastdiff-ints-seqs", blockenc.Options{Encoding: blockenc.FastDiff, IntValues: true}, tsSeqCells(), [2]int{}, func(t *testing.T, b []byte) {
+			// Values: BitPack of value-5000 = i*i in 6 bits, sum of
+			// i*i << 6i = 0xc64650244040.
+			vals := unhex(t, `01 08 08 000000010000000000 12000000
+				03 8813000000000000 06 4040245046c60000`)
+			vals = binary.LittleEndian.AppendUint32(vals, crc32.Checksum(vals, crcTab))
+			// Seqs: one Delta chunk, first 2^40, step 200, 0 bits.
+			seqs := unhex(t, `01 08 08 000000000100000000 12000000
+				04 0000000000010000 c800000000000000 00`)
+			seqs = binary.LittleEndian.AppendUint32(seqs, crc32.Checksum(seqs, crcTab))
+			want := unhex(t, `01 03 18 08 08 26`)
+			want = append(want, vals...)
+			want = append(want, 0x00, 0x26)
+			want = append(want, seqs...)
+			want = append(want, unhex(t, `c2 00 7430 00
+				d1 31 00  d1 32 00  d1 33 00  d1 34 00  d1 35 00  d1 36 00  d1 37 00`)...)
 			checkBody(t, b, want, crcTab)
 		}},
 		{"none-lz4", blockenc.Options{Encoding: blockenc.None, Compression: blockenc.LZ4}, lz4Cells(), [2]int{}, func(t *testing.T, b []byte) {

@@ -114,6 +114,9 @@ func (s *Seeker) Next() bool {
 	if end > len(s.cells) {
 		goto general
 	}
+	if idx < len(s.seqCol) { // a seq column: the cell's seq is 0
+		seq = uint64(s.seqCol[idx]) // 0..MaxSeq: checked by initSeqColumn
+	}
 	if idx == s.nextRestart {
 		if shared != 0 || p != s.restartOffset(s.ri) {
 			goto general

@@ -70,6 +70,7 @@ type Seeker struct {
 	lenShift   uint    // dedupe: 1 (value length fields are doubled), else 0
 	intW       int     // value column: value width; 0: values inline
 	ints       []int64 // value column: the values
+	seqCol     []int64 // seq column: the seqs; empty: seqs inline
 	vbuf       [8]byte // value column: the current value, big-endian
 
 	col *colSeeker // Columnar: the columns (columnar_seek.go); nil otherwise
@@ -94,7 +95,7 @@ func (s *Seeker) Init(block []byte) error {
 		return s.colInit(block)
 	}
 	*s = Seeker{keyBuf: s.keyBuf[:0], raw: s.raw[:0], subs: s.subs[:0], ints: s.ints[:0],
-		lzSrc: s.lzSrc[:0], lzOut: s.lzOut[:0]}
+		seqCol: s.seqCol[:0], lzSrc: s.lzSrc[:0], lzOut: s.lzOut[:0]}
 	if err := s.init(block); err != nil {
 		s.err = err
 		return err
@@ -135,7 +136,7 @@ func (s *Seeker) init(block []byte) error {
 		return fmt.Errorf("%w: offset 1: unknown encoding %d", ErrCorrupt, body[1])
 	}
 	flags := body[2]
-	if flags&^knownFlags != 0 {
+	if flags&^rowFlags != 0 {
 		return fmt.Errorf("%w: offset 2: unsupported flags %#02x", ErrCorrupt, flags)
 	}
 	if err := checkFlagPairs(flags); err != nil {
@@ -168,6 +169,12 @@ func (s *Seeker) init(block []byte) error {
 	if flags&flagIntValues != 0 {
 		var err error
 		if p, err = s.initIntValues(body, p, end); err != nil {
+			return err
+		}
+	}
+	if flags&flagSeqColumn != 0 {
+		var err error
+		if p, err = s.initSeqColumn(body, p, end); err != nil {
 			return err
 		}
 	}
@@ -490,8 +497,14 @@ func (s *Seeker) toRestart(i int) {
 	s.valid = false
 }
 
-// land makes the cell just stepped over current: decodes its seq.
+// land makes the cell just stepped over current: decodes its seq, or
+// with a seq column reads it there.
 func (s *Seeker) land() bool {
+	if i := s.idx - 1; i < len(s.seqCol) {
+		s.seq = uint64(s.seqCol[i]) // 0..MaxSeq: checked by initSeqColumn
+		s.valid = true
+		return true
+	}
 	b := s.tail[s.seqOff:] // seqOff < len(cells): checked by skipSeq
 	c := b[0]
 	switch {
@@ -538,13 +551,14 @@ func (s *Seeker) corrupt(what string) bool {
 // Verify checks a whole block: checksum, header, that every cell decodes,
 // that the cells are in order (key ascending, seq descending, no
 // duplicates), and that a block with a value column has no values in its
-// cells. NewSeeker checks less, for speed; use Verify on blocks that
+// cells (nor seqs with a seq column). NewSeeker checks less, for speed; use Verify on blocks that
 // did not come from an Encoder of this package.
 func Verify(block []byte) error {
 	var s Seeker
 	if err := s.Init(block); err != nil {
 		return err
 	}
+	s.fast = false // the general path notes where each seq is
 	var prev []byte
 	var prevSeq uint64
 	for i := 0; s.Next(); i++ {
@@ -560,6 +574,9 @@ func Verify(block []byte) error {
 			// Cell returns the column's value and ignores these bytes;
 			// checked here, not in every move.
 			return fmt.Errorf("%w: cell %d: a value in the cells of a block with a value column", ErrCorrupt, i)
+		}
+		if len(s.seqCol) != 0 && s.cells[s.seqOff] != 0 {
+			return fmt.Errorf("%w: cell %d: a seq in the cells of a block with a seq column", ErrCorrupt, i)
 		}
 	}
 	return s.Err()

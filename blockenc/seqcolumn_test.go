@@ -1,0 +1,223 @@
+package blockenc
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/kvenc/kvenc/blockenc/shapeshift"
+)
+
+// seriesCells returns time series cells: series of ticks, 8-byte values,
+// seqs in ingest order (one tick of every series after the other), the
+// cells a seq column is for.
+func seriesCells(nSeries, nTicks int) []Cell {
+	var cells []Cell
+	for s := range nSeries {
+		for t := range nTicks {
+			key := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, uint64(s)*7919), uint64(t)*10000)
+			cells = append(cells, Cell{Key: key, Value: binary.BigEndian.AppendUint64(nil, uint64(1000+s*t)),
+				Seq: 1<<40 + uint64(t*nSeries+s), Kind: KindPut})
+		}
+	}
+	return cells
+}
+
+func encodeCells(t *testing.T, opts Options, cells []Cell) []byte {
+	t.Helper()
+	e := NewEncoder(opts)
+	for _, c := range cells {
+		if err := e.Add(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := e.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// reseal recomputes a block's CRC after a change.
+func reseal(b []byte) []byte {
+	binary.LittleEndian.PutUint32(b[len(b)-trailerLen:], crc32.Checksum(b[:len(b)-trailerLen], crcTable))
+	return b
+}
+
+// TestSeqColumn: every row encoding and compression writes the seq column
+// for time series cells, and reads every cell, seq included, by Next and
+// by SeekGE; Verify accepts the blocks.
+func TestSeqColumn(t *testing.T) {
+	cells := seriesCells(5, 100)
+	for _, enc := range []Encoding{None, Prefix, Diff, FastDiff, RowIndex} {
+		for _, c := range []Compression{NoCompression, LZ4, LZ4Dict} {
+			opts := Options{Encoding: enc, Compression: c, IntValues: true}
+			b := encodeCells(t, opts, cells)
+			if b[2]&(flagIntValues|flagSeqColumn) != flagIntValues|flagSeqColumn {
+				t.Errorf("%v %v: flags %#x, want value and seq columns", enc, c, b[2])
+			}
+			if err := Verify(b); err != nil {
+				t.Fatalf("%v %v: %v", enc, c, err)
+			}
+			var s Seeker
+			if err := s.Init(b); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; s.Next(); i++ {
+				if got := s.Cell(); Compare(got, cells[i]) != 0 || !bytes.Equal(got.Value, cells[i].Value) {
+					t.Fatalf("%v %v: Next cell %d: %+v, want %+v", enc, c, i, got, cells[i])
+				}
+			}
+			if s.Err() != nil {
+				t.Fatal(s.Err())
+			}
+			for _, i := range []int{0, 1, 99, 100, 250, 499} {
+				if !s.SeekGE(cells[i].Key) || s.Seq() != cells[i].Seq {
+					t.Fatalf("%v %v: SeekGE cell %d: seq %d, want %d (err %v)", enc, c, i, s.Seq(), cells[i].Seq, s.Err())
+				}
+			}
+		}
+	}
+}
+
+// TestSeqColumnCorrupt: a bad seq column or flag is ErrCorrupt at Init,
+// a seq left in the cells at Verify.
+func TestSeqColumnCorrupt(t *testing.T) {
+	cells := seriesCells(3, 40)
+	good := encodeCells(t, Options{Encoding: FastDiff, IntValues: true}, cells)
+	if good[2] != flagIntValues|flagSeqColumn {
+		t.Fatalf("flags %#x", good[2])
+	}
+	// The sections: header is 4 bytes (count 120 is one byte); values
+	// section, then the seq section.
+	vlen, q := readLen(good, 5)
+	seqAt := q + vlen
+	slen, sq := readLen(good, seqAt+1)
+	withSeqs := func(seqs []int64, mode byte) []byte {
+		col := shapeshift.Encode(nil, seqs, shapeshift.Options{})
+		b := append([]byte{}, good[:seqAt]...)
+		b = append(b, mode)
+		b = binary.AppendUvarint(b, uint64(len(col)))
+		b = append(b, col...)
+		b = append(b, good[sq+slen:]...)
+		return reseal(b)
+	}
+	seqs := make([]int64, len(cells))
+	for i, c := range cells {
+		seqs[i] = int64(c.Seq)
+	}
+	if _, err := NewSeeker(withSeqs(seqs, 0)); err != nil {
+		t.Fatalf("rebuilt block: %v", err)
+	}
+	negative := append([]int64{}, seqs...)
+	negative[7] = -1
+	flip := func(i int, x byte) []byte {
+		b := bytes.Clone(good)
+		b[i] ^= x
+		return reseal(b)
+	}
+	for _, tc := range []struct {
+		name, want string
+		block      []byte
+	}{
+		{"no value column", "seq column without a value column", func() []byte {
+			b := encodeCells(t, Options{Encoding: FastDiff}, cells)
+			b[2] |= flagSeqColumn
+			return reseal(b)
+		}()},
+		{"bad mode", "seq column mode", flip(seqAt, 0x01)},
+		{"length past the end", "bad seq column length", func() []byte {
+			b := binary.AppendUvarint(bytes.Clone(good[:seqAt+1]), 1<<20)
+			return reseal(append(b, good[sq:]...))
+		}()},
+		{"column bytes", "seq column", flip(sq+3, 0x40)},
+		{"too few seqs", "seq column of 119 values", withSeqs(seqs[1:], 0)},
+		{"negative seq", "out of range", withSeqs(negative, 0)},
+		{"unknown flag", "unsupported flags", flip(2, 0x20)},
+	} {
+		_, err := NewSeeker(tc.block)
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want ErrCorrupt with %q", tc.name, err, tc.want)
+		}
+	}
+	// A seq in the cells: readable (the column wins), rejected by Verify.
+	b := bytes.Clone(good)
+	last := len(b) - trailerLen - 1 // the last cell's seq byte
+	if b[last] != 0 {
+		t.Fatalf("last seq byte %#x", b[last])
+	}
+	b[last] = 5
+	reseal(b)
+	if _, err := NewSeeker(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(b); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "a seq in the cells") {
+		t.Errorf("Verify: %v, want a seq in the cells", err)
+	}
+}
+
+// TestSeqColumnFastPath: the RowIndex fast path and the general path agree
+// on seq column blocks, as encoded and with every byte changed (no panic,
+// the same error).
+func TestSeqColumnFastPath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	cells := seriesCells(4, 12)
+	for i := range cells {
+		if rng.IntN(5) == 0 {
+			cells[i].Kind, cells[i].Value = KindDelete, nil
+		}
+	}
+	// Deletes have empty values: no value column. Keep them puts of 8
+	// bytes, with a few seqs made large.
+	for i := range cells {
+		cells[i].Kind, cells[i].Value = KindPut, binary.BigEndian.AppendUint64(nil, uint64(i))
+		if rng.IntN(7) == 0 {
+			cells[i].Seq = MaxSeq - uint64(i)
+		}
+	}
+	for _, opts := range []Options{
+		{Encoding: RowIndex, IntValues: true},
+		{Encoding: RowIndex, IntValues: true, RestartInterval: 5},
+	} {
+		block := encodeCells(t, opts, cells)
+		if block[2]&flagSeqColumn == 0 {
+			t.Fatalf("%+v: flags %#x: no seq column", opts, block[2])
+		}
+		var s Seeker
+		check := func(what string, b []byte) {
+			t.Helper()
+			got, gerr := collect(&s, b, false)
+			want, werr := collect(&s, b, true)
+			if (gerr == nil) != (werr == nil) || (gerr != nil && (!errors.Is(gerr, ErrCorrupt) || gerr.Error() != werr.Error())) {
+				t.Fatalf("%+v %s: fast path error %v, general path %v", opts, what, gerr, werr)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%+v %s: fast path %d cells, general path %d", opts, what, len(got), len(want))
+			}
+			for i := range got {
+				if Compare(got[i], want[i]) != 0 || !bytes.Equal(got[i].Value, want[i].Value) {
+					t.Fatalf("%+v %s: cell %d: fast %+v, general %+v", opts, what, i, got[i], want[i])
+				}
+			}
+		}
+		check("as encoded", block)
+		got, _ := collect(&s, block, false)
+		for i := range cells {
+			if Compare(got[i], cells[i]) != 0 {
+				t.Fatalf("%+v: cell %d: %+v, want %+v", opts, i, got[i], cells[i])
+			}
+		}
+		bad := bytes.Clone(block)
+		for i := range len(bad) - trailerLen {
+			for _, x := range []byte{0x01, 0x80, 0xff} {
+				copy(bad, block)
+				bad[i] ^= x
+				check("with a changed byte", reseal(bad))
+			}
+		}
+	}
+}
