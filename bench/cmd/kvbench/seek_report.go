@@ -132,10 +132,10 @@ func seekColumns(e *env, set *dataset.LineitemSet) error {
 	for _, row := range scanGoals {
 		g.Add(row...)
 	}
-	t.Note("key: column name + 8-byte BE orderkey + 4-byte BE linenumber; value: the column's text (l_shipdate as YYYY-MM-DD). Pebble: rowblk, restart interval 16, finished block compressed whole by Pebble's own block compressors (zstd level 3); its sizes include the 5-byte block trailer.")
+	t.Note("key: column name + 8-byte BE orderkey + 4-byte BE linenumber; value: the column's text (l_shipdate as YYYY-MM-DD). Pebble: rowblk, restart interval 16, finished block compressed whole by Pebble's own block compressors (zstd level 3); its sizes include the 5-byte block trailer (compression indicator, CRC-32C).")
 	t.Note("kvenc: Columnar with LZ4, FastDiff, FastDiff with LZ4Dict; every block is read back and compared with its cells before it is counted.")
 	tt.Note("warm: the block already read (kvenc: Seeker.Init done; Pebble: decompressed, rowblk iterator Init'd); the three Pebble rows share one warm measurement (the same decompressed block).")
-	tt.Note("cold: each seek or each block of a scan first reads its block (kvenc: Seeker.Init, which decompresses LZ4; Pebble: decompress + iterator Init); scans are per column over all its blocks, in ns per cell.")
+	tt.Note("cold: each seek or each block of a scan first reads its block (kvenc: Seeker.Init, which checks the CRC-32C and decompresses LZ4; Pebble, as its block reader on a cache miss: check the trailer's CRC-32C, decompress, iterator Init); scans are per column over all its blocks, in ns per cell.")
 	tt.Note("scans read Key and Value through the accessors (as seekbench does), not Seq; blockenc's BenchmarkColumnar reads Cell(), which measured the same within noise.")
 	tt.Note("ratios: vs zstd = / pebble-rowblk+zstd's number; vs pebble = / Pebble's warm number. %d random existing keys per column, the same for every subject.", colbench.NumTargets)
 	g.Note("scan goal: cold scan ns/cell (Init of each block as it would be read cold, then Next over every cell), low-cardinality columns only; its ratio is the median over rounds of the two scans' ratio in the same round (not kvenc/other); met when it is at most 0.5.")
@@ -286,7 +286,7 @@ func seekRows(e *env) error {
 		}
 	}
 	t.Note("kvenc and Pebble encode the same cut (a block every 64 KiB of keys + values + 8 bytes per seq); every block is read back and compared with its cells before it is counted.")
-	t.Note("Pebble: rowblk, restart interval 16, compressed whole by Pebble's own block compressors (zstd level 3; kept raw when it saves < 12%%), 5-byte block trailer counted.")
+	t.Note("Pebble: rowblk, restart interval 16, compressed whole by Pebble's own block compressors (zstd level 3; kept raw when it saves < 12%%), 5-byte block trailer (indicator, CRC-32C) counted.")
 	t.Note("Badger: one SSTable over every cell from badger/v4's table builder, 64 KiB blocks, Snappy or ZSTD level 1 (Badger's default); bytes = the whole table (blocks, index, 1%% bloom filter, checksums); keys carry its 8-byte version.")
 	t.Note("IntValues rows only where every value has one width (\"-\" on lineitem's variable rows). Ratios: this row's B/cell / the peer's.")
 	if err := e.emit(t); err != nil {

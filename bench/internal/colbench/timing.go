@@ -161,7 +161,7 @@ func kvencScanCold(blocks [][]byte) func(*testing.B) {
 func pebbleIters(b *testing.B, raw []pebbleblk.Block) []rowblk.Iter {
 	its := make([]rowblk.Iter, len(raw))
 	for i := range its {
-		if err := pebbleblk.InitIter(&its[i], raw[i].Data); err != nil {
+		if err := pebbleblk.InitIter(&its[i], raw[i].Data()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,14 +2,15 @@
 // sstable writer and reader do: cells written to a rowblk block (restart
 // interval 16, every cell a Set), the finished block compressed whole by
 // one of Pebble's own compression profiles (block.SnappyCompression,
-// block.ZstdCompression: zstd level 3, through cgo when it is enabled), and
-// read back by decompressing into a buffer and pointing a rowblk.Iter at
-// it.
+// block.ZstdCompression: zstd level 3, through cgo when it is enabled) and
+// given its trailer (compression indicator, CRC-32C), and read back by
+// checking the checksum, decompressing into a buffer and pointing a
+// rowblk.Iter at it.
 //
 // Pebble stores a block uncompressed when compressing saves less than the
 // profile's MinReductionPercent (12%); Compress does the same. Block sizes
-// include Pebble's 5-byte block trailer (compression indicator and
-// checksum), as kvenc's blocks include their CRC-32C.
+// include the 5-byte trailer, as kvenc's blocks include their CRC-32C, and
+// reading checks it, as kvenc's Seeker.Init checks theirs.
 package pebbleblk
 
 import (
@@ -38,52 +39,70 @@ func Build(cells []dataset.KV) ([]byte, error) {
 	return w.Finish(), nil
 }
 
-// Block is one physical block: its bytes as stored and how they are
-// compressed.
+// Block is one physical block as Pebble stores it: the (possibly
+// compressed) block, then its 5-byte trailer, the compression indicator and
+// a CRC-32C (Pebble's default checksum) of the block and indicator.
 type Block struct {
-	CI   block.CompressionIndicator
-	Data []byte
+	Phys []byte
 }
 
 // Size is the block's stored size, trailer included.
-func (b Block) Size() int { return len(b.Data) + block.TrailerLen }
+func (b Block) Size() int { return len(b.Phys) }
 
-// Compressor compresses whole blocks with one Pebble profile.
+// CI is how the block is compressed.
+func (b Block) CI() block.CompressionIndicator {
+	return block.CompressionIndicator(b.Phys[len(b.Phys)-block.TrailerLen])
+}
+
+// Data is the block without its trailer (compressed or not).
+func (b Block) Data() []byte { return b.Phys[:len(b.Phys)-block.TrailerLen] }
+
+// Compressor compresses and checksums whole blocks with one Pebble
+// profile, as Pebble's sstable writer does.
 type Compressor struct {
 	c   block.Compressor
+	sum block.Checksummer
 	buf []byte
 }
 
 // NewCompressor returns a Compressor for profile p (block.NoCompression,
 // block.SnappyCompression, block.ZstdCompression, ...). Close it when done.
 func NewCompressor(p *block.CompressionProfile) *Compressor {
-	return &Compressor{c: block.MakeCompressor(p)}
+	c := &Compressor{c: block.MakeCompressor(p)}
+	c.sum.Init(block.ChecksumTypeCRC32c)
+	return c
 }
 
-// Compress returns raw compressed as Pebble would store it (a copy; raw is
-// not retained).
+// Compress returns raw as Pebble would store it (raw is not retained).
 func (c *Compressor) Compress(raw []byte) Block {
 	ci, out := c.c.Compress(c.buf[:0], raw, blockkind.SSTableData)
 	c.buf = out
-	return Block{CI: ci, Data: bytes.Clone(out)}
+	t := block.MakeTrailer(byte(ci), c.sum.Checksum(out, byte(ci)))
+	phys := make([]byte, 0, len(out)+len(t))
+	return Block{Phys: append(append(phys, out...), t[:]...)}
 }
 
 // Close releases the compressor.
 func (c *Compressor) Close() { c.c.Close() }
 
-// Reader reads blocks as Pebble's sstable reader does: decompress (when
-// compressed) into a buffer it keeps, then Init a rowblk.Iter on it. The
-// iterator's results stay valid until the next Init.
+// Reader reads blocks as Pebble's block reader does on a block cache miss
+// (block.Reader.Read, the file's bytes already in memory): check the
+// checksum, decompress when compressed into a buffer it keeps, then Init a
+// rowblk.Iter on the block. The iterator's results stay valid until the
+// next Init.
 type Reader struct {
 	It  rowblk.Iter
 	buf []byte
 }
 
-// Init decompresses b and points r.It at it.
+// Init checks b, decompresses it and points r.It at it.
 func (r *Reader) Init(b Block) error {
-	data := b.Data
-	if b.CI != block.NoCompressionIndicator {
-		d := block.GetDecompressor(b.CI)
+	data := b.Data()
+	if err := block.ValidateChecksum(block.ChecksumTypeCRC32c, b.Phys, block.Handle{Length: uint64(len(data))}); err != nil {
+		return err
+	}
+	if ci := b.CI(); ci != block.NoCompressionIndicator {
+		d := block.GetDecompressor(ci)
 		n, err := d.DecompressedLen(data)
 		if err != nil {
 			d.Close()
@@ -120,7 +139,7 @@ func Check(b Block, cells []dataset.KV) error {
 	for kv := r.It.First(); kv != nil; kv = r.It.Next() {
 		if n >= len(cells) || !bytes.Equal(kv.K.UserKey, cells[n].Key) || !bytes.Equal(kv.InPlaceValue(), cells[n].Value) ||
 			uint64(kv.K.SeqNum()) != cells[n].Seq {
-			return fmt.Errorf("pebbleblk: %s block: cell %d does not read back", b.CI, n)
+			return fmt.Errorf("pebbleblk: %s block: cell %d does not read back", b.CI(), n)
 		}
 		n++
 	}
@@ -128,7 +147,7 @@ func Check(b Block, cells []dataset.KV) error {
 		return err
 	}
 	if n != len(cells) {
-		return fmt.Errorf("pebbleblk: %s block: read %d of %d cells", b.CI, n, len(cells))
+		return fmt.Errorf("pebbleblk: %s block: read %d of %d cells", b.CI(), n, len(cells))
 	}
 	return nil
 }

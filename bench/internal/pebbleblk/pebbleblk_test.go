@@ -1,6 +1,7 @@
 package pebbleblk
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"testing"
@@ -36,8 +37,18 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("%s: %v", p.Name, err)
 		}
 		compressed := p != block.NoCompression
-		if compressed != (b.CI != block.NoCompressionIndicator) || (compressed && b.Size() >= len(raw)) {
-			t.Errorf("%s: indicator %s, %d bytes from %d", p.Name, b.CI, b.Size(), len(raw))
+		if compressed != (b.CI() != block.NoCompressionIndicator) || (compressed && b.Size() >= len(raw)) ||
+			(!compressed && b.Size() != len(raw)+block.TrailerLen) {
+			t.Errorf("%s: indicator %s, %d bytes from %d", p.Name, b.CI(), b.Size(), len(raw))
+		}
+		// A flipped bit anywhere fails the checksum.
+		for _, at := range []int{0, b.Size() / 2, b.Size() - 1} {
+			bad := Block{Phys: bytes.Clone(b.Phys)}
+			bad.Phys[at] ^= 0x10
+			var r Reader
+			if err := r.Init(bad); err == nil {
+				t.Errorf("%s: a flipped bit at %d read without error", p.Name, at)
+			}
 		}
 		if err := Check(b, kvs[:len(kvs)-1]); err == nil {
 			t.Errorf("%s: Check missed an extra cell", p.Name)
@@ -64,7 +75,7 @@ func TestIncompressibleStaysRaw(t *testing.T) {
 	}
 	c := NewCompressor(block.SnappyCompression)
 	defer c.Close()
-	if b := c.Compress(raw); b.CI != block.NoCompressionIndicator || len(b.Data) != len(raw) {
-		t.Errorf("random values: indicator %s, %d of %d bytes", b.CI, len(b.Data), len(raw))
+	if b := c.Compress(raw); b.CI() != block.NoCompressionIndicator || !bytes.Equal(b.Data(), raw) {
+		t.Errorf("random values: indicator %s, %d of %d bytes", b.CI(), len(b.Data()), len(raw))
 	}
 }
