@@ -379,6 +379,7 @@ func BenchmarkSize(b *testing.B) {
 		for _, v := range blockVariants {
 			run("block="+v.name, func(o *Options) { o.Block = v.opts })
 		}
+		run("block=default/compaction-level=0", func(o *Options) { o.CompactionLevel = -1 })
 		run("block=default/vt=1024", func(o *Options) { o.ValueThreshold = 1 << 10 })
 	}
 }

@@ -153,7 +153,7 @@ func (s *Store) compact(all bool) error {
 	dropTombstones := in[len(in)-1] == segs[len(segs)-1]
 
 	rp, points := s.gcPoints()
-	w := s.newSegWriter()
+	w := s.newSegWriter(s.opts.compactionBlock())
 	f := gcFilter{rp: rp, points: points, dropTombstones: dropTombstones, emit: w.add}
 	m := versionMerge{}
 	var walSeq uint64

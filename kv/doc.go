@@ -132,6 +132,17 @@
 // restart interval. Cached blocks keep up to four decoded Seekers so that
 // concurrent readers of one hot block do not decode it again.
 //
+// Compaction writes its blocks at Options.CompactionLevel (default 6, a
+// hash-chain LZ4 parse 32 candidates deep; flushes keep Block's level 0,
+// LZ4's fast parse): compacted blocks are written once and read until the
+// next compaction, and they read as fast at every level (plain LZ4).
+// BenchmarkSize, lineitem rows loaded and compacted: 54.7 bytes/cell on
+// disk at level 0, 44.8 at 6 (0.82x), for 1.37 s against 3.0 s of load
+// and compaction; time series the same (their values are integer columns,
+// not LZ4):
+//
+//	go test -run '^$' -bench 'Size/data=lineitem/block=default' -benchtime 1x ./kv/
+//
 // # Reads
 //
 // Get looks in the active memstore, the frozen ones and then the segments

@@ -22,6 +22,12 @@ type Options struct {
 	// zero value): DefaultBlockOptions(), Columnar with LZ4 on the value
 	// area.
 	Block blockenc.Options
+	// CompactionLevel is the blockenc CompressionLevel of the blocks a
+	// compaction writes; flushes write Block's. Compacted blocks are
+	// written once and read until the next compaction, so they are worth
+	// a slower, denser LZ4 parse; reads are as fast at every level.
+	// Default DefaultCompactionLevel (6); negative: Block's level.
+	CompactionLevel int
 	// BlockSize is the target size of one encoded block: a block is cut at
 	// the first key boundary at or past it. Default 128 KiB; at most 256
 	// KiB.
@@ -64,6 +70,7 @@ const (
 	DefaultCacheSize         = 64 << 20
 	DefaultCompactionTrigger = 4
 	DefaultValueThreshold    = 1 << 20
+	DefaultCompactionLevel   = 6
 	maxBlockSize             = 256 << 10
 )
 
@@ -105,8 +112,8 @@ func DefaultBlockOptions() blockenc.Options {
 
 // DefaultOptions returns the defaults for a Store in dir ("" for memory):
 // Prefix "kv", DefaultBlockOptions(), BlockSize 128 KiB, MemstoreSize 64
-// MiB, CacheSize 64 MiB, SyncWrites false, CompactionTrigger 4, a silent
-// Badger and ValueThreshold 1 MiB.
+// MiB, CacheSize 64 MiB, SyncWrites false, CompactionTrigger 4,
+// CompactionLevel 6, a silent Badger and ValueThreshold 1 MiB.
 func DefaultOptions(dir string) Options {
 	return Options{
 		Dir:               dir,
@@ -116,8 +123,18 @@ func DefaultOptions(dir string) Options {
 		MemstoreSize:      DefaultMemstoreSize,
 		CacheSize:         DefaultCacheSize,
 		CompactionTrigger: DefaultCompactionTrigger,
+		CompactionLevel:   DefaultCompactionLevel,
 		ValueThreshold:    DefaultValueThreshold,
 	}
+}
+
+// compactionBlock returns the block options of compaction output.
+func (o Options) compactionBlock() blockenc.Options {
+	b := o.Block
+	if o.CompactionLevel >= 0 {
+		b.CompressionLevel = o.CompactionLevel
+	}
+	return b
 }
 
 // withDefaults fills zero fields and checks the rest.
@@ -130,6 +147,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.BlockSize == 0 {
 		o.BlockSize = DefaultBlockSize
+	}
+	if o.CompactionLevel == 0 {
+		o.CompactionLevel = DefaultCompactionLevel
+	}
+	if o.CompactionLevel > blockenc.MaxCompressionLevel || o.Block.CompressionLevel < 0 || o.Block.CompressionLevel > blockenc.MaxCompressionLevel {
+		return o, fmt.Errorf("%w: CompactionLevel %d, Block.CompressionLevel %d (want 0..%d)", ErrInvalidOptions, o.CompactionLevel, o.Block.CompressionLevel, blockenc.MaxCompressionLevel)
 	}
 	if o.BlockSize < 0 || o.BlockSize > maxBlockSize {
 		return o, fmt.Errorf("%w: BlockSize %d (want 1..%d)", ErrInvalidOptions, o.BlockSize, maxBlockSize)

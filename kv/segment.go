@@ -153,11 +153,11 @@ type segWriter struct {
 	written [][]byte // block keys written (for cleanup on failure)
 }
 
-func (s *Store) newSegWriter() *segWriter {
+func (s *Store) newSegWriter(block blockenc.Options) *segWriter {
 	id := s.nextSegID.Add(1)
 	return &segWriter{
 		s:    s,
-		enc:  blockenc.NewEncoder(s.opts.Block),
+		enc:  blockenc.NewEncoder(block),
 		meta: segMeta{id: id, minSeq: ^uint64(0)},
 		txn:  s.db.NewTransaction(true),
 		seg:  &segment{},

@@ -26,12 +26,12 @@
 // CompressBound; the decoder cannot tell them apart.
 //
 //	Level                  parse                  chain depth       64 KiB TPC-H-like comments
-//	0 LevelFast (zero)     greedy, 6-byte hash    -                 ratio 0.372, ~440 MB/s
-//	1..9 (LevelHC = 9)     hash chains, lazy      1<<(Level-1)      9: ratio 0.253, ~13 MB/s
-//	10..12 (LevelOpt=10)   hash chains, optimal   256<<(Level-10)   10: ratio 0.246, ~3 MB/s
+//	0 LevelFast (zero)     greedy, 6-byte hash    -                 ratio 0.372
+//	1..9 (LevelHC = 9)     hash chains, lazy      1<<(Level-1)      9: ratio 0.253, 1/30 of fast's speed
+//	10..12 (LevelOpt=10)   hash chains, optimal   256<<(Level-10)   10: ratio 0.246, 1/5 of level 9's
 //
-// (pierrec/lz4/v4 on the same data: fast 0.371, HC at depth 256 0.255; see
-// BenchmarkCompress for the other data sets and speeds.)
+// (pierrec/lz4/v4 on the same data: fast 0.371, HC at depth 256 0.255 at
+// about twice level 9's speed; see BenchmarkCompress for the other data sets.)
 //
 // LevelFast: greedy single-hash matching, like LZ4's fast mode: a table maps
 // the hash of 6 bytes to the last position seen; every dictionary position
