@@ -28,7 +28,7 @@
 //	Level                  parse                  chain depth       64 KiB TPC-H-like comments
 //	0 LevelFast (zero)     greedy, 6-byte hash    -                 ratio 0.372
 //	1..9 (LevelHC = 9)     hash chains, lazy      1<<(Level-1)      9: ratio 0.253, 1/30 of fast's speed
-//	10..12 (LevelOpt=10)   hash chains, optimal   256<<(Level-10)   10: ratio 0.246, 1/5 of level 9's
+//	10..12 (LevelOpt=10)   hash chains, optimal   256<<(Level-10)   10: ratio 0.246, 1/5 of level 9's speed
 //
 // (pierrec/lz4/v4 on the same data: fast 0.371, HC at depth 256 0.255 at
 // about twice level 9's speed; see BenchmarkCompress for the other data sets.)
@@ -47,7 +47,9 @@
 // found by walking its chain over at most 1<<(Level-1) candidates within the
 // 65535-byte window; a candidate is only compared in full when the 4 bytes
 // ending at the current best length match too. Parsing is lazy: before a
-// match is taken, the positions one and two bytes later are searched, and a
+// match shorter than 14 bytes is taken (longer ones are taken at once: this
+// was both smaller and faster on the test data), the positions one and two
+// bytes later are searched, and a
 // match there replaces it when it is longer by more than the one or two
 // literals it adds (the winner is checked the same way); the chosen match is
 // then extended backwards over pending literals. After 256 bytes without a
@@ -61,8 +63,9 @@
 // bytes, plus its length bytes). An LZ4 offset always costs 2 bytes, so the
 // longest match at a position is the only one worth keeping. Matches of
 // 64<<(Level-10) bytes or more are taken at once. It needs 16 bytes of
-// memory per input byte and is 4..10 times slower than level 9 for a further
-// 2..7% (most on sorted keys, where a lazy parse ends matches badly).
+// memory per input byte and is 3..70 times slower than level 9 (the most on
+// sorted keys, where level 9 takes long matches without looking ahead) for
+// a further 2..7% on the test data.
 //
 // Memory: fast mode keeps a copy of dictionary+input and up to 256 KiB of
 // hash table; levels 1..12 add up to 256 KiB of chain heads and 128 KiB of
