@@ -107,18 +107,20 @@ func seekColumns(e *env, set *dataset.LineitemSet) error {
 			row = append(row, report.Float(r.PerCell(s), 2))
 		}
 		t.Add(row...)
-		warm := func(s int, op colbench.Op) float64 { // Pebble's warm ops are measured once
-			return times.median(i, min(s, colbench.Pebble), op)
+		// Pebble's warm ops are measured once, under Pebble.
+		warm := func(s int, op colbench.Op) float64 { return times.median(i, min(s, colbench.Pebble), op) }
+		warmRatio := func(s int, op colbench.Op) float64 {
+			return times.ratio(i, min(s, colbench.Pebble), colbench.Pebble, op)
 		}
 		cold := func(s int, op colbench.Op) float64 { return times.median(i, s, op) }
 		z := colbench.PebbleZstd
 		for s, name := range colbench.Subjects {
 			tt.Add(r.Column, name,
 				report.Float(r.PerCell(s), 2), report.Ratio(r.PerCell(s), r.PerCell(z)),
-				report.NS(warm(s, colbench.SeekWarm)), report.Ratio(warm(s, colbench.SeekWarm), warm(colbench.Pebble, colbench.SeekWarm)),
-				report.NS(cold(s, colbench.SeekCold)), report.Ratio(cold(s, colbench.SeekCold), cold(z, colbench.SeekCold)),
-				report.Float(warm(s, colbench.NextWarm), 2), report.Ratio(warm(s, colbench.NextWarm), warm(colbench.Pebble, colbench.NextWarm)),
-				report.Float(cold(s, colbench.ScanCold), 2), report.Ratio(cold(s, colbench.ScanCold), cold(z, colbench.ScanCold)))
+				report.NS(warm(s, colbench.SeekWarm)), report.Ratio(warmRatio(s, colbench.SeekWarm), 1),
+				report.NS(cold(s, colbench.SeekCold)), report.Ratio(times.ratio(i, s, z, colbench.SeekCold), 1),
+				report.Float(warm(s, colbench.NextWarm), 2), report.Ratio(warmRatio(s, colbench.NextWarm), 1),
+				report.Float(cold(s, colbench.ScanCold), 2), report.Ratio(times.ratio(i, s, z, colbench.ScanCold), 1))
 		}
 		a, b := r.PerCell(colbench.ColumnarLZ4), r.PerCell(z)
 		g.Add(r.Column, "Columnar smaller than Pebble zstd", report.Float(a, 2), report.Float(b, 2), report.Ratio(a, b), yesNo(a < b))
@@ -137,7 +139,8 @@ func seekColumns(e *env, set *dataset.LineitemSet) error {
 	tt.Note("warm: the block already read (kvenc: Seeker.Init done; Pebble: decompressed, rowblk iterator Init'd); the three Pebble rows share one warm measurement (the same decompressed block).")
 	tt.Note("cold: each seek or each block of a scan first reads its block (kvenc: Seeker.Init, which checks the CRC-32C and decompresses LZ4; Pebble, as its block reader on a cache miss: check the trailer's CRC-32C, decompress, iterator Init); scans are per column over all its blocks, in ns per cell.")
 	tt.Note("scans read Key and Value through the accessors (as seekbench does), not Seq; blockenc's BenchmarkColumnar reads Cell(), which measured the same within noise.")
-	tt.Note("ratios: vs zstd = / pebble-rowblk+zstd's number; vs pebble = / Pebble's warm number. %d random existing keys per column, the same for every subject.", colbench.NumTargets)
+	tt.Note("ratios: vs zstd = / pebble-rowblk+zstd's number (B/cell, cold), vs pebble = / Pebble's warm number; time ratios are medians of the ratios measured in the same round (the subjects of one op run side by side), so they need not equal the ratio of the medians shown.")
+	tt.Note("%d random existing keys per column, the same for every subject.", colbench.NumTargets)
 	g.Note("scan goal: cold scan ns/cell (Init of each block as it would be read cold, then Next over every cell), low-cardinality columns only; its ratio is the median over rounds of the two scans' ratio in the same round (not kvenc/other); met when it is at most 0.5.")
 	for _, tab := range []*report.Table{t, tt, g} {
 		if err := e.emit(tab); err != nil {
