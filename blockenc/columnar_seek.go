@@ -55,6 +55,7 @@ func (s *Seeker) colInit(block []byte) error {
 		return err
 	}
 	s.colRewind()
+	s.nextFn = (*Seeker).colNext
 	return nil
 }
 

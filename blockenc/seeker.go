@@ -74,6 +74,9 @@ type Seeker struct {
 	vbuf       [8]byte // value column: the current value, big-endian
 
 	col *colSeeker // Columnar: the columns (columnar_seek.go); nil otherwise
+	// nextFn is Next for the block's encoding: rowNext or colNext, set by
+	// Init (nil before: Next returns false).
+	nextFn func(*Seeker) bool
 }
 
 // NewSeeker returns a Seeker over block, positioned before the first cell.
@@ -101,6 +104,7 @@ func (s *Seeker) Init(block []byte) error {
 		return err
 	}
 	s.rewind()
+	s.nextFn = (*Seeker).rowNext
 	return nil
 }
 
