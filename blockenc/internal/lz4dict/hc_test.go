@@ -228,3 +228,12 @@ func TestOffsetLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestOptLargeInput: inputs over optMaxInput are parsed as at LevelHC.
+func TestOptLargeInput(t *testing.T) {
+	src := bytes.Repeat([]byte("0123456789abcdef"), optMaxInput/16+1)
+	opt := roundTrip(t, &Compressor{Level: LevelOpt}, src, nil)
+	if hc := (&Compressor{Level: LevelHC}).CompressBlock(nil, src, nil); !bytes.Equal(opt, hc) {
+		t.Errorf("LevelOpt on %d bytes: %d bytes, not LevelHC's %d", len(src), len(opt), len(hc))
+	}
+}

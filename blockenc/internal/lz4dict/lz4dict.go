@@ -63,7 +63,7 @@
 // bytes, plus its length bytes). An LZ4 offset always costs 2 bytes, so the
 // longest match at a position is the only one worth keeping. Matches of
 // 64<<(Level-10) bytes or more are taken at once. It needs 16 bytes of
-// memory per input byte and is 3..70 times slower than level 9 (the most on
+// memory per input byte (inputs over 16 MiB are parsed as at level 9) and is 3..70 times slower than level 9 (the most on
 // sorted keys, where level 9 takes long matches without looking ahead) for
 // a further 2..7% on the test data.
 //

@@ -2,6 +2,11 @@ package lz4dict
 
 import "math"
 
+// optMaxInput is the largest input the optimal parse takes (its nodes need
+// 16 bytes per input byte, and positions and prices are int32); larger
+// inputs are parsed as at LevelHC.
+const optMaxInput = 16 << 20
+
 // optNode is the cheapest known way to encode the input up to one position:
 // its price in bytes, how many literals it ends with, and the last step (a
 // literal when mlen is 0, else a match of mlen bytes at offset off).
@@ -35,6 +40,9 @@ func (c *Compressor) compressOpt(dst []byte, start, depth, nice int) []byte {
 	n := len(buf)
 	if n-start < mfLimit {
 		return appendSequence(dst, buf[start:], 0, 0)
+	}
+	if n-start > optMaxInput {
+		return c.compressHC(dst, start, hcDepth(LevelHC))
 	}
 	m := c.matcher(depth)
 	size := n - start + 1
