@@ -232,7 +232,11 @@ func TestOffsetLimit(t *testing.T) {
 // TestOptLargeInput: inputs over optMaxInput are parsed as at LevelHC.
 func TestOptLargeInput(t *testing.T) {
 	src := bytes.Repeat([]byte("0123456789abcdef"), optMaxInput/16+1)
-	opt := roundTrip(t, &Compressor{Level: LevelOpt}, src, nil)
+	c := Compressor{Level: LevelOpt}
+	opt := roundTrip(t, &c, src, nil)
+	if cap(c.opt) != 0 {
+		t.Errorf("%d optimal-parse nodes allocated for %d bytes", cap(c.opt), len(src))
+	}
 	if hc := (&Compressor{Level: LevelHC}).CompressBlock(nil, src, nil); !bytes.Equal(opt, hc) {
 		t.Errorf("LevelOpt on %d bytes: %d bytes, not LevelHC's %d", len(src), len(opt), len(hc))
 	}
