@@ -66,8 +66,8 @@ func TestDedupeCutOff(t *testing.T) {
 	// Distinct values: off after warm-up and a window of misses.
 	e := NewEncoder(opts)
 	encode(e, dedupCells(0, dedupWarm+dedupWindow, 0))
-	if e.dedup.skip != dedupSkip {
-		t.Fatalf("after %d distinct values: skip %d, want %d", dedupWarm+dedupWindow, e.dedup.skip, dedupSkip)
+	if e.dedup.skip != dedupSkip-1 { // the value that closed the window was the first skipped
+		t.Fatalf("after %d distinct values: skip %d, want %d", dedupWarm+dedupWindow, e.dedup.skip, dedupSkip-1)
 	}
 
 	// A value repeating every 16 cells (6% hits) stays off; while off,
@@ -80,7 +80,7 @@ func TestDedupeCutOff(t *testing.T) {
 		}
 	}
 	b := encode(e, rare)
-	period := dedupWarm + dedupWindow + dedupSkip
+	period := dedupWarm + dedupWindow + dedupSkip - 1
 	// Hits happen only in the probes (the first probe's warm-up and window
 	// and each later one): at most 2000/16 per probe window share.
 	if refs, max := backRefs(t, b), (2000/period+1)*(dedupWarm+dedupWindow)/16+1; refs > max {

@@ -259,34 +259,53 @@ func (e *Encoder) cutSubBlock() bool {
 
 // putValue appends v and remembers where it is, so FastDiff can compare
 // the next value against the block itself instead of a copy (HBASE-30390).
-// Encoders with dedupe call putValueDedup instead: one function doing both
-// is too big to inline, and with that call FastDiff encoding without
-// dedupe was 13-18% slower than before the features, without it 5-7%
-// (best of 8 alternating runs of BenchmarkBlock op=encode).
+// With dedupe, the cell functions call putRef for a back-reference and
+// noteValue after putValue: one function doing all is too big to inline,
+// and with that call FastDiff encoding without dedupe was 13-18% slower
+// than before the features, without it 5-7% (best of 8 alternating runs
+// of BenchmarkBlock op=encode); with dedupe the call per cell was 3% of
+// the instructions of encoding l_shipdate cells.
 func (e *Encoder) putValue(v []byte) {
 	e.prevVal, e.prevVLen = len(e.buf), len(v)
 	e.buf = append(e.buf, v...)
 }
 
-// putValueDedup is putValue with dedupe: ref is an earlier copy of v, or
-// -1. A back-reference is written instead of the bytes of a copy.
-func (e *Encoder) putValueDedup(v []byte, ref int) {
-	if ref >= 0 {
-		e.prevVal, e.prevVLen = ref, len(v)
-		e.buf = binary.AppendUvarint(e.buf, uint64(len(e.buf)-ref))
-		return
+// noteValue tells the dedupe table, if any, where the value just written
+// by putValue is, or counts it as skipped while the cut-off has the table
+// off (see dedupWindow: lookupValue did not look it up).
+func (e *Encoder) noteValue() {
+	if t := e.dedup; t != nil {
+		if t.skip > 0 {
+			t.skip--
+			return
+		}
+		t.insert(e.prevVal, e.prevVLen)
 	}
-	e.putValue(v)
-	e.dedup.insert(e.prevVal, len(v))
+}
+
+// putRef writes a back-reference to ref, an earlier copy of v, instead of
+// the bytes of v.
+func (e *Encoder) putRef(v []byte, ref int) {
+	e.prevVal, e.prevVLen = ref, len(v)
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(e.buf)-ref))
 }
 
 // lookupValue returns the offset of an earlier copy of c's value worth a
-// back-reference, or -1.
+// back-reference, or -1. While the dedupe table's cut-off has it off, it
+// returns -1 without a call (noteValue counts the value).
 func (e *Encoder) lookupValue(c Cell) int {
-	if e.dedup == nil {
+	if e.dedup == nil || e.dedup.skip > 0 {
 		return -1
 	}
-	return e.dedup.lookup(e.buf, c.Value, e.subStart, len(c.Key))
+	return e.lookupDedup(c.Value, len(c.Key))
+}
+
+// lookupDedup is lookupValue's call: kept out of line (with fewer
+// arguments than lookup) so that lookupValue inlines.
+//
+//go:noinline
+func (e *Encoder) lookupDedup(v []byte, klen int) int {
+	return e.dedup.lookup(e.buf, v, e.subStart, klen)
 }
 
 // appendVLen appends the value length field: with DedupeValues doubled, plus
@@ -307,10 +326,11 @@ func (e *Encoder) addNone(c Cell) {
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Key)))
 	e.appendVLen(len(c.Value), ref)
 	e.buf = append(e.buf, c.Key...)
-	if e.dedup == nil {
+	if ref < 0 {
 		e.putValue(c.Value)
+		e.noteValue()
 	} else {
-		e.putValueDedup(c.Value, ref)
+		e.putRef(c.Value, ref)
 	}
 	e.buf = append(e.buf, byte(c.Kind))
 }
@@ -322,10 +342,11 @@ func (e *Encoder) addPrefix(c Cell, shared int) {
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Key)-shared))
 	e.appendVLen(len(c.Value), ref)
 	e.buf = append(e.buf, c.Key[shared:]...)
-	if e.dedup == nil {
+	if ref < 0 {
 		e.putValue(c.Value)
+		e.noteValue()
 	} else {
-		e.putValueDedup(c.Value, ref)
+		e.putRef(c.Value, ref)
 	}
 	e.buf = append(e.buf, byte(c.Kind))
 }
@@ -354,10 +375,11 @@ func (e *Encoder) addDiff(c Cell, shared int) {
 	}
 	e.buf = binary.AppendUvarint(e.buf, uint64(shared))
 	e.buf = append(e.buf, c.Key[shared:]...)
-	if e.dedup == nil {
+	if ref < 0 {
 		e.putValue(c.Value)
+		e.noteValue()
 	} else {
-		e.putValueDedup(c.Value, ref)
+		e.putRef(c.Value, ref)
 	}
 	if !sameKind {
 		e.buf = append(e.buf, byte(c.Kind))
@@ -404,10 +426,11 @@ func (e *Encoder) addFastDiff(c Cell, shared int) {
 	}
 	e.buf = append(e.buf, c.Key[shared:]...)
 	if !sameValue {
-		if e.dedup == nil {
+		if ref < 0 {
 			e.putValue(c.Value)
+			e.noteValue()
 		} else {
-			e.putValueDedup(c.Value, ref)
+			e.putRef(c.Value, ref)
 		}
 	}
 }

@@ -149,3 +149,32 @@ func TestNextFastAgreesWithGeneral(t *testing.T) {
 		}
 	}
 }
+
+// TestNextFastShortRef: a back-reference of an empty value with a
+// two-byte (non-minimal) distance ends its cell a byte after the value
+// length field says; a cell that puts that byte at the end of the block
+// is an error on both paths, not a read past the block.
+func TestNextFastShortRef(t *testing.T) {
+	// RowIndex, dedupe, 2 cells, interval 16; cell 0: shared 0, a 26-byte
+	// suffix, value field 1 (a reference to 0 bytes), distance 85 00 (5),
+	// kind 1 and no room for a seq. The cells (32 bytes), restart and CRC
+	// end 11 bytes after the distance field.
+	b := []byte{formatVersion, byte(RowIndex), flagValueDedup, 2, 16, 0, 26, 1}
+	b = append(b, bytes.Repeat([]byte{'k'}, 26)...)
+	b = append(b, 0x85, 0x00, 1)
+	b = append(b, 0, 0, 0, 0) // restart 0
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
+	b = b[:len(b):len(b)]                     // no capacity to read past the block into
+	s := Seeker{keyBuf: make([]byte, 0, 128)} // as grown by earlier blocks: the fast path needs room
+	if err := s.Init(b); err != nil {
+		t.Fatal(err)
+	}
+	if !s.fast || len(s.tail) != 3+26+11 {
+		t.Fatalf("fast %v, tail %d bytes: not the case under test", s.fast, len(s.tail))
+	}
+	_, ferr := collect(&s, b, false)
+	_, gerr := collect(&s, b, true)
+	if !errors.Is(ferr, ErrCorrupt) || gerr == nil || ferr.Error() != gerr.Error() {
+		t.Fatalf("fast path %v, general path %v: want the same ErrCorrupt", ferr, gerr)
+	}
+}

@@ -66,6 +66,7 @@ type Seeker struct {
 	riLo, riHi int
 	compressed bool
 	fast       bool    // RowIndex without sub-blocks, no error: Next's fast path
+	dedupe     bool    // dedupe (refBit 1): Next's fast path reads back-references
 	refBit     int     // dedupe: 1 (odd value length fields are back-references), else 0
 	lenShift   uint    // dedupe: 1 (value length fields are doubled), else 0
 	intW       int     // value column: value width; 0: values inline
@@ -147,7 +148,7 @@ func (s *Seeker) init(block []byte) error {
 		return err
 	}
 	if flags&flagValueDedup != 0 {
-		s.refBit, s.lenShift = 1, 1
+		s.refBit, s.lenShift, s.dedupe = 1, 1, true
 	}
 	p := 3
 	count, n := binary.Uvarint(body[p:])
