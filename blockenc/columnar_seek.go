@@ -15,32 +15,27 @@ import (
 // off, idx, ri, nextRestart, key, keyBuf; seqOff and tail for inline
 // seqs); the columns are decoded by Init into buffers kept across Init.
 type colSeeker struct {
-	kmode    byte       // colKeysPrefix or colKeysFixed (also for colKeysPacked)
-	kform    byte       // the keys mode in the block
-	kpack    packLayout // fixed and packed keys: the varying bytes (fixed: 8-bit fields from 0)
-	keyInts  []int64    // fixed keys: the varying bytes of each key, big-endian
-	kbuf     []byte     // fixed keys: the current key (template with its bytes)
-	kfull    []byte     // fixed keys: kbuf and a spare byte after it
-	kcur     uint64     // fixed keys: the integer of the key in kbuf
-	lastPos  int        // fixed keys: the last field's position (the spare byte without fields)
-	lastBase byte       // and its base
-	lastMask uint64     // and the mask of its bits
-	valCall  bool       // colNext calls colValue: kinds bitmap, integer or packed values
-	probe    []byte     // fixed keys: a key under comparison in SeekGE
-	seqMode  byte
-	seqs     []int64 // seq column
-	kinds    []byte  // bitmap, bit set for Put; nil: all Put
-	vmode    byte
-	width    int     // integer values: bytes per value
-	ends     []int64 // inline: 0 then the end of every value; dict: of every distinct value
-	idx      []int64 // dict: the distinct value of every cell
-	ints     []int64 // integer and packed values
-	pack     packLayout
-	vtmpl    []byte     // packed values: the current value (template with its bytes)
-	data     []byte     // the value area (in the block, or in Seeker.raw)
-	cellLo   int        // the values of cells [cellLo, cellHi) are in data:
-	cellHi   int        // all of them but with an LZ4Dict area (colLoadCell)
-	subs     []subBlock // LZ4Dict value area: its sub-blocks (raw, rawLen, comp, compLen, loaded)
+	kmode   byte       // colKeysPrefix or colKeysFixed (also for colKeysPacked)
+	kform   byte       // the keys mode in the block
+	kpack   packLayout // fixed and packed keys: the varying bytes (fixed: 8-bit fields from 0)
+	keyInts []int64    // fixed keys: the varying bytes of each key, big-endian
+	kbuf    []byte     // fixed keys: the current key (template with its bytes)
+	valCall bool       // colNext calls colValue: kinds bitmap, integer or packed values
+	probe   []byte     // fixed keys: a key under comparison in SeekGE
+	seqMode byte
+	seqs    []int64 // seq column
+	kinds   []byte  // bitmap, bit set for Put; nil: all Put
+	vmode   byte
+	width   int     // integer values: bytes per value
+	ends    []int64 // inline: 0 then the end of every value; dict: of every distinct value
+	idx     []int64 // dict: the distinct value of every cell
+	ints    []int64 // integer and packed values
+	pack    packLayout
+	vtmpl   []byte     // packed values: the current value (template with its bytes)
+	data    []byte     // the value area (in the block, or in Seeker.raw)
+	cellLo  int        // the values of cells [cellLo, cellHi) are in data:
+	cellHi  int        // all of them but with an LZ4Dict area (colLoadCell)
+	subs    []subBlock // LZ4Dict value area: its sub-blocks (raw, rawLen, comp, compLen, loaded)
 }
 
 // colInit is Init for a Columnar block (byte 1 is 5).
@@ -140,8 +135,7 @@ func (s *Seeker) colParseFixed(block, body []byte, p int, mode byte) error {
 	if q < 0 || L > MaxKeyLen || L+1 > len(body)-q || s.count == 0 {
 		return bad(p, "bad fixed key length")
 	}
-	c.kfull = append(append(c.kfull[:0], body[q:q+L]...), 0)
-	c.kbuf = c.kfull[:L]
+	c.kbuf = append(c.kbuf[:0], body[q:q+L]...)
 	c.probe = append(c.probe[:0], c.kbuf...)
 	q += L
 	k := &c.kpack
@@ -173,12 +167,6 @@ func (s *Seeker) colParseFixed(block, body []byte, p int, mode byte) error {
 	}
 	if i := firstOver(c.keyInts, k.mask()); i >= 0 {
 		return bad(q, fmt.Sprintf("key %d: %d wider than %d bits", i, c.keyInts[i], k.bits))
-	}
-	c.kcur = uint64(c.keyInts[0])
-	k.fill(c.kbuf, c.kcur)
-	c.lastPos, c.lastBase, c.lastMask = L, 0, 0
-	if k.n > 0 {
-		c.lastPos, c.lastBase, c.lastMask = int(k.pos[k.n-1]), k.base[k.n-1], 1<<k.w[k.n-1]-1
 	}
 	s.hdrLen = q
 	if q >= len(body) || body[q] != colSeqsColumn {
@@ -494,14 +482,7 @@ func (s *Seeker) colNext() bool {
 	// the calls, a third of a scan's time per cell before.
 	i := s.idx
 	s.idx = i + 1
-	if x := uint64(c.keyInts[i]); (x^c.kcur)&^c.lastMask == 0 {
-		// Only the last field changed (curKey's common case, inline).
-		c.kcur = x
-		c.kfull[c.lastPos] = c.lastBase + byte(x&c.lastMask)
-	} else {
-		c.curKey(i)
-	}
-	s.key = c.kbuf
+	s.key = c.kpack.fill(c.kbuf, uint64(c.keyInts[i]))
 	s.seq = uint64(c.seqs[i])
 	s.valid = true
 	if uint(i-c.cellLo) >= uint(c.cellHi-c.cellLo) && !s.colLoadCell(i) {
@@ -529,8 +510,7 @@ func (s *Seeker) colFirst() bool {
 // [seq vlong].
 func (s *Seeker) colStep() bool {
 	if s.col.kmode == colKeysFixed {
-		s.col.curKey(s.idx)
-		s.key = s.col.kbuf
+		s.key = s.col.kpack.fill(s.col.kbuf, uint64(s.col.keyInts[s.idx]))
 		s.idx++
 		return true
 	}
@@ -707,23 +687,6 @@ func (s *Seeker) colScan(key []byte) bool {
 // returns it.
 func (c *colSeeker) fixedKey(buf []byte, i int) []byte {
 	return c.kpack.fill(buf, uint64(c.keyInts[i]))
-}
-
-// curKey sets kbuf to key i. It rewrites only the fields from the last
-// back to the highest whose bits differ from the key kbuf holds (d): in a
-// scan the next key of a lineitem block differs in its last field (the
-// line number) three times in four, a case colNext handles itself.
-func (c *colSeeker) curKey(i int) {
-	x := uint64(c.keyInts[i])
-	d := x ^ c.kcur
-	c.kcur = x
-	p := &c.kpack
-	for k := p.n - 1; k >= 0 && d != 0; k-- {
-		w := p.w[k]
-		c.kbuf[p.pos[k]] = p.base[k] + byte(x&(1<<w-1))
-		x >>= w
-		d >>= w
-	}
 }
 
 // colSeekFixed is SeekGE over fixed-width keys: a binary search over all
