@@ -354,7 +354,7 @@ func (c *colEncoder) appendFixedKeys(dst []byte) []byte {
 				p.n = -1
 				break
 			}
-			p.pos[p.n], p.base[p.n], p.w[p.n] = uint16(j), 0, 8
+			p.set(p.n, j, 0, 8)
 			p.n++
 		}
 	}

@@ -35,11 +35,17 @@ const maxPackFields = 64
 // packLayout says which bytes of a fixed-length value vary and how they
 // pack into an integer.
 type packLayout struct {
-	n    int // fields
-	bits int // total bits, 0..64
-	pos  [maxPackFields]uint16
-	base [maxPackFields]byte
-	w    [maxPackFields]uint8
+	n     int // fields
+	bits  int // total bits, 0..64
+	pos   [maxPackFields]uint16
+	base  [maxPackFields]byte
+	w     [maxPackFields]uint8
+	fmask [maxPackFields]byte // 1<<w - 1
+}
+
+// set makes field k the w bits at byte pos, from base.
+func (p *packLayout) set(k, pos int, base byte, w int) {
+	p.pos[k], p.base[k], p.w[k], p.fmask[k] = uint16(pos), base, uint8(w), byte(1<<w-1)
 }
 
 // plan lays out fields over the per-position ranges [lo[j], hi[j]] and
@@ -54,7 +60,7 @@ func (p *packLayout) plan(lo, hi []byte) bool {
 		if p.bits+w > 64 {
 			return false
 		}
-		p.pos[p.n], p.base[p.n], p.w[p.n] = uint16(j), lo[j], uint8(w)
+		p.set(p.n, j, lo[j], w)
 		p.bits += w
 		p.n++
 	}
@@ -74,9 +80,8 @@ func (p *packLayout) pack(v []byte) uint64 {
 // it.
 func (p *packLayout) fill(buf []byte, x uint64) []byte {
 	for k := p.n - 1; k >= 0; k-- {
-		w := p.w[k]
-		buf[p.pos[k]] = p.base[k] + byte(x&(1<<w-1))
-		x >>= w
+		buf[p.pos[k]] = p.base[k] + byte(x)&p.fmask[k]
+		x >>= p.w[k] & 63 // w <= 8: no shift-past-64 code
 	}
 	return buf
 }
@@ -120,7 +125,7 @@ func (p *packLayout) parseFields(b []byte, at, L int) (int, error) {
 		if w < 1 || w > 8 || p.bits+w > 64 {
 			return 0, bad(r+1, fmt.Sprintf("field %d: bad width %d", k, w))
 		}
-		p.pos[k], p.base[k], p.w[k] = uint16(j), b[r], uint8(w)
+		p.set(k, j, b[r], w)
 		p.bits += w
 		prev, q = j, r+2
 	}

@@ -158,7 +158,8 @@ func (s *Seeker) colParseFixed(block, body []byte, p int, mode byte) error {
 			if j, q = readLen(body, q); q < 0 || j <= prev || j >= L {
 				return bad(at, "bad varying key byte position")
 			}
-			k.pos[f], k.base[f], k.w[f], prev = uint16(j), 0, 8, j
+			k.set(f, j, 0, 8)
+			prev = j
 		}
 	}
 	var err error
