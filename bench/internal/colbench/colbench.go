@@ -39,13 +39,14 @@ var ColumnNames = []string{"l_shipmode", "l_returnflag", "l_shipinstruct", "l_sh
 
 // Subjects names the encodings in the order of Result.Bytes.
 var Subjects = []string{
-	"Columnar+LZ4", "FastDiff", "FastDiff+LZ4Dict",
+	"Columnar+LZ4", "Columnar+LZ4-6", "FastDiff", "FastDiff+LZ4Dict",
 	"pebble-rowblk", "pebble-rowblk+snappy", "pebble-rowblk+zstd",
 }
 
 // Subject indexes into Result.Bytes.
 const (
-	ColumnarLZ4 = iota
+	ColumnarLZ4   = iota
+	ColumnarLZ4L6 // CompressionLevel 6, as kv's compaction writes blocks
 	FastDiff
 	FastDiffLZ4Dict
 	Pebble
@@ -144,6 +145,7 @@ const NumTargets = 4096
 // kvencOptions are the kvenc subjects' options, by Subjects index.
 var kvencOptions = []blockenc.Options{
 	ColumnarLZ4:     {Encoding: blockenc.Columnar, Compression: blockenc.LZ4, RestartInterval: 16},
+	ColumnarLZ4L6:   {Encoding: blockenc.Columnar, Compression: blockenc.LZ4, CompressionLevel: 6, RestartInterval: 16},
 	FastDiff:        {Encoding: blockenc.FastDiff, RestartInterval: 16},
 	FastDiffLZ4Dict: {Encoding: blockenc.FastDiff, Compression: blockenc.LZ4Dict, RestartInterval: 16},
 }
