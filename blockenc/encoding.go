@@ -211,15 +211,18 @@ const (
 )
 
 // Header flag bits (byte 2). A block without any feature has flags 0 and
-// is what the first version of this package wrote; bits 4-7 stay reserved
-// and are rejected. Part of the format, never reuse.
+// is what the first version of this package wrote; bits 5-7 stay reserved
+// and are rejected. Part of the format, never reuse. (Columnar blocks use
+// bits 0 and 1 only, for their value area.)
 const (
 	flagLZ4        = 1 << 0 // cells LZ4-compressed whole
 	flagLZ4Dict    = 1 << 1 // cells in LZ4 sub-blocks with a preset dictionary
 	flagValueDedup = 1 << 2 // value lengths doubled; odd: a back-reference
 	flagIntValues  = 1 << 3 // values in a shapeshift integer column
+	flagSeqColumn  = 1 << 4 // seqs in a shapeshift column (with bit 3; intvalues.go)
 
-	knownFlags = flagLZ4 | flagLZ4Dict | flagValueDedup | flagIntValues
+	// rowFlags are the flags a row block may have.
+	rowFlags = flagLZ4 | flagLZ4Dict | flagValueDedup | flagIntValues | flagSeqColumn
 )
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)

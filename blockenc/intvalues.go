@@ -65,11 +65,7 @@ const valuesDelta = 0x80
 //
 // The Encoder keeps three encodings of the cells when IntValues is set
 // (inline values; a value column with inline seqs; both columns) and
-// Finish returns the smallest block.
-const flagSeqColumn = 1 << 4
-
-// rowFlags are the flags a row block may have.
-const rowFlags = knownFlags | flagSeqColumn
+// Finish returns the smallest block. The flag is flagSeqColumn (bit 4).
 
 // intValues is the Encoder's second and third encoding of the block: the
 // values as integers and the cells without them, with their seqs or with
