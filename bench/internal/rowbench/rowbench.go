@@ -56,6 +56,7 @@ var Subjects = []Subject{
 	{Name: "FastDiff+IntValues+LZ4", Kvenc: kv(blockenc.Options{Encoding: blockenc.FastDiff, IntValues: true, Compression: blockenc.LZ4}), FixedOnly: true},
 	{Name: "RowIndex+LZ4", Kvenc: kv(blockenc.Options{Encoding: blockenc.RowIndex, Compression: blockenc.LZ4})},
 	{Name: "Columnar+LZ4", Kvenc: kv(blockenc.Options{Encoding: blockenc.Columnar, Compression: blockenc.LZ4})},
+	{Name: "Columnar+LZ4-6", Kvenc: kv(blockenc.Options{Encoding: blockenc.Columnar, Compression: blockenc.LZ4, CompressionLevel: 6})},
 	{Name: "pebble-rowblk", Pebble: block.NoCompression},
 	{Name: "pebble-rowblk+snappy", Pebble: block.SnappyCompression},
 	{Name: "pebble-rowblk+zstd", Pebble: block.ZstdCompression},
