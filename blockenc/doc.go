@@ -340,44 +340,55 @@
 // load order, every variant storing the same cells in the same blocks
 // (those of 32 KiB RowIndex blocks); seek is SeekGE on a Seeker already on
 // its block, cold is Init and SeekGE, scan is Init, First and Next over
-// every block (ns per cell); columnar is Columnar with LZ4 allowed on the
-// value area; medians of 5 runs of interleaved rounds:
+// every block reading Cell().Value (ns per cell); columnar is Columnar
+// with LZ4 allowed on the value area, +lz4dict with an LZ4Dict one;
+// medians of 5 runs of interleaved rounds (quiet machine, load about 1):
 //
 //	go test -run '^$' -bench Columnar -benchtime 1x -count 5 ./blockenc/
 //
 //	column        encoding          B/cell  seek ns  cold ns  scan ns/cell
-//	shipmode      columnar            1.65      555     7130    12.5
-//	(7 distinct)  fastdiff+lz4dict    5.17     5680    10100    26.7
-//	              rowindex           18.80      748     2040    11.0
-//	returnflag    columnar            1.51      543    10200    12.4
-//	(3)           fastdiff+lz4dict    4.71     7580    13400    23.4
-//	shipinstruct  columnar            1.58      546     5100    12.6
-//	(4)           fastdiff+lz4dict    5.54     4620     9460    28.4
-//	shipdate      columnar            6.02      490    11400    16.7
-//	(~2500)       fastdiff+lz4dict    8.86     2840     8630    24.8
-//	comment       columnar           14.04      575    12200    24.1
-//	(distinct)    fastdiff+lz4dict   17.90     2060     7800    34.5
-//	              fastdiff           40.35     4420     7260    18.6
+//	shipmode      columnar            1.20      632     6404    12.7
+//	(7 distinct)  fastdiff+lz4dict    5.17     5428     9836    31.9
+//	              rowindex           18.80      767     2021    10.1
+//	returnflag    columnar            1.06      624     7438    12.5
+//	(3)           fastdiff+lz4dict    4.72     5309    10511    24.8
+//	shipinstruct  columnar            1.14      537     4712    12.7
+//	(4)           fastdiff+lz4dict    5.54     3603     9594    29.4
+//	shipdate      columnar            2.60      530     5200    17.0
+//	(~2500)       fastdiff+lz4dict    8.86     2800     8194    26.0
+//	comment       columnar           13.61      577    12075    23.8
+//	(distinct)    columnar+lz4dict   13.66      651     9190    27.1
+//	              fastdiff+lz4dict   17.90     1991     7660    35.9
+//	              fastdiff           40.35     4310     7072    19.7
 //
-// Goals: low-cardinality columns 3.12-3.50x smaller than FastDiff+LZ4Dict
-// (met) and scanning 1.87-2.30x faster (2x met for shipmode and
-// shipinstruct, missed for returnflag); the mostly distinct comments are
-// 0.78x the size of the smallest row encoding (met). Side by side with
-// the build before (5 alternating runs of each test binary), Columnar's
-// scan went from 15.6-16.2 to 12.4-12.6 ns per cell on the three
-// low-cardinality columns (0.78-0.79x; shipdate 0.85x, comment 0.89x)
-// and its cold seeks 0.71-0.98x: Next over fixed keys steps and lands in
-// one function, and Init's range checks (13% of Init, now about 7%) no longer
-// branch per value. The rowindex row includes RowIndex's own, concurrent
-// speedup. Init still decodes every column (shapeshift.Decode, about
-// half of a low-cardinality scan: the PatchedDelta key column most, then
-// seqs and indexes), and deferring a column would not help: a scan reads
-// every column, and SeekGE lands on the cell it finds, which needs its
-// seq and value. Warm seeks are as fast as RowIndex's; a cold seek (Init
-// included) costs 2.7-5.8x RowIndex's. Reading the columns in place
-// (shapeshift.Column.Get) would need an Open into a reused Column: Open
-// allocates a Column per call. BenchmarkColumnarInit times Init alone and
-// the scan alone, for profiles.
+// Goals: low-cardinality columns 4.3-4.8x smaller than FastDiff+LZ4Dict
+// (met; 3.1-3.5x before packed keys) and scanning 2.51x, 1.99x and 2.32x
+// faster (shipmode, returnflag, shipinstruct: met, returnflag at the
+// line); the mostly distinct comments are 0.76x the size of the smallest
+// row encoding (met). On go-tpc's dbgen text (kvbench seek, table
+// seek_columns_goals) the scans are 1.8-2.0x faster for shipmode and
+// shipinstruct and 1.6x for returnflag, whose dbgen values come in long
+// runs that FastDiff+LZ4Dict reads cheaply; Columnar's warm Next there
+// (10.2 ns/cell) is already below Pebble rowblk's (11.0).
+//
+// Where a low-cardinality scan goes (perf, returnflag): Init about 30%
+// (the PatchedDelta key column most, then seqs, dictionary indexes and
+// the range checks), colNext about 45%, the benchmark loop and Cell the
+// rest. Seeker.Next inlines as one indirect call to colNext (a wrapper
+// that tested the encoding cost about 50 instructions a cell); a key's
+// packed fields are all rewritten per cell (rewriting only the changed
+// ones, a data-dependent branch, measured 5% slower). Init still decodes
+// every column, and deferring one would not help a scan, which reads
+// every column, or a SeekGE, which needs the seq and value of the cell it
+// lands on; reading the columns in place (shapeshift.Column.Get) would
+// need an Open into a reused Column (Open allocates a Column per call).
+// Warm seeks are as fast as RowIndex's; a cold seek (Init included)
+// costs 2.3-6x uncompressed RowIndex's, which only checks the CRC. An
+// LZ4Dict value area takes the comment blocks' cold seek from 12.1 to
+// 9.2 us (the dictionary and one sub-block decompressed, not the area).
+// Against Pebble rowblk + zstd (checksum, decompress, seek; kvbench seek)
+// Columnar's cold seeks take 0.13-0.34x the time. BenchmarkColumnarInit
+// times Init alone and the scan alone, for profiles.
 //
 // # Worked examples of the features
 //
