@@ -691,12 +691,23 @@ func (c *colSeeker) fixedKey(buf []byte, i int) []byte {
 }
 
 // colSeekFixed is SeekGE over fixed-width keys: a binary search over all
-// of them (from the current cell when key is after it).
+// of them, or when key is after the current cell a galloping search from
+// it.
 func (s *Seeker) colSeekFixed(key []byte) bool {
 	c := s.col
 	lo, hi := 0, s.count
 	if s.valid && bytes.Compare(s.key, key) < 0 {
+		// Ascending: gallop from the current cell (merging iterators
+		// seek a few cells on), then binary-search the last step.
 		lo = s.idx
+		for step := 1; lo < hi; step <<= 1 {
+			m := min(lo+step-1, hi-1)
+			if bytes.Compare(c.fixedKey(c.probe, m), key) >= 0 {
+				hi = m
+				break
+			}
+			lo = m + 1
+		}
 	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
