@@ -268,14 +268,7 @@ func (c *colEncoder) appendDictArea(dst, area []byte) []byte {
 		}
 		raw := area[lo:hi]
 		start := len(c.subs)
-		if j == 0 {
-			c.subs = c.lz.CompressBlock(c.subs, raw, nil)
-		} else {
-			c.subs = c.lz.CompressBlock(c.subs, raw, dict)
-		}
-		if len(c.subs)-start >= len(raw) {
-			c.subs = append(c.subs[:start], raw...)
-		}
+		c.subs = appendSubBlock(c.lz, c.subs, raw, dict, j)
 		dst = binary.AppendUvarint(dst, uint64(len(raw)))
 		dst = binary.AppendUvarint(dst, uint64(len(c.subs)-start))
 		lo = hi

@@ -73,35 +73,50 @@ func TestColumnarForms(t *testing.T) {
 				}
 				conform(t, &s, rng, block, set.cells)
 				checkColumnarAllocs(t, block, set.cells)
-				bad := bytes.Clone(block)
-				for i := range block {
-					for _, x := range []byte{0x01, 0x80, 0xff} {
-						bad[i] ^= x
-						if _, err := blockenc.NewSeeker(bad); !errors.Is(err, blockenc.ErrCorrupt) {
-							t.Fatalf("byte %d ^ %#x: NewSeeker error %v", i, x, err)
-						}
-						bad[i] ^= x
-					}
-				}
-				for n := range len(block) {
-					if _, err := blockenc.NewSeeker(block[:n]); !errors.Is(err, blockenc.ErrCorrupt) {
-						t.Fatalf("truncated to %d bytes: NewSeeker error %v", n, err)
-					}
-				}
-				if comp != blockenc.NoCompression {
-					return
-				}
-				for i := range len(block) - 4 {
-					for _, x := range []byte{0, 1, 0x80, 0xff} {
-						bad[i] = x
-						fixCRC(bad)
-						if exercise(t, bad) == nil && blockenc.Verify(bad) == nil {
-							checkConsistent(t, bad)
-						}
-						copy(bad, block)
-					}
+				checkFlips(t, block, 0x01, 0x80, 0xff)
+				if comp == blockenc.NoCompression {
+					checkHostile(t, block, func(i int) int { return i + 1 })
 				}
 			})
+		}
+	}
+}
+
+// checkFlips: every byte of block xor each of xs, and every truncation,
+// is ErrCorrupt from NewSeeker (the CRC-32C catches them).
+func checkFlips(t *testing.T, block []byte, xs ...byte) {
+	t.Helper()
+	bad := bytes.Clone(block)
+	for i := range block {
+		for _, x := range xs {
+			bad[i] ^= x
+			if _, err := blockenc.NewSeeker(bad); !errors.Is(err, blockenc.ErrCorrupt) {
+				t.Fatalf("byte %d ^ %#x: NewSeeker error %v", i, x, err)
+			}
+			bad[i] ^= x
+		}
+	}
+	for n := range len(block) {
+		if _, err := blockenc.NewSeeker(block[:n]); !errors.Is(err, blockenc.ErrCorrupt) {
+			t.Fatalf("truncated to %d bytes: NewSeeker error %v", n, err)
+		}
+	}
+}
+
+// checkHostile sets bytes of block (from 0, then next(i) after byte i) to
+// 0, 1, 0x80 and 0xff with the CRC fixed: each block is an error or reads
+// consistently, never a panic.
+func checkHostile(t *testing.T, block []byte, next func(int) int) {
+	t.Helper()
+	bad := bytes.Clone(block)
+	for i := 0; i < len(block)-4; i = next(i) {
+		for _, x := range []byte{0, 1, 0x80, 0xff} {
+			bad[i] = x
+			fixCRC(bad)
+			if exercise(t, bad) == nil && blockenc.Verify(bad) == nil {
+				checkConsistent(t, bad)
+			}
+			copy(bad, block)
 		}
 	}
 }
@@ -237,33 +252,12 @@ func TestColumnarLZ4Dict(t *testing.T) {
 			if set.values == 0 && (loaded > 3 || total < 20) {
 				t.Errorf("SeekGE loaded %d of %d sub-blocks, want the dictionary and at most 2", loaded, total)
 			}
-			bad := bytes.Clone(block)
-			for i := range block {
-				bad[i] ^= 0x41
-				if _, err := blockenc.NewSeeker(bad); !errors.Is(err, blockenc.ErrCorrupt) {
-					t.Fatalf("byte %d ^ 0x41: NewSeeker error %v", i, err)
-				}
-				bad[i] ^= 0x41
-			}
-			for n := range len(block) {
-				if _, err := blockenc.NewSeeker(block[:n]); !errors.Is(err, blockenc.ErrCorrupt) {
-					t.Fatalf("truncated to %d bytes: NewSeeker error %v", n, err)
-				}
-			}
+			checkFlips(t, block, 0x41)
 			// Every byte of the sections and index, then sparser through
 			// the compressed data.
-			for i := 0; i < len(block)-4; i += 1 + i/64 {
-				for _, x := range []byte{0, 1, 0x80, 0xff} {
-					bad[i] = x
-					fixCRC(bad)
-					if exercise(t, bad) == nil && blockenc.Verify(bad) == nil {
-						checkConsistent(t, bad)
-					}
-					copy(bad, block)
-				}
-			}
+			checkHostile(t, block, func(i int) int { return i + 1 + i/64 })
 			// Version 1 has no LZ4Dict value area.
-			copy(bad, block)
+			bad := bytes.Clone(block)
 			bad[0] = 1
 			fixCRC(bad)
 			if _, err := blockenc.NewSeeker(bad); !errors.Is(err, blockenc.ErrCorrupt) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kvenc/kvenc/blockenc/internal/lz4dict"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -57,14 +58,7 @@ func (e *Encoder) appendLZ4Dict(dst []byte) []byte {
 	for j, sc := range e.subs {
 		raw := e.subRaw(j)
 		start := len(e.comp)
-		if j == 0 {
-			e.comp = e.lz.CompressBlock(e.comp, raw, nil)
-		} else {
-			e.comp = e.lz.CompressBlock(e.comp, raw, dict)
-		}
-		if len(e.comp)-start >= len(raw) {
-			e.comp = append(e.comp[:start], raw...)
-		}
+		e.comp = appendSubBlock(e.lz, e.comp, raw, dict, j)
 		dst = binary.AppendUvarint(dst, uint64(len(raw)))
 		dst = binary.AppendUvarint(dst, uint64(len(e.comp)-start))
 		if j > 0 {
@@ -78,6 +72,21 @@ func (e *Encoder) appendLZ4Dict(dst []byte) []byte {
 		}
 	}
 	return append(dst, e.comp...)
+}
+
+// appendSubBlock appends sub-block j, raw, of an LZ4Dict area to dst:
+// compressed alone (j = 0) or against dict, or stored when compressing
+// does not make it smaller (complen = rawlen).
+func appendSubBlock(lz *lz4dict.Compressor, dst, raw, dict []byte, j int) []byte {
+	if j == 0 {
+		dict = nil
+	}
+	start := len(dst)
+	dst = lz.CompressBlock(dst, raw, dict)
+	if len(dst)-start >= len(raw) {
+		dst = append(dst[:start], raw...)
+	}
+	return dst
 }
 
 // subBlock is a Seeker's view of one LZ4Dict sub-block.

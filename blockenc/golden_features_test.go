@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/pierrec/lz4/v4"
@@ -150,25 +148,7 @@ func TestGoldenFeatures(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkAll(t, s, tc.cells)
-			path := filepath.Join("testdata", tc.name+".block")
-			if *rewrite {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			file, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -rewrite to create it)", err)
-			}
-			if !bytes.Equal(got, file) {
-				t.Fatalf("%s differs from the encoder at offset %d (%d vs %d bytes)", path, firstDiff(got, file), len(file), len(got))
-			}
-			// The file itself reads back (a reader of this version keeps
-			// reading old files).
-			if s, err = blockenc.NewSeeker(file); err != nil {
-				t.Fatal(err)
-			}
-			checkAll(t, s, tc.cells)
+			checkGoldenFile(t, tc.name+".block", got) // equal to got, which read back
 		})
 	}
 }

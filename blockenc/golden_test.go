@@ -78,6 +78,25 @@ var docBytes = map[blockenc.Encoding]string{
 		0f 0f 726564 726564 726564 79656c6c6f77`,
 }
 
+// checkGoldenFile compares got with testdata/name, which -rewrite writes
+// first.
+func checkGoldenFile(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *rewrite {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -rewrite to create it)", err)
+	}
+	if !bytes.Equal(got, file) {
+		t.Fatalf("%s differs from the encoder at offset %d (%d vs %d bytes)", path, firstDiff(got, file), len(file), len(got))
+	}
+}
+
 func unhex(t *testing.T, s string) []byte {
 	t.Helper()
 	b, err := hex.DecodeString(strings.Join(strings.Fields(s), ""))
@@ -106,19 +125,7 @@ func TestGolden(t *testing.T) {
 			}
 			checkAll(t, s, docCells())
 
-			path := filepath.Join("testdata", e.String()+".block")
-			if *rewrite {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			file, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -rewrite to create it)", err)
-			}
-			if !bytes.Equal(got, file) {
-				t.Fatalf("%s differs from the encoder at offset %d (%d vs %d bytes)", path, firstDiff(got, file), len(file), len(got))
-			}
+			checkGoldenFile(t, e.String()+".block", got)
 		})
 	}
 }
@@ -164,19 +171,7 @@ func TestGoldenColumnarPacked(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkAll(t, s, cells)
-	path := filepath.Join("testdata", "columnar-packed.block")
-	if *rewrite {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	file, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -rewrite to create it)", err)
-	}
-	if !bytes.Equal(got, file) {
-		t.Fatalf("%s differs from the encoder at offset %d", path, firstDiff(got, file))
-	}
+	checkGoldenFile(t, "columnar-packed.block", got)
 }
 
 // TestGoldenColumnarLZ4Dict pins an LZ4Dict value area (format version 2)
@@ -247,17 +242,5 @@ func TestGoldenColumnarLZ4Dict(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkAll(t, s, cells)
-	path := filepath.Join("testdata", "columnar-lz4dict.block")
-	if *rewrite {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	file, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -rewrite to create it)", err)
-	}
-	if !bytes.Equal(got, file) {
-		t.Fatalf("%s differs from the encoder at offset %d", path, firstDiff(got, file))
-	}
+	checkGoldenFile(t, "columnar-lz4dict.block", got)
 }
