@@ -104,21 +104,7 @@ func LineitemColumns(set *dataset.LineitemSet, rows int) []Column {
 }
 
 // Blocks cuts cells into runs of about BlockBytes raw bytes.
-func Blocks(cells []dataset.KV) [][]dataset.KV {
-	var out [][]dataset.KV
-	start, raw := 0, 0
-	for i, kv := range cells {
-		raw += len(kv.Key) + len(kv.Value) + 8
-		if raw >= BlockBytes {
-			out = append(out, cells[start:i+1])
-			start, raw = i+1, 0
-		}
-	}
-	if start < len(cells) {
-		out = append(out, cells[start:])
-	}
-	return out
-}
+func Blocks(cells []dataset.KV) [][]dataset.KV { return dataset.CutBlocks(cells, BlockBytes) }
 
 // Encoded is one column's blocks in every subject, all cut the same way
 // (Blocks), with the random existing keys the seek timings look up. It

@@ -66,3 +66,22 @@ func YCSBCells(n int) []KV {
 	}
 	return out
 }
+
+// CutBlocks cuts cells into runs of at least size raw bytes (key, value
+// and 8 bytes of seq per cell), the last run possibly shorter: the cells
+// of one block, the same for every engine compared.
+func CutBlocks(cells []KV, size int) [][]KV {
+	var out [][]KV
+	start, raw := 0, 0
+	for i, kv := range cells {
+		raw += len(kv.Key) + len(kv.Value) + 8
+		if raw >= size {
+			out = append(out, cells[start:i+1])
+			start, raw = i+1, 0
+		}
+	}
+	if start < len(cells) {
+		out = append(out, cells[start:])
+	}
+	return out
+}

@@ -90,3 +90,32 @@ func TestSeriesIDCells(t *testing.T) {
 		t.Error("not deterministic")
 	}
 }
+
+// TestCutBlocks: runs cover every cell in order, every run but the last
+// reaches the size and would not without its last cell.
+func TestCutBlocks(t *testing.T) {
+	var cells []KV
+	for i := range 1000 {
+		cells = append(cells, KV{Key: make([]byte, 8+i%7), Value: make([]byte, i%50)})
+	}
+	raw := func(kvs []KV) (n int) {
+		for _, kv := range kvs {
+			n += len(kv.Key) + len(kv.Value) + 8
+		}
+		return n
+	}
+	blocks := CutBlocks(cells, 4096)
+	n := 0
+	for i, b := range blocks {
+		if &b[0] != &cells[n] {
+			t.Fatalf("block %d does not start at cell %d", i, n)
+		}
+		n += len(b)
+		if i < len(blocks)-1 && (raw(b) < 4096 || raw(b[:len(b)-1]) >= 4096) {
+			t.Fatalf("block %d: %d raw bytes, %d without its last cell", i, raw(b), raw(b[:len(b)-1]))
+		}
+	}
+	if n != len(cells) || len(blocks) < 2 {
+		t.Fatalf("%d blocks hold %d of %d cells", len(blocks), n, len(cells))
+	}
+}

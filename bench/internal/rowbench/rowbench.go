@@ -121,22 +121,8 @@ func Measure(name string, cells []dataset.KV) (Result, error) {
 }
 
 // Blocks cuts cells into runs of at least size raw bytes (the last may be
-// shorter).
-func Blocks(cells []dataset.KV, size int) [][]dataset.KV {
-	var out [][]dataset.KV
-	start, raw := 0, 0
-	for i, kv := range cells {
-		raw += len(kv.Key) + len(kv.Value) + 8
-		if raw >= size {
-			out = append(out, cells[start:i+1])
-			start, raw = i+1, 0
-		}
-	}
-	if start < len(cells) {
-		out = append(out, cells[start:])
-	}
-	return out
-}
+// shorter): dataset.CutBlocks.
+func Blocks(cells []dataset.KV, size int) [][]dataset.KV { return dataset.CutBlocks(cells, size) }
 
 // FixedWidth reports whether every value has the same width, 1, 2, 4 or 8
 // bytes.
