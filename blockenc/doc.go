@@ -308,10 +308,10 @@
 //	00                                     seqs in the kcells
 //	01 1d                                  kinds bitmap 0b11101: cell 1 Delete
 //	00 26                                  inline values; ends, 38 bytes:
-//	01 05 08 000000010000000000 12000000   shapeshift v1, 5 values, one
-//	                                       BitPack chunk ending at 18
+//	01 05 0a 000000010000000000 12000000   shapeshift v1, 5 values, chunks of
+//	                                       2^10, one: BitPack, ending at 18
 //	03 0300000000000000 04 00630c0000000000   min 3, 4 bits: ends 3 3 6 9 15
-//	dc5d5bb3                               the column's CRC-32C
+//	4afc16c8                               the column's CRC-32C
 //	0f 0f 726564 726564 726564 79656c6c6f77   area: 15 bytes, stored
 //	d2 8a 7a 2a                            CRC-32C
 //
@@ -329,7 +329,7 @@
 //	05                                     5 fields (pos, base, bits):
 //	03 35 01  05 30 01  06 31 02           digit 3 from '5' in 1 bit, 5 from
 //	08 30 02  09 30 03                     '0' in 1, 6 from '1' in 2, 8 in 2, 9 in 3
-//	26 01 04 08 ... dca3                   column of 38 bytes: 75 79 258 184
+//	26 01 04 0a ... 91d8                   column of 38 bytes: 75 79 258 184
 //	                                       ("1995-03-13" = 0 0 10 01 011 = 75)
 //	.. .. .. ..                            CRC-32C
 //
@@ -347,29 +347,29 @@
 //	go test -run '^$' -bench Columnar -benchtime 1x -count 5 ./blockenc/
 //
 //	column        encoding          B/cell  seek ns  cold ns  scan ns/cell
-//	shipmode      columnar            1.20      632     6404    12.7
-//	(7 distinct)  fastdiff+lz4dict    5.17     5428     9836    31.9
-//	              rowindex           18.80      767     2021    10.1
-//	returnflag    columnar            1.06      624     7438    12.5
-//	(3)           fastdiff+lz4dict    4.72     5309    10511    24.8
-//	shipinstruct  columnar            1.14      537     4712    12.7
-//	(4)           fastdiff+lz4dict    5.54     3603     9594    29.4
-//	shipdate      columnar            2.60      530     5200    17.0
-//	(~2500)       fastdiff+lz4dict    8.86     2800     8194    26.0
-//	comment       columnar           13.61      577    12075    23.8
-//	(distinct)    columnar+lz4dict   13.66      651     9190    27.1
-//	              fastdiff+lz4dict   17.90     1991     7660    35.9
-//	              fastdiff           40.35     4310     7072    19.7
+//	shipmode      columnar            1.02      386     4202    10.6
+//	(7 distinct)  fastdiff+lz4dict    5.17     4309     8134    24.1
+//	              rowindex           18.80      395     1597     8.7
+//	returnflag    columnar            0.88      382     5006    10.4
+//	(3)           fastdiff+lz4dict    4.72     4560     9000    20.9
+//	shipinstruct  columnar            0.99      399     3263    10.6
+//	(4)           fastdiff+lz4dict    5.54     2896     7789    25.0
+//	shipdate      columnar            2.41      439     3499    14.9
+//	(~2500)       fastdiff+lz4dict    8.86     2222     6953    22.0
+//	comment       columnar           13.41      414     8998    19.4
+//	(distinct)    columnar+lz4dict   13.46      418     6848    21.7
+//	              fastdiff+lz4dict   17.90     1451     6112    30.2
+//	              fastdiff           40.35     3311     5828    17.0
 //
-// Goals: low-cardinality columns 4.3-4.8x smaller than FastDiff+LZ4Dict
-// (met; 3.1-3.5x before packed keys) and scanning 2.51x, 1.99x and 2.32x
-// faster (shipmode, returnflag, shipinstruct: met, returnflag at the
-// line); the mostly distinct comments are 0.76x the size of the smallest
-// row encoding (met). On go-tpc's dbgen text (kvbench seek, table
-// seek_columns_goals) the scans are 1.8-2.0x faster for shipmode and
-// shipinstruct and 1.6x for returnflag, whose dbgen values come in long
-// runs that FastDiff+LZ4Dict reads cheaply; Columnar's warm Next there
-// (10.2 ns/cell) is already below Pebble rowblk's (11.0).
+// Goals: low-cardinality columns 5.1-5.6x smaller than FastDiff+LZ4Dict
+// (met; 3.1-3.5x before packed keys and 1024-value chunks) and scanning
+// 2.27x, 2.01x and 2.35x faster (shipmode, returnflag, shipinstruct: met,
+// returnflag at the line); the mostly distinct comments are 0.75x the
+// size of the smallest row encoding (met). On go-tpc's dbgen text with
+// one seq for every cell (kvbench seek, table seek_columns_goals) a row
+// encoding's seq costs a byte a cell instead of six, and the size and
+// scan ratios there are smaller (see the README); Columnar's warm Next
+// there is below Pebble rowblk's.
 //
 // Where a low-cardinality scan goes (perf, returnflag): Init about 30%
 // (the PatchedDelta key column most, then seqs, dictionary indexes and
@@ -383,9 +383,9 @@
 // lands on; reading the columns in place (shapeshift.Column.Get) would
 // need an Open into a reused Column (Open allocates a Column per call).
 // Warm seeks are as fast as RowIndex's; a cold seek (Init included)
-// costs 2.3-6x uncompressed RowIndex's, which only checks the CRC. An
-// LZ4Dict value area takes the comment blocks' cold seek from 12.1 to
-// 9.2 us (the dictionary and one sub-block decompressed, not the area).
+// costs 2.1-5.6x uncompressed RowIndex's, which only checks the CRC. An
+// LZ4Dict value area takes the comment blocks' cold seek from 9.0 to
+// 6.8 us (the dictionary and one sub-block decompressed, not the area).
 // Against Pebble rowblk + zstd (checksum, decompress, seek; kvbench seek)
 // Columnar's cold seeks take 0.13-0.34x the time. BenchmarkColumnarInit
 // times Init alone and the scan alone, for profiles.
