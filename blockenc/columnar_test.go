@@ -303,3 +303,36 @@ func TestCompressionLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestColumnarDense: the densest Columnar blocks (consecutive fixed keys
+// with one seq, or the versions of one key; empty values), 24-29 cells a
+// byte with 1024-value chunks, read back: Init's bound on the cell count
+// must not refuse them.
+func TestColumnarDense(t *testing.T) {
+	for _, versions := range []bool{false, true} {
+		e := blockenc.NewEncoder(blockenc.Options{Encoding: blockenc.Columnar})
+		var cells []blockenc.Cell
+		for n := 0; e.Size() < 256<<10; n++ {
+			c := blockenc.Cell{Key: binary.BigEndian.AppendUint32([]byte("k"), uint32(n)), Seq: 1, Kind: blockenc.KindPut}
+			if versions {
+				c.Key, c.Seq = []byte("k"), uint64(1<<40-n)
+			}
+			if err := e.Add(c); err != nil {
+				t.Fatal(err)
+			}
+			cells = append(cells, c)
+		}
+		block, err := e.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cells) < 20*len(block) {
+			t.Fatalf("versions %v: %d cells in %d bytes: not a dense block", versions, len(cells), len(block))
+		}
+		s, err := blockenc.NewSeeker(block)
+		if err != nil {
+			t.Fatalf("versions %v: %d cells in %d bytes: %v", versions, len(cells), len(block), err)
+		}
+		checkAll(t, s, cells)
+	}
+}
