@@ -31,18 +31,33 @@ const (
 	colValsPacked = 3 // values: one length, the varying bits as an integer column (version 2)
 )
 
-// colOpts is how every shapeshift column of a Columnar block is encoded:
-// chunks of 1<<colLogChunk values and the Smaller target, whose sizes
-// Size can bound (see colEncoder.size).
-var colOpts = shapeshift.Options{Target: shapeshift.Smaller, LogChunkSize: colLogChunk}
+// colOpts are the two ways a shapeshift column of a Columnar block is
+// encoded, the smaller kept (encodeColumn): the Smaller target, whose
+// sizes Size can bound (see colEncoder.size), in chunks of 1024 values or
+// of 256. Long chunks cost less per value (a chunk's header and end are
+// 5-15 bytes): BenchmarkColumnar's low-cardinality blocks are 14-17%
+// smaller (1.06-1.20 -> 0.88-1.02 B/cell) and scan about 8% faster than
+// with 256 alone. Short chunks follow data whose shape changes within a
+// block: kvbench's time series in Columnar blocks are 4.10 B/cell with
+// 256 and 6.58 with 1024 alone. The chunk size is in each column's
+// header: a reader reads either.
+var colOpts = [2]shapeshift.Options{
+	{Target: shapeshift.Smaller, LogChunkSize: 10},
+	{Target: shapeshift.Smaller, LogChunkSize: shapeshift.MinLogChunkSize},
+}
 
-// colLogChunk is log2 of colOpts' chunk size, 1024 values: against 256
-// (shapeshift's smallest), BenchmarkColumnar's low-cardinality blocks are
-// 14-17% smaller (1.06-1.20 -> 0.88-1.02 B/cell: a chunk's header and end
-// offset cost 5-15 bytes in each column) and scan about 8% faster; 2048
-// was 3-4% smaller again but no faster. A block of up to 1024 cells has
-// one chunk per column.
-const colLogChunk = 10
+// encodeColumn returns dst (reused) holding v as the smaller of its
+// colOpts encodings; alt is scratch.
+func encodeColumn(dst, alt *[]byte, v []int64) []byte {
+	*dst = shapeshift.Encode((*dst)[:0], v, colOpts[0])
+	if len(v) > 1<<colOpts[1].LogChunkSize { // one chunk either way below
+		*alt = shapeshift.Encode((*alt)[:0], v, colOpts[1])
+		if len(*alt) < len(*dst) {
+			*dst, *alt = *alt, *dst
+		}
+	}
+	return *dst
+}
 
 // maxDict bounds the distinct values a colEncoder tracks; beyond it the
 // dictionary form is given up for the block.
@@ -80,11 +95,11 @@ type colEncoder struct {
 	v2       bool // Finish chose a form of format version 2
 
 	// Finish scratch.
-	col, col2, area, cand, best []byte
-	subs                        []byte // LZ4Dict sub-blocks
-	ints                        []int64
-	pos                         []int
-	lz                          *lz4dict.Compressor
+	col, col2, colAlt, area, cand, best []byte
+	subs                                []byte // LZ4Dict sub-blocks
+	ints                                []int64
+	pos                                 []int
+	lz                                  *lz4dict.Compressor
 }
 
 func newColEncoder(opts Options) *colEncoder {
@@ -200,7 +215,7 @@ func colColumnBound(n int, max uint64) int {
 	for max >= 1<<(8*w) && w < 8 {
 		w++
 	}
-	chunks := (n + 1<<colLogChunk - 1) >> colLogChunk
+	chunks := (n + 255) >> 8 // the shorter chunks: more of them
 	b := 1 + uvarintLen(uint64(n)) + 1 + 10*uvarintLen(uint64(chunks)) + 4*chunks +
 		chunks*(10+8) + n*w + 4
 	return b + b/512 + 8
@@ -224,7 +239,7 @@ func (c *colEncoder) size(n int) int {
 
 // appendColumn appends clen uv | the shapeshift column of v.
 func (c *colEncoder) appendColumn(dst []byte, v []int64) []byte {
-	c.col = shapeshift.Encode(c.col[:0], v, colOpts)
+	encodeColumn(&c.col, &c.colAlt, v)
 	dst = binary.AppendUvarint(dst, uint64(len(c.col)))
 	return append(dst, c.col...)
 }
@@ -401,7 +416,7 @@ func (c *colEncoder) finish(b []byte) ([]byte, byte) {
 	// a seq column: whichever is smallest.
 	keys, rst := c.keysSeq, c.rstSeq
 	c.v2 = false
-	c.col2 = shapeshift.Encode(c.col2[:0], c.seqs, colOpts)
+	encodeColumn(&c.col2, &c.colAlt, c.seqs)
 	seqCol := 1 + uvarintLen(uint64(len(c.col2))) + len(c.col2)
 	mode := byte(colSeqsInline)
 	if len(c.keys)+seqCol < len(c.keysSeq) {
