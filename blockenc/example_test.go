@@ -1,7 +1,9 @@
 package blockenc_test
 
 import (
+	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/kvenc/kvenc/blockenc"
 )
@@ -79,4 +81,38 @@ func ExampleOptions_features() {
 	// Output:
 	// 2000 cells, Size 26426, block 2104 bytes, flags 0x1a
 	// cpu/host07/000150 = 0000060e
+}
+
+// Columnar blocks store a column's cells column by column. Here the values
+// are ISO dates, which Columnar packs into the bits that vary (format
+// version 2), the keys (order number and line) likewise; an LZ4Dict value
+// area and CompressionLevel apply to values kept as bytes.
+func ExampleOptions_columnar() {
+	opts := blockenc.Options{Encoding: blockenc.Columnar, Compression: blockenc.LZ4Dict, CompressionLevel: 6}
+	e := blockenc.NewEncoder(opts)
+	day := time.Date(1995, 3, 13, 0, 0, 0, 0, time.UTC)
+	for i := range 1000 {
+		key := binary.BigEndian.AppendUint32([]byte("l_shipdate/"), uint32(i/4))
+		key = append(key, byte(i%4+1)) // order number, line number
+		date := day.AddDate(0, 0, i*7%400).Format("2006-01-02")
+		if err := e.Add(blockenc.Cell{Key: key, Value: []byte(date), Seq: 1, Kind: blockenc.KindPut}); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	block, _ := e.Finish()
+	fmt.Printf("%d cells of %d raw bytes in %d bytes, format version %d\n", e.Len(), 1000*(16+10), len(block), block[0])
+
+	s, err := blockenc.NewSeeker(block)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	target := append(binary.BigEndian.AppendUint32([]byte("l_shipdate/"), 123), 3)
+	if s.SeekGE(target) {
+		fmt.Printf("order 123 line 3 shipped %s\n", s.Value())
+	}
+	// Output:
+	// 1000 cells of 26000 raw bytes in 997 bytes, format version 2
+	// order 123 line 3 shipped 1995-11-26
 }
