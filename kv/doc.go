@@ -103,8 +103,9 @@
 // (DefaultBlockOptions, DefaultBlockSize; the table behind the choice is
 // on DefaultBlockOptions). On kvbench's lineitem rows (150,143 rows, key 12
 // B, value ~98 B of text) they took disk from 9.8 to 8.3 MB (kvbench store
-// -quick; raw Badger 18.8, badger-zstd 9.3, pebble-zstd 8.5), time series
-// from 1.0 to 0.4 MB, ycsb (random values) from 9.2 to 9.0 MB.
+// -quick; raw Badger 18.8, badger-zstd 9.3, pebble-zstd 8.5), and to 6.6
+// MB with compaction at LZ4 level 6 (below), time series from 1.0 to 0.4
+// MB, ycsb (random values) from 9.2 to 9.0 MB.
 //
 // Where a full scan's time goes, profiled on those rows: a warm scan
 // (every block cached, its slot Seeker decoded) is the Seeker's Next plus
