@@ -12,9 +12,13 @@
 // or as sub-blocks with a preset dictionary (LZ4Dict, after Lucene's
 // LUCENE-9447); dedupe of repeated values through a lossy hash table
 // (after Kudu's change 15806); and an integer value column (shapeshift)
-// when every value has the same width of 1, 2, 4 or 8 bytes.
+// when every value has the same width of 1, 2, 4 or 8 bytes. Columnar
+// blocks (encoding 5) store the cells as columns, with dictionary,
+// integer and bit-packed value forms, and take LZ4 or LZ4Dict on their
+// value area. CompressionLevel trades encoding time for smaller LZ4 at the
+// same decoding speed.
 //
-// # Block format, version 1
+// # Block format, version 1 (and 2 for Columnar blocks that need it)
 //
 // Fixed-width integers are little-endian. Lengths and counts are unsigned
 // LEB128 varints (encoding/binary's Uvarint, written "uv" below). Seqs are
@@ -63,7 +67,10 @@
 // layout differs from the first byte after the header. The seq column
 // (bit 4) came later the same way: blocks without it are unchanged (the
 // golden files of the other features too), and a reader from before it
-// rejects the bit as an unsupported flag.
+// rejects the bit as an unsupported flag. Version 2 is byte 0 of a
+// Columnar block that uses packed keys or values or an LZ4Dict value area
+// (forms a version 1 reader would take for unknown modes); every other
+// block is still version 1, byte for byte, and readers take both.
 //
 // LZ4 and LZ4Dict compress the cells only: the header, the value and seq
 // columns and the restart array stay uncompressed, so Init checks the restarts and
