@@ -21,6 +21,7 @@ const (
 
 	colSeqsInline = 0 // seqs: a vlong after each key cell
 	colSeqsColumn = 1 // seqs: a shapeshift column
+	colSeqsDelta  = 2 // seqs: a shapeshift column of zigzag deltas (version 2)
 
 	colKindsPut    = 0 // kinds: every cell is a Put
 	colKindsBitmap = 1 // kinds: a bitmap, bit set for Put
@@ -29,6 +30,10 @@ const (
 	colValsInt    = 1 // values: one width, a shapeshift column of integers
 	colValsDict   = 2 // values: distinct values (ends + area), index column
 	colValsPacked = 3 // values: one length, the varying bits as an integer column (version 2)
+
+	// colIntDelta in the width byte of integer values: the column holds
+	// zigzag deltas (version 2).
+	colIntDelta = 0x80
 )
 
 // colOpts are the two ways a shapeshift column of a Columnar block is
@@ -44,6 +49,23 @@ const (
 var colOpts = [2]shapeshift.Options{
 	{Target: shapeshift.Smaller, LogChunkSize: 10},
 	{Target: shapeshift.Smaller, LogChunkSize: shapeshift.MinLogChunkSize},
+}
+
+// appendDeltaColumn appends clen uv | column of the smaller of v and its
+// zigzag deltas (each as encodeColumn makes it), and reports whether it
+// took the deltas: a block of several time series has seqs and values
+// that step evenly within a series and jump between them, which deltas
+// turn into a few exceptions (as intvalues.go does for row blocks).
+func (c *colEncoder) appendDeltaColumn(dst []byte, v []int64) ([]byte, bool) {
+	encodeColumn(&c.col, &c.colAlt, v)
+	c.dz = zigzagDeltas(c.dz[:0], v)
+	encodeColumn(&c.colD, &c.colAlt, c.dz)
+	col, delta := c.col, len(c.colD) < len(c.col)
+	if delta {
+		col = c.colD
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(col)))
+	return append(dst, col...), delta
 }
 
 // encodeColumn returns dst (reused) holding v as the smaller of its
@@ -96,7 +118,9 @@ type colEncoder struct {
 
 	// Finish scratch.
 	col, col2, colAlt, area, cand, best []byte
-	subs                                []byte // LZ4Dict sub-blocks
+	colD, seqSec                        []byte  // delta column; the seq column section
+	dz                                  []int64 // zigzag deltas
+	subs                                []byte  // LZ4Dict sub-blocks
 	ints                                []int64
 	pos                                 []int
 	lz                                  *lz4dict.Compressor
@@ -307,6 +331,7 @@ func (c *colEncoder) appendValues(dst []byte) ([]byte, byte) {
 	c.best = c.appendColumn(c.best, c.ends)
 	var lz byte
 	c.best, lz = c.appendArea(c.best, c.data)
+	bestV2 := false // the best form is one of version 2
 	if c.width > 0 && n > 0 {
 		c.ints = c.ints[:0]
 		var b [8]byte
@@ -316,9 +341,12 @@ func (c *colEncoder) appendValues(dst []byte) ([]byte, byte) {
 			c.ints = append(c.ints, int64(binary.BigEndian.Uint64(b[:])))
 		}
 		c.cand = append(c.cand[:0], colValsInt, byte(c.width))
-		c.cand = c.appendColumn(c.cand, c.ints)
+		var delta bool
+		if c.cand, delta = c.appendDeltaColumn(c.cand, c.ints); delta {
+			c.cand[1] |= colIntDelta
+		}
 		if len(c.cand) < len(c.best) {
-			c.best, c.cand, lz = c.cand, c.best, 0
+			c.best, c.cand, lz, bestV2 = c.cand, c.best, 0, delta
 		}
 	}
 	if c.dictOK && n > 0 && len(c.dict) < n {
@@ -329,7 +357,7 @@ func (c *colEncoder) appendValues(dst []byte) ([]byte, byte) {
 		var dlz byte
 		c.cand, dlz = c.appendArea(c.cand, c.dictData)
 		if len(c.cand) < len(c.best) {
-			c.best, c.cand, lz = c.cand, c.best, dlz
+			c.best, c.cand, lz, bestV2 = c.cand, c.best, dlz, false
 		}
 	}
 	if c.vfixed && n > 0 && c.pack.plan(c.vlo[:c.vlen], c.vhi[:c.vlen]) {
@@ -343,10 +371,10 @@ func (c *colEncoder) appendValues(dst []byte) ([]byte, byte) {
 		c.cand = c.pack.appendFields(c.cand)
 		c.cand = c.appendColumn(c.cand, c.ints)
 		if len(c.cand) < len(c.best) {
-			c.best, c.cand, lz = c.cand, c.best, 0
-			c.v2 = true
+			c.best, c.cand, lz, bestV2 = c.cand, c.best, 0, true
 		}
 	}
+	c.v2 = c.v2 || bestV2
 	return append(dst, c.best...), lz
 }
 
@@ -416,22 +444,26 @@ func (c *colEncoder) finish(b []byte) ([]byte, byte) {
 	// a seq column: whichever is smallest.
 	keys, rst := c.keysSeq, c.rstSeq
 	c.v2 = false
-	encodeColumn(&c.col2, &c.colAlt, c.seqs)
-	seqCol := 1 + uvarintLen(uint64(len(c.col2))) + len(c.col2)
+	// The seq column section: mode, clen, column (plain or deltas).
+	c.seqSec = append(c.seqSec[:0], colSeqsColumn)
+	var seqDelta bool
+	if c.seqSec, seqDelta = c.appendDeltaColumn(c.seqSec, c.seqs); seqDelta {
+		c.seqSec[0] = colSeqsDelta
+	}
+	seqCol := len(c.seqSec)
 	mode := byte(colSeqsInline)
 	if len(c.keys)+seqCol < len(c.keysSeq) {
-		keys, rst, mode = c.keys, c.rst, colSeqsColumn
+		keys, rst, mode = c.keys, c.rst, c.seqSec[0]
 	}
 	prefix := 1 + uvarintLen(uint64(len(keys))) + len(keys) + restartLen*len(rst) + 1
-	if mode == colSeqsColumn {
+	if mode != colSeqsInline {
 		prefix += seqCol - 1
 	}
 	h := len(b)
 	if b = c.appendFixedKeys(b); len(b) > h {
 		if len(b)-h+seqCol < prefix {
-			b = append(b, colSeqsColumn)
-			b = binary.AppendUvarint(b, uint64(len(c.col2)))
-			b = append(b, c.col2...)
+			b = append(b, c.seqSec...)
+			c.v2 = c.v2 || seqDelta
 			return c.finishValues(b)
 		}
 		b, c.v2 = b[:h], false
@@ -442,10 +474,11 @@ func (c *colEncoder) finish(b []byte) ([]byte, byte) {
 	for _, r := range rst {
 		b = binary.LittleEndian.AppendUint32(b, r)
 	}
-	b = append(b, mode)
-	if mode == colSeqsColumn {
-		b = binary.AppendUvarint(b, uint64(len(c.col2)))
-		b = append(b, c.col2...)
+	if mode == colSeqsInline {
+		b = append(b, mode)
+	} else {
+		b = append(b, c.seqSec...)
+		c.v2 = c.v2 || seqDelta
 	}
 	return c.finishValues(b)
 }

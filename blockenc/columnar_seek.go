@@ -173,7 +173,7 @@ func (s *Seeker) colParseFixed(block, body []byte, p int, mode byte) error {
 		return bad(q, fmt.Sprintf("key %d: %d wider than %d bits", i, c.keyInts[i], k.bits))
 	}
 	s.hdrLen = q
-	if q >= len(body) || body[q] != colSeqsColumn {
+	if q >= len(body) || (body[q] != colSeqsColumn && body[q] != colSeqsDelta) {
 		return bad(q, "fixed keys without a seq column")
 	}
 	return s.colParseRest(block, body, q)
@@ -192,10 +192,16 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 	p++
 	switch c.seqMode {
 	case colSeqsInline:
-	case colSeqsColumn:
+	case colSeqsColumn, colSeqsDelta:
+		if c.seqMode == colSeqsDelta && body[0] < formatVersion2 {
+			return bad(p-1, "seq deltas in a version 1 block")
+		}
 		var err error
 		if c.seqs, p, err = colColumn(c.seqs[:0], body, p, count, "seq"); err != nil {
 			return err
+		}
+		if c.seqMode == colSeqsDelta {
+			undoZigzagDeltas(c.seqs)
 		}
 		if i := firstOver(c.seqs, 1<<63-1); i >= 0 {
 			return bad(p, fmt.Sprintf("seq %d negative", i))
@@ -240,12 +246,19 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 		}
 		p, err = s.colArea(body, p, flags, c.ends)
 	case colValsInt:
-		if p >= len(body) || body[p] == 0 || body[p] > 8 {
+		if p >= len(body) || body[p]&^colIntDelta == 0 || body[p]&^colIntDelta > 8 {
 			return bad(p, "bad value width")
 		}
-		c.width = int(body[p])
+		delta := body[p]&colIntDelta != 0
+		if delta && body[0] < formatVersion2 {
+			return bad(p, "value deltas in a version 1 block")
+		}
+		c.width = int(body[p] &^ colIntDelta)
 		if c.ints, p, err = colColumn(c.ints[:0], body, p+1, count, "values"); err != nil {
 			return err
+		}
+		if delta {
+			undoZigzagDeltas(c.ints)
 		}
 		if i := firstOver(c.ints, byteMask(c.width)); i >= 0 {
 			return bad(p, fmt.Sprintf("value %d wider than %d bytes", i, c.width))

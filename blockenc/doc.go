@@ -207,12 +207,16 @@
 //	restarts := offset u32 * ceil(count/interval)   (in the kcells)
 //	seqs     := 0 u8                           (in the kcells; prefix keys only)
 //	          | 1 u8 | column                  (count seqs)
+//	          | 2 u8 | column                  (count zigzag deltas of the
+//	                                            seqs; version 2)
 //	kinds    := 0 u8                           (every cell a Put)
 //	          | 1 u8 | bitmap                  (ceil(count/8) bytes; bit i%8 of
 //	                                            byte i/8 is cell i: 1 Put,
 //	                                            0 Delete; spare bits 0)
 //	values   := 0 u8 | column | area           (inline: count ends)
-//	          | 1 u8 | w u8 (1..8) | column    (integer: count values)
+//	          | 1 u8 | w u8 (1..8) | column    (integer: count values;
+//	                                            w | 0x80: count zigzag
+//	                                            deltas of them, version 2)
 //	          | 2 u8 | nd uv | column | column | area
 //	                                           (dictionary: nd ends of the
 //	                                            distinct values, then count
@@ -234,8 +238,21 @@
 //	                                            LZ4Dict sub-blocks, below)
 //
 // Version: a block is version 1 unless it uses packed keys or values,
-// which version 1 readers do not know; then it is version 2 (a version 1
-// block with either is corrupt, and so is a row block claiming version 2).
+// zigzag delta columns or an LZ4Dict value area, which version 1 readers
+// do not know; then it is version 2 (a version 1 block with any of them is
+// corrupt, and so is a row block claiming version 2).
+//
+// Zigzag deltas (as the row blocks' value and seq columns, intvalues.go):
+// the column holds (d << 1) ^ (d >> 63) of d = x[i] - x[i-1] (x[-1] = 0,
+// wrapping int64 arithmetic). A block of several time series has seqs
+// (ingest order) and values that step evenly within a series and jump,
+// often down, between series; shapeshift's own Delta forms base a chunk
+// at its smallest delta, so a jump down widens every value, where zigzag
+// deltas leave it one exception. The Encoder writes both and keeps the
+// smaller: kvbench's time series in Columnar blocks went from 4.03 to
+// 1.83 B/cell (Pebble rowblk + zstd 7.72). Pinned by
+// testdata/columnar-deltas.block (TestGoldenColumnarDeltas walks it with
+// its own decoder).
 //
 // Fixed keys: every key of the block has length L and differs from the
 // first key (the template) in at most 8 byte positions pos (increasing);

@@ -130,13 +130,7 @@ func (iv *intValues) add(c Cell) {
 func appendColumn(dst []byte, mode byte, vals []int64, sc *colScratch) []byte {
 	opts := shapeshift.Options{LogChunkSize: shapeshift.MinLogChunkSize}
 	sc.col = shapeshift.Encode(sc.col[:0], vals, opts)
-	sc.d = sc.d[:0]
-	prev := int64(0)
-	for _, v := range vals {
-		d := v - prev
-		sc.d = append(sc.d, d<<1^d>>63)
-		prev = v
-	}
+	sc.d = zigzagDeltas(sc.d[:0], vals)
 	sc.dcol = shapeshift.Encode(sc.dcol[:0], sc.d, opts)
 	col := sc.col
 	if len(sc.dcol) < len(col) {
@@ -189,13 +183,34 @@ func (s *Seeker) decodeColumn(dst []int64, block []byte, p, end int, what string
 		return vals, 0, 0, fmt.Errorf("%w: offset %d: %s of %d values for %d cells", ErrCorrupt, q, what, len(vals), s.count)
 	}
 	if mode&valuesDelta != 0 {
-		prev := int64(0)
-		for i, z := range vals {
-			prev += int64(uint64(z)>>1) ^ -(z & 1)
-			vals[i] = prev
-		}
+		undoZigzagDeltas(vals)
 	}
 	return vals, mode &^ valuesDelta, q + clen, nil
+}
+
+// zigzagDeltas appends to dst the zigzag encoding ((d << 1) ^ (d >> 63))
+// of d = vals[i] - vals[i-1] (vals[-1] taken as 0, wrapping int64
+// arithmetic) for every value: small steps of either sign become small
+// non-negative integers, a jump one exception for shapeshift's Patched
+// forms.
+func zigzagDeltas(dst, vals []int64) []int64 {
+	prev := int64(0)
+	for _, v := range vals {
+		d := v - prev
+		dst = append(dst, d<<1^d>>63)
+		prev = v
+	}
+	return dst
+}
+
+// undoZigzagDeltas turns zigzagDeltas' output back into the values, in
+// place.
+func undoZigzagDeltas(vals []int64) {
+	prev := int64(0)
+	for i, z := range vals {
+		prev += int64(uint64(z)>>1) ^ -(z & 1)
+		vals[i] = prev
+	}
 }
 
 // initIntValues reads the values section at block[p:end] into s.ints and
