@@ -13,45 +13,19 @@ import (
 // Columnar encoder with small LZ4Dict sub-blocks, so that the forms added
 // in format version 2 (packed keys and values, LZ4Dict value areas) come
 // up: fixed-length keys and values when the input's first byte says so,
-// at every compression level. Every block must verify, read back, seek
+// at every compression level; with the second byte's bit 0, runs of
+// integer values and seqs that need the zigzag delta columns. Every block must verify, read back, seek
 // and allocate nothing per move (conform); FuzzBlockDecode
 // (fuzz/blockenc_test.go) has the golden blocks of these forms as seeds
 // for arbitrary bytes.
 func FuzzColumnarForms(f *testing.F) {
 	defer blockenc.SetSubBlockSizes(16, 24)()
-	f.Add([]byte("\x07 the quick brown fox jumps over the lazy dog, 1995-03-13 1996-01-02"))
-	f.Add(bytes.Repeat([]byte{0x03, 0x10, 0x20, 0x31, 0x42}, 40))
-	f.Add(bytes.Repeat([]byte{0x1c, 0xff, 0x00, 0x7f}, 90))
-	levels := []int{0, 1, 9, 10}
+	f.Add([]byte("\x07\x00 the quick brown fox jumps over the lazy dog, 1995-03-13 1996-01-02"))
+	f.Add(append([]byte{0x03, 0x00}, bytes.Repeat([]byte{0x03, 0x10, 0x20, 0x31, 0x42}, 40)...))
+	f.Add(append([]byte{0x1c, 0x00}, bytes.Repeat([]byte{0x1c, 0xff, 0x00, 0x7f}, 90)...))
+	f.Add(append([]byte{0x61, 0x01}, bytes.Repeat([]byte{0x05, 0x01, 0x02}, 100)...))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) < 2 {
-			return
-		}
-		mode, data := data[0], data[1:]
-		fixedKeys, fixedVals := mode&1 != 0, mode&2 != 0
-		opts := blockenc.Options{Encoding: blockenc.Columnar, Compression: blockenc.LZ4Dict,
-			RestartInterval: 1 + int(mode>>5), CompressionLevel: levels[mode>>3&3]}
-		if mode&4 != 0 {
-			opts.Compression = blockenc.LZ4
-		}
-		var cells []blockenc.Cell
-		var sum uint64
-		for i := 0; i < len(data) && len(cells) < 300; i++ {
-			d := data[i]
-			sum += 1 + uint64(d%5)
-			k := binary.BigEndian.AppendUint64(nil, sum)
-			if !fixedKeys {
-				k = append(k, bytes.Repeat([]byte{'x'}, int(d%3))...)
-			}
-			var v []byte
-			if fixedVals {
-				v = append(v, data[i:min(i+6, len(data))]...)
-				v = append(v, make([]byte, 6-len(v))...)
-			} else {
-				v = data[i:min(i+int(d%23), len(data))]
-			}
-			cells = append(cells, blockenc.Cell{Key: k, Value: v, Seq: uint64(d) << (d % 40), Kind: blockenc.Kind(min(1, d%11))})
-		}
+		opts, cells := fuzzColumnarCells(data)
 		if len(cells) == 0 {
 			return
 		}
@@ -59,4 +33,58 @@ func FuzzColumnarForms(f *testing.F) {
 		var s blockenc.Seeker
 		conform(t, &s, rand.New(rand.NewPCG(uint64(len(data)), 1)), block, cells)
 	})
+}
+
+// fuzzColumnarCells builds FuzzColumnarForms' options and cells from its
+// input (see there).
+func fuzzColumnarCells(data []byte) (opts blockenc.Options, cells []blockenc.Cell) {
+	levels := []int{0, 1, 9, 10}
+	if len(data) < 3 {
+		return opts, nil
+	}
+	mode, series, data := data[0], data[1]&1 != 0, data[2:]
+	fixedKeys, fixedVals := mode&1 != 0, mode&2 != 0
+	opts = blockenc.Options{Encoding: blockenc.Columnar, Compression: blockenc.LZ4Dict,
+		RestartInterval: 1 + int(mode>>5), CompressionLevel: levels[mode>>3&3]}
+	if mode&4 != 0 {
+		opts.Compression = blockenc.LZ4
+	}
+	var sum uint64
+	for i := 0; i < len(data) && len(cells) < 300; i++ {
+		d := data[i]
+		sum += 1 + uint64(d%5)
+		k := binary.BigEndian.AppendUint64(nil, sum)
+		if !fixedKeys {
+			k = append(k, bytes.Repeat([]byte{'x'}, int(d%3))...)
+		}
+		var v []byte
+		switch {
+		case series:
+			// Runs that step evenly and jump between them, up and
+			// down: integer values and seqs as zigzag deltas.
+			run := uint64(i / (1 + int(mode>>5)*8))
+			v = binary.BigEndian.AppendUint64(nil, (run%3)<<40+uint64(i)*uint64(d%4+1))
+		case fixedVals:
+			v = append(v, data[i:min(i+6, len(data))]...)
+			v = append(v, make([]byte, 6-len(v))...)
+		default:
+			v = data[i:min(i+int(d%23), len(data))]
+		}
+		seq := uint64(d) << (d % 40)
+		if series {
+			seq = 1<<30 + uint64(i%7)*1000 + uint64(i)
+		}
+		cells = append(cells, blockenc.Cell{Key: k, Value: v, Seq: seq, Kind: blockenc.Kind(min(1, d%11))})
+	}
+	return opts, cells
+}
+
+// TestFuzzColumnarSeeds: the series seed does reach the zigzag delta
+// columns (seqs mode 2), so the fuzzer starts from them.
+func TestFuzzColumnarSeeds(t *testing.T) {
+	opts, cells := fuzzColumnarCells(append([]byte{0x61, 0x01}, bytes.Repeat([]byte{0x05, 0x01, 0x02}, 100)...))
+	block := encode2(t, opts, cells)
+	if _, seqs, vals, err := blockenc.ColumnarForms(block); err != nil || seqs != 2 || vals != 1 {
+		t.Fatalf("forms seqs %d values %d (%v), want 2 and 1", seqs, vals, err)
+	}
 }
