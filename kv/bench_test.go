@@ -469,3 +469,30 @@ func BenchmarkBlockRead(b *testing.B) {
 		s.Close()
 	}
 }
+
+// BenchmarkGetMiss: random Gets on a Store whose block cache holds a few
+// blocks of the data (CacheSize 1 MiB against 4-9 MiB of blocks), so most
+// Gets read and decode a block: the cost of a miss, allocations included.
+//
+//	go test -run '^$' -bench GetMiss -benchmem -count 5 ./kv/
+func BenchmarkGetMiss(b *testing.B) {
+	for _, d := range datasets() {
+		s, _ := loadKV(b, d, func(o *Options) { o.CacheSize = 1 << 20 })
+		order := rand.New(rand.NewPCG(5, 6)).Perm(len(d.keys))
+		b.Run("data="+d.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := s.Get(d.keys[order[i%len(order)]]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			st := s.Stats()
+			b.ReportMetric(float64(st.CacheMisses)/float64(st.CacheHits+st.CacheMisses), "miss-ratio")
+		})
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -51,7 +51,7 @@ func (s *Store) loadBlock(g *segment, i int, fill bool) (*cachedBlock, *refBuf, 
 		rb.release()
 		rb = nil
 	}
-	sk, err := blockenc.NewSeeker(cb.data)
+	sk, err := newSeeker(cb.data)
 	if err != nil {
 		if rb != nil {
 			rb.release()
