@@ -138,7 +138,7 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 	if err := sk.Err(); err != nil {
 		return nil, 0, false, fmt.Errorf("segment %d block %d: %w", g.meta.id, i, err)
 	}
-	cb.putSeeker(sk)
+	cb.doneWith(sk, rb != nil)
 	return val, kind, found, nil
 }
 

@@ -75,7 +75,7 @@ func (it *segSource) err() error { return it.e }
 // leave lets go of the current block.
 func (it *segSource) leave() {
 	if it.sk != nil {
-		it.cb.putSeeker(it.sk)
+		it.cb.doneWith(it.sk, it.rb != nil)
 		it.sk = nil
 	}
 	if it.cb != nil && it.cb.ref != nil {
