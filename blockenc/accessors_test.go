@@ -30,16 +30,7 @@ func TestFieldAccessors(t *testing.T) {
 		for _, intValues := range []bool{false, true} {
 			opts := blockenc.DefaultOptions()
 			opts.Encoding, opts.IntValues = enc, intValues
-			e := blockenc.NewEncoder(opts)
-			for _, c := range cells {
-				if err := e.Add(c); err != nil {
-					t.Fatal(err)
-				}
-			}
-			block, err := e.Finish()
-			if err != nil {
-				t.Fatal(err)
-			}
+			block := encode2(t, opts, cells)
 			s, err := blockenc.NewSeeker(block)
 			if err != nil {
 				t.Fatal(err)

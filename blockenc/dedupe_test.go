@@ -48,20 +48,7 @@ func backRefs(t *testing.T, block []byte) int {
 // depend on the block the Encoder wrote before.
 func TestDedupeCutOff(t *testing.T) {
 	opts := Options{Encoding: RowIndex, DedupeValues: true}
-	encode := func(e *Encoder, cells []Cell) []byte {
-		t.Helper()
-		e.Reset()
-		for _, c := range cells {
-			if err := e.Add(c); err != nil {
-				t.Fatal(err)
-			}
-		}
-		b, err := e.Finish()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	encode := func(e *Encoder, cells []Cell) []byte { return encodeWith(t, e, cells) }
 
 	// Distinct values: off after warm-up and a window of misses.
 	e := NewEncoder(opts)

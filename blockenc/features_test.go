@@ -221,16 +221,7 @@ func TestFeatureDefaultSizes(t *testing.T) {
 // encode2 is encode for blocks whose Size is a bound, not exact.
 func encode2(t testing.TB, opts blockenc.Options, cells []blockenc.Cell) []byte {
 	t.Helper()
-	e := blockenc.NewEncoder(opts)
-	for i, c := range cells {
-		if err := e.Add(c); err != nil {
-			t.Fatalf("Add cell %d: %v", i, err)
-		}
-	}
-	b, err := e.Finish()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, _ := encodeSized(t, opts, cells)
 	return b
 }
 

@@ -30,19 +30,7 @@ func FuzzColumnarForms(f *testing.F) {
 		if len(cells) == 0 {
 			return
 		}
-		e := blockenc.NewEncoder(opts)
-		for _, c := range cells {
-			if err := e.Add(c); err != nil {
-				t.Fatal(err)
-			}
-		}
-		block, err := e.Finish()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Size() < len(block) { // Size bounds the block, whatever forms Finish picks
-			t.Fatalf("Size %d < block %d", e.Size(), len(block))
-		}
+		block := encode2(t, opts, cells) // checks that Size bounds the block
 		var s blockenc.Seeker
 		conform(t, &s, rand.New(rand.NewPCG(uint64(len(data)), 1)), block, cells)
 	})

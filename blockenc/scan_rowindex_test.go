@@ -101,15 +101,7 @@ func TestNextFastAgreesWithGeneral(t *testing.T) {
 			if opts.DedupeValues {
 				pooled(rng, cells)
 			}
-			for _, c := range cells {
-				if err := e.Add(c); err != nil {
-					t.Fatal(err)
-				}
-			}
-			block, err := e.Finish()
-			if err != nil {
-				t.Fatal(err)
-			}
+			block := encodeWith(t, e, cells)
 			var s Seeker
 			if err := s.Init(block); err != nil {
 				t.Fatal(err)

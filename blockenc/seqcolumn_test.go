@@ -29,7 +29,14 @@ func seriesCells(nSeries, nTicks int) []Cell {
 
 func encodeCells(t *testing.T, opts Options, cells []Cell) []byte {
 	t.Helper()
-	e := NewEncoder(opts)
+	return encodeWith(t, NewEncoder(opts), cells)
+}
+
+// encodeWith resets e, adds cells and returns the block (the package's
+// own tests; blockenc_test has encode and encode2).
+func encodeWith(t *testing.T, e *Encoder, cells []Cell) []byte {
+	t.Helper()
+	e.Reset()
 	for _, c := range cells {
 		if err := e.Add(c); err != nil {
 			t.Fatal(err)
