@@ -107,7 +107,6 @@ type colEncoder struct {
 	puts     int
 	data     []byte  // values back to back
 	ends     []int64 // end of each value in data
-	width    int     // common value width 1..8; -1 none
 	dict     map[string]int64
 	dictOK   bool
 	dictData []byte
@@ -139,7 +138,7 @@ func (c *colEncoder) reset() {
 	c.prevKey = c.prevKey[:0]
 	c.fixed, c.fixedOK = c.fixed[:0], true
 	c.seqs, c.kinds, c.puts = c.seqs[:0], c.kinds[:0], 0
-	c.data, c.ends, c.width = c.data[:0], c.ends[:0], 0
+	c.data, c.ends = c.data[:0], c.ends[:0]
 	clear(c.dict)
 	c.dictOK = true
 	c.vfixed = true
@@ -169,11 +168,7 @@ func (c *colEncoder) add(x Cell, n int) {
 		c.fixedOK = false
 	}
 	if c.fixedOK && n > 0 {
-		lo, hi := c.klo[:len(x.Key)], c.khi[:len(x.Key)]
-		for j, b := range x.Key {
-			lo[j] = min(lo[j], b)
-			hi[j] = max(hi[j], b)
-		}
+		foldRanges(c.klo, c.khi, x.Key)
 	}
 	if c.fixedOK {
 		c.fixed = append(c.fixed, x.Key...)
@@ -188,12 +183,6 @@ func (c *colEncoder) add(x Cell, n int) {
 	}
 	c.data = append(c.data, x.Value...)
 	c.ends = append(c.ends, int64(len(c.data)))
-	switch w := len(x.Value); {
-	case n == 0 && w >= 1 && w <= 8:
-		c.width = w
-	case n == 0 || c.width != w:
-		c.width = -1
-	}
 	if c.vfixed {
 		c.addFixed(x.Value, n)
 	}
@@ -224,11 +213,17 @@ func (c *colEncoder) addFixed(v []byte, n int) {
 	case n == 0 || len(v) != c.vlen:
 		c.vfixed = false
 	default:
-		lo, hi := c.vlo[:len(v)], c.vhi[:len(v)]
-		for j, b := range v {
-			lo[j] = min(lo[j], b)
-			hi[j] = max(hi[j], b)
-		}
+		foldRanges(c.vlo[:], c.vhi[:], v)
+	}
+}
+
+// foldRanges widens the per-position byte ranges [lo[j], hi[j]] to take
+// in v (len(v) <= len(lo), len(hi)).
+func foldRanges(lo, hi, v []byte) {
+	lo, hi = lo[:len(v)], hi[:len(v)]
+	for j, b := range v {
+		lo[j] = min(lo[j], b)
+		hi[j] = max(hi[j], b)
 	}
 }
 
@@ -334,16 +329,16 @@ func (c *colEncoder) appendValues(dst []byte) ([]byte, byte) {
 	c.best = c.appendColumn(c.best, c.ends)
 	var lz byte
 	c.best, lz = c.appendArea(c.best, c.data)
-	bestV2 := false // the best form is one of version 2
-	if c.width > 0 && n > 0 {
+	bestV2 := false                               // the best form is one of version 2
+	if w := c.vlen; c.vfixed && w <= 8 && n > 0 { // one width: integers
 		c.ints = c.ints[:0]
 		var b [8]byte
 		for _, e := range c.ends {
-			v := c.data[e-int64(c.width) : e]
-			copy(b[8-c.width:], v)
+			v := c.data[e-int64(w) : e]
+			copy(b[8-w:], v)
 			c.ints = append(c.ints, int64(binary.BigEndian.Uint64(b[:])))
 		}
-		c.cand = append(c.cand[:0], colValsInt, byte(c.width))
+		c.cand = append(c.cand[:0], colValsInt, byte(w))
 		var delta bool
 		if c.cand, delta = c.appendDeltaColumn(c.cand, c.ints); delta {
 			c.cand[1] |= colIntDelta
