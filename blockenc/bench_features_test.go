@@ -286,15 +286,8 @@ func BenchmarkTimeSeries(b *testing.B) {
 // cell and Finish, scan is Init and Next over every cell reading the
 // value's bytes (as Kudu's scan copied them).
 func BenchmarkDedupe(b *testing.B) {
-	rows := lineitemRows(rand.New(rand.NewPCG(2026, 8)), 20000)
-	for _, col := range []struct {
-		name string
-		val  func(lineitemRow) []byte
-	}{
-		{"shipmode", func(r lineitemRow) []byte { return r.shipmode }},
-		{"shipdate", func(r lineitemRow) []byte { return r.shipdate }},
-	} {
-		cells := rowCells(rows, col.val)
+	for _, col := range dedupeColumns() {
+		cells := col.cells
 		for _, dedupe := range []bool{false, true} {
 			opts := blockenc.DefaultOptions()
 			opts.DedupeValues = dedupe

@@ -166,18 +166,21 @@ func goalTimeSeries(b *testing.B) {
 	b.ReportMetric(float64(totalLen(inlineB))/float64(totalLen(colzB)), "batchseq-inline/ints+lz4-size")
 }
 
+// dedupeColumns are the cells of the dedupe measures: lineitem keys
+// whose value is l_shipmode (7 distinct values) or l_shipdate (~2500).
+func dedupeColumns() []columnSet {
+	rows := lineitemRows(rand.New(rand.NewPCG(2026, 8)), 20000)
+	return []columnSet{
+		{"shipmode", rowCells(rows, func(r lineitemRow) []byte { return r.shipmode })},
+		{"shipdate", rowCells(rows, func(r lineitemRow) []byte { return r.shipdate })},
+	}
+}
+
 // goalDedupe: for each column, encode and scan with and without dedupe,
 // interleaved; reports dedupe/plain ratios of size, encode and scan time.
 func goalDedupe(b *testing.B) {
-	rows := lineitemRows(rand.New(rand.NewPCG(2026, 8)), 20000)
-	for _, col := range []struct {
-		name string
-		val  func(lineitemRow) []byte
-	}{
-		{"shipmode", func(r lineitemRow) []byte { return r.shipmode }},
-		{"shipdate", func(r lineitemRow) []byte { return r.shipdate }},
-	} {
-		cells := rowCells(rows, col.val)
+	for _, col := range dedupeColumns() {
+		cells := col.cells
 		var fns []func() float64
 		var sizes [2]int
 		for i, dedupe := range []bool{false, true} {
