@@ -62,13 +62,8 @@ func (s *Store) garbageDue() bool {
 func (s *Store) dropGarbage() error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if mt := s.active; mt.ms.Len() > 0 {
-		mt.hi = s.tracker.WritePoint()
-		next := newMemtable(s.opts.MemstoreSize, mt.hi)
-		s.mu.Lock()
-		s.frozen = append([]*memtable{mt}, s.frozen...)
-		s.active = next
-		s.mu.Unlock()
+	if s.active.ms.Len() > 0 {
+		s.freezeActive()
 	}
 	if err := s.flushFrozen(); err != nil {
 		return err

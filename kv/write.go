@@ -149,14 +149,21 @@ func (s *Store) freeze(mt *memtable) bool {
 	if s.active != mt || mt.ms.Len() == 0 {
 		return false
 	}
+	s.freezeActive()
+	s.kickBackground()
+	return true
+}
+
+// freezeActive makes the active memtable the newest frozen one, up to the
+// write point, and a new memtable active. The caller holds writeMu.
+func (s *Store) freezeActive() {
+	mt := s.active
 	mt.hi = s.tracker.WritePoint()
 	next := newMemtable(s.opts.MemstoreSize, mt.hi)
 	s.mu.Lock()
 	s.frozen = append([]*memtable{mt}, s.frozen...)
 	s.active = next
 	s.mu.Unlock()
-	s.kickBackground()
-	return true
 }
 
 // stall flushes in the writer's goroutine when frozen memstores pile up.
