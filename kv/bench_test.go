@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -296,20 +295,6 @@ func BenchmarkScan(b *testing.B) {
 	}
 }
 
-func dirBytes(b *testing.B, dir string) int64 {
-	var n int64
-	err := filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
-		if err == nil && !fi.IsDir() {
-			n += fi.Size()
-		}
-		return err
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return n
-}
-
 // blockVariants are the block options BenchmarkSize compares.
 var blockVariants = []struct {
 	name string
@@ -333,7 +318,7 @@ func BenchmarkSize(b *testing.B) {
 		if err := bdb.Close(); err != nil {
 			b.Fatal(err)
 		}
-		bb := dirBytes(b, bd)
+		bb := dirSize(b, bd)
 		run := func(name string, tune func(*Options)) {
 			b.Run("data="+d.name+"/"+name, func(b *testing.B) {
 				for b.Loop() {
@@ -342,7 +327,7 @@ func BenchmarkSize(b *testing.B) {
 					if err := s.Close(); err != nil {
 						b.Fatal(err)
 					}
-					kb := dirBytes(b, kd)
+					kb := dirSize(b, kd)
 					b.ReportMetric(float64(kb)/float64(len(d.keys)), "kv-bytes/cell")
 					b.ReportMetric(float64(bb)/float64(len(d.keys)), "badger-bytes/cell")
 					b.ReportMetric(float64(kb)/float64(bb), "kv/badger")

@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-func dirSize(t *testing.T, dir string) int64 {
+// dirSize sums the sizes of the files under dir.
+func dirSize(t testing.TB, dir string) int64 {
 	t.Helper()
 	var n int64
 	err := filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
