@@ -163,29 +163,23 @@ func (iv *intValues) appendColumns(b []byte, h int, flags byte) ([]byte, byte) {
 	return b, flags
 }
 
-// decodeColumn reads the column section at block[p:end] (what is one
-// says where errors point) into dst, undoing the delta mode, and returns
-// the values, the mode without its delta bit and the offset after it.
+// decodeColumn reads the column section at block[p:end] (mode u8, then
+// clen uv | column as colColumn reads it; what, "value" or "seq", says
+// where errors point) into dst, undoing the delta mode, and returns the
+// values, the mode without its delta bit and the offset after it.
 func (s *Seeker) decodeColumn(dst []int64, block []byte, p, end int, what string) ([]int64, byte, int, error) {
 	if p >= end {
-		return dst, 0, 0, fmt.Errorf("%w: offset %d: missing %s", ErrCorrupt, p, what)
+		return dst, 0, 0, fmt.Errorf("%w: offset %d: missing %s column", ErrCorrupt, p, what)
 	}
 	mode := block[p]
-	clen, q := readLen(block[:end], p+1)
-	if q < 0 || clen > end-q {
-		return dst, 0, 0, fmt.Errorf("%w: offset %d: bad %s length", ErrCorrupt, p+1, what)
-	}
-	vals, err := shapeshift.Decode(dst[:0], block[q:q+clen])
+	vals, q, err := colColumn(dst[:0], block[:end], p+1, s.count, what)
 	if err != nil {
-		return dst, 0, 0, fmt.Errorf("%w: offset %d: %s: %v", ErrCorrupt, q, what, err)
-	}
-	if len(vals) != s.count {
-		return vals, 0, 0, fmt.Errorf("%w: offset %d: %s of %d values for %d cells", ErrCorrupt, q, what, len(vals), s.count)
+		return vals, 0, 0, err
 	}
 	if mode&valuesDelta != 0 {
 		undoZigzagDeltas(vals)
 	}
-	return vals, mode &^ valuesDelta, q + clen, nil
+	return vals, mode &^ valuesDelta, q, nil
 }
 
 // zigzagDeltas appends to dst the zigzag encoding ((d << 1) ^ (d >> 63))
@@ -221,7 +215,7 @@ func (s *Seeker) initIntValues(block []byte, p, end int) (int, error) {
 			return 0, fmt.Errorf("%w: offset %d: value width %d", ErrCorrupt, p, w)
 		}
 	}
-	vals, mode, q, err := s.decodeColumn(s.ints, block, p, end, "value column")
+	vals, mode, q, err := s.decodeColumn(s.ints, block, p, end, "value")
 	s.ints = vals
 	if err != nil {
 		return 0, err
@@ -244,7 +238,7 @@ func (s *Seeker) initSeqColumn(block []byte, p, end int) (int, error) {
 	if p < end && block[p]&^valuesDelta != 0 {
 		return 0, fmt.Errorf("%w: offset %d: seq column mode %#02x", ErrCorrupt, p, block[p])
 	}
-	seqs, _, q, err := s.decodeColumn(s.seqCol, block, p, end, "seq column")
+	seqs, _, q, err := s.decodeColumn(s.seqCol, block, p, end, "seq")
 	s.seqCol = seqs
 	if err != nil {
 		return 0, err
