@@ -18,7 +18,7 @@ func (s *Store) Compact() error {
 	s.userOps.RLock()
 	defer s.userOps.RUnlock()
 	if s.closed.Load() {
-		return ErrClosed
+		return s.errClosed()
 	}
 	if err := s.flushAll(); err != nil {
 		return err

@@ -83,11 +83,11 @@ func TestCorruptBlocks(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	blocks := keysWith(t, db, []byte("c/s"))
+	blocks := keysWith(t, db, newKeys(o.Prefix).tag(tagSegment))
 	if len(blocks) < 10 {
 		t.Fatalf("%d blocks; want many", len(blocks))
 	}
-	segHdr := len("c/s") + 8
+	segHdr := len(newKeys(o.Prefix).tag(tagSegment)) + 8
 	all := m.rangeOf(nil, nil)
 	rng := rand.New(rand.NewPCG(5, 5))
 	for trial := 0; trial < 12; trial++ {
@@ -144,7 +144,7 @@ func TestCorruptBlocks(t *testing.T) {
 
 	// A flipped meta, a flipped WAL record and a missing block make Wrap
 	// fail with ErrCorrupt.
-	metas := keysWith(t, db, []byte("c/m"))
+	metas := keysWith(t, db, newKeys(o.Prefix).tag(tagMeta))
 	flip(t, db, metas[0], 9, 0x40)
 	if _, err := Wrap(db, o); !isCorrupt(err) {
 		t.Fatalf("Wrap with a corrupt meta: %v; want ErrCorrupt", err)
@@ -159,13 +159,14 @@ func TestCorruptBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Leave the record in the WAL: drop the store without Close.
-	wal := keysWith(t, db, []byte("c/w"))
+	wal := keysWith(t, db, newKeys(o.Prefix).tag(tagWAL))
 	if len(wal) != 1 {
 		t.Fatalf("%d WAL keys, want 1", len(wal))
 	}
 	s.closed.Store(true)
 	close(s.quit)
 	<-s.bgDone
+	s.release()
 	flip(t, db, wal[0], 12, 0x01)
 	if _, err := Wrap(db, o); !isCorrupt(err) {
 		t.Fatalf("Wrap with a corrupt WAL record: %v; want ErrCorrupt", err)
@@ -182,7 +183,7 @@ func TestCorruptBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	blocks = keysWith(t, db, []byte("c/s"))
+	blocks = keysWith(t, db, newKeys(o.Prefix).tag(tagSegment))
 	if err := db.Update(func(txn *badger.Txn) error { return txn.Delete(blocks[3]) }); err != nil {
 		t.Fatal(err)
 	}

@@ -1,27 +1,55 @@
 // Package kv is kvenc's store: sorted key/value cells kept in Badger as
 // encoded data blocks (package blockenc), HBase style. A Store either owns
 // its Badger DB (Open) or lives under a key prefix inside the caller's DB
-// (Wrap) and never touches a key outside that prefix.
+// (Wrap) and never touches a key outside its namespace and its registry
+// entry.
 //
 //	write:  Put/Delete/Apply -> seq (mvcc) -> WAL record in Badger -> memstore -> complete
 //	flush:  memstore full -> freeze -> encode blocks -> segment in Badger -> drop WAL records
 //	read:   memstores + segments, merged, versions above the read point hidden
 //
-// # Badger key layout
+// # Badger key layout, version 2
 //
-// Every key starts with Options.Prefix (P). Integers in keys are big-endian
-// so that Badger's byte order is numeric order.
+// A Store owns the namespace N = Options.Prefix (P) + Separator (the byte
+// 00): every key it writes starts with N, followed by a tag. Integers in
+// keys are big-endian so that Badger's byte order is numeric order.
 //
-//	P 'w' | seq u64 | chunk u16            -> WAL record (chunk of it)
-//	P 's' | segment id u64 | last key      -> block: the cells of one block,
+//	N 'w' | seq u64 | chunk u16            -> WAL record (chunk of it)
+//	N 's' | segment id u64 | last key      -> block: the cells of one block,
 //	                                          blockenc format; the key ends
 //	                                          with the block's last cell key
-//	P 'm' | segment id u64                 -> segment meta
+//	N 'm' | segment id u64                 -> segment meta
+//	R | P                                  -> registry entry: layout u8 (=2)
 //
-// For example with P = "P": seq 300 chunk 1 is 50 77 000000000000012c 0001;
-// the block of segment 7 ending at "pear" is 50 73 0000000000000007
-// 70656172; its meta is under 50 6d 0000000000000007. The tags are part of
-// the format ('w', 's', 'm'; never reuse them).
+// R is ff "kvenc/store/" (ff 6b76656e632f73746f72652f): one key per Store
+// of the DB, outside every namespace (R holds no 00 byte and a Prefix that
+// starts with R is refused). For example with P = "P": seq 300 chunk 1 is
+// 50 00 77 000000000000012c 0001; the block of segment 7 ending at "pear"
+// is 50 00 73 0000000000000007 70656172; its meta is under 50 00 6d
+// 0000000000000007; the registry entry is ff 6b76656e632f73746f72652f 50
+// -> 02 (pinned by testdata/keys-v2.bin). The tags are part of the format
+// ('w', 's', 'm'; never reuse them).
+//
+// Namespaces: stores with prefixes "u", "us", "user" and "users" live in
+// one DB side by side ("u" 00 and "us" 00 share no key), and an app key
+// under P but outside N (such as "idx/s-my-own-key" next to a Store with
+// Prefix "idx/") is never read or deleted. Only a prefix that extends
+// another by the Separator byte ("u" and "u" 00 "x") shares keys with it:
+// Open and Wrap read the registry and refuse such a prefix with
+// ErrPrefixInUse naming both. They also refuse a new prefix whose
+// namespace already holds keys (no Store wrote them), and a second Store
+// on a prefix of a DB on which one is open in this process. Keys in the
+// namespace of a Store that are not in this layout (another tag, a wrong
+// length) are counted and reported by ForeignKeys, never read or deleted;
+// keys in the layout are the Store's (a block without a meta is garbage
+// and deleted at Open).
+//
+// Layout 1 (P 'w' ..., P 's' ..., P 'm' ... with no separator and no
+// registry) let overlapping prefixes read and delete each other's keys.
+// It is not migrated: Open and Wrap of a prefix without a registry entry
+// under which a layout 1 segment meta or WAL record lies fail with
+// ErrFormat and leave its keys alone; read its cells with the kvenc
+// version that wrote it and write them into a Store of this version.
 //
 // A key's versions never straddle two blocks, so the last keys of a
 // segment's blocks are strictly increasing and the Badger key of a block is

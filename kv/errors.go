@@ -23,6 +23,13 @@ var (
 	ErrTooLarge = errors.New("kv: too large")
 	// ErrInvalidOptions: Options that cannot work (see Options).
 	ErrInvalidOptions = errors.New("kv: invalid options")
+	// ErrPrefixInUse: Open or Wrap of a Prefix that another Store holds
+	// open in this process, whose namespace overlaps a Store registered in
+	// the DB, or whose namespace holds keys kv did not write.
+	ErrPrefixInUse = errors.New("kv: prefix in use")
+	// ErrFormat: the Store under the Prefix was written in a format this
+	// version does not read (the error says which and what to do).
+	ErrFormat = errors.New("kv: unsupported store format")
 )
 
 // Limits on one cell. A value is stored whole in one block, and a block

@@ -14,7 +14,7 @@ func (s *Store) Flush() error {
 	s.userOps.RLock()
 	defer s.userOps.RUnlock()
 	if s.closed.Load() {
-		return ErrClosed
+		return s.errClosed()
 	}
 	return s.flushAll()
 }
@@ -90,12 +90,12 @@ func (s *Store) deleteWAL(lo, hi uint64) error {
 	}
 	var del [][]byte
 	start := s.keys.wal(lo+1, 0)
-	err := s.db.View(func(txn *badger.Txn) error {
+	err := s.view(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: s.keys.tag(tagWAL)})
 		defer it.Close()
 		for it.Seek(start); it.Valid(); it.Next() {
 			k := it.Item().Key()
-			if len(k) != len(s.keys.prefix)+11 || binary.BigEndian.Uint64(k[len(k)-10:]) > hi {
+			if !s.keys.isWAL(k) || binary.BigEndian.Uint64(k[len(k)-10:]) > hi {
 				break
 			}
 			del = append(del, it.Item().KeyCopy(nil))
@@ -192,8 +192,9 @@ func (s *Store) valueLogGC() {
 // Iterator left open keeps its segments' blocks until the next Open.
 func (s *Store) Close() error {
 	if !s.closed.CompareAndSwap(false, true) {
-		return ErrClosed
+		return s.errClosed()
 	}
+	defer s.release()
 	s.writeMu.Lock() // wait for writes in flight
 	s.writeMu.Unlock()
 	s.userOps.Lock() // and for Flush and Compact calls

@@ -2,6 +2,7 @@ package kv
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/kvenc/kvenc/blockenc"
 )
@@ -56,7 +57,11 @@ func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed.Load() {
-		it.err = ErrClosed
+		it.err = s.errClosed()
+	} else {
+		it.err = s.dbClosed()
+	}
+	if it.err != nil {
 		it.closed = true
 		s.unpin(rp)
 		return it
@@ -214,20 +219,39 @@ func (it *Iterator) find() bool {
 // Valid reports whether the Iterator is on a key.
 func (it *Iterator) Valid() bool { return it.valid }
 
-// Key returns the current key: valid until the next move; do not modify.
-func (it *Iterator) Key() []byte { return it.key }
+// Key returns the current key, nil when not Valid: valid until the next
+// move; do not modify.
+func (it *Iterator) Key() []byte {
+	if !it.valid {
+		return nil
+	}
+	return it.key
+}
 
-// Value returns the current value: valid until the next move; do not
-// modify.
-func (it *Iterator) Value() []byte { return it.val }
+// Value returns the current value, nil when not Valid: valid until the
+// next move; do not modify.
+func (it *Iterator) Value() []byte {
+	if !it.valid {
+		return nil
+	}
+	return it.val
+}
 
-// Err returns the error that stopped the Iterator, or nil.
+// Err returns the error that stopped the Iterator, or nil; after Close,
+// ErrClosed (naming the iterator) unless an error stopped it before.
 func (it *Iterator) Err() error { return it.err }
 
-// Close releases the Iterator's segments and read point. It returns Err.
+// Close releases the Iterator's segments and read point. It returns the
+// error that stopped the Iterator, or nil; closing it again returns nil.
+// After Close every move returns false and Err returns the error that
+// stopped it or ErrClosed.
 func (it *Iterator) Close() error {
 	if it.closed {
 		return nil
+	}
+	err := it.err
+	if it.err == nil {
+		it.err = fmt.Errorf("%w: iterator at read point %d of store %q", ErrClosed, it.rp, it.s.opts.Prefix)
 	}
 	it.closed = true
 	it.valid = false
@@ -244,7 +268,7 @@ func (it *Iterator) Close() error {
 	if reap {
 		it.s.kickBackground()
 	}
-	return it.err
+	return err
 }
 
 func (s *Store) unpin(rp uint64) {

@@ -13,10 +13,10 @@ type Options struct {
 	// Dir is the Badger directory for Open. "" opens an in-memory Badger
 	// (nothing survives Close). Wrap ignores it.
 	Dir string
-	// Prefix is prepended to every Badger key the Store reads or writes.
-	// Default: "kv" for Open (DefaultOptions), and required non-empty for
-	// Wrap, where every key of the caller's DB that starts with Prefix
-	// belongs to the Store and no other key is ever touched.
+	// Prefix names the Store in its DB: the Store owns the keys that start
+	// with Prefix+Separator and one registry entry (see the package doc);
+	// other keys under Prefix are the caller's. Default: "kv" for Open
+	// (DefaultOptions), and required non-empty for Wrap.
 	Prefix []byte
 	// Block configures the block encoder. Default (also when Block is the
 	// zero value): DefaultBlockOptions(), Columnar with LZ4 on the value
@@ -142,8 +142,11 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Block == (blockenc.Options{}) {
 		o.Block = DefaultBlockOptions()
 	}
-	if !o.Block.Encoding.IsValid() || !o.Block.Compression.IsValid() {
-		return o, fmt.Errorf("%w: block encoding %d, compression %d", ErrInvalidOptions, o.Block.Encoding, o.Block.Compression)
+	if !o.Block.Encoding.IsValid() {
+		return o, fmt.Errorf("%w: Block.Encoding %d is not one of 0..%d (%v..%v)", ErrInvalidOptions, o.Block.Encoding, blockenc.Columnar, blockenc.None, blockenc.Columnar)
+	}
+	if !o.Block.Compression.IsValid() {
+		return o, fmt.Errorf("%w: Block.Compression %d is not one of 0..%d (%v..%v)", ErrInvalidOptions, o.Block.Compression, blockenc.LZ4Dict, blockenc.NoCompression, blockenc.LZ4Dict)
 	}
 	if o.BlockSize == 0 {
 		o.BlockSize = DefaultBlockSize
@@ -151,17 +154,20 @@ func (o Options) withDefaults() (Options, error) {
 	if o.CompactionLevel == 0 {
 		o.CompactionLevel = DefaultCompactionLevel
 	}
-	if o.CompactionLevel > blockenc.MaxCompressionLevel || o.Block.CompressionLevel < 0 || o.Block.CompressionLevel > blockenc.MaxCompressionLevel {
-		return o, fmt.Errorf("%w: CompactionLevel %d, Block.CompressionLevel %d (want 0..%d)", ErrInvalidOptions, o.CompactionLevel, o.Block.CompressionLevel, blockenc.MaxCompressionLevel)
+	if o.CompactionLevel > blockenc.MaxCompressionLevel {
+		return o, fmt.Errorf("%w: CompactionLevel %d is above the maximum %d", ErrInvalidOptions, o.CompactionLevel, blockenc.MaxCompressionLevel)
+	}
+	if o.Block.CompressionLevel < 0 || o.Block.CompressionLevel > blockenc.MaxCompressionLevel {
+		return o, fmt.Errorf("%w: Block.CompressionLevel %d is not in 0..%d", ErrInvalidOptions, o.Block.CompressionLevel, blockenc.MaxCompressionLevel)
 	}
 	if o.BlockSize < 0 || o.BlockSize > maxBlockSize {
-		return o, fmt.Errorf("%w: BlockSize %d (want 1..%d)", ErrInvalidOptions, o.BlockSize, maxBlockSize)
+		return o, fmt.Errorf("%w: BlockSize %d is not in 1..%d", ErrInvalidOptions, o.BlockSize, maxBlockSize)
 	}
 	if o.MemstoreSize == 0 {
 		o.MemstoreSize = DefaultMemstoreSize
 	}
 	if o.MemstoreSize < 64<<10 {
-		return o, fmt.Errorf("%w: MemstoreSize %d (want at least 64 KiB)", ErrInvalidOptions, o.MemstoreSize)
+		return o, fmt.Errorf("%w: MemstoreSize %d is below the minimum of 64 KiB (65536)", ErrInvalidOptions, o.MemstoreSize)
 	}
 	if o.CacheSize == 0 {
 		o.CacheSize = DefaultCacheSize

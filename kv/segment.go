@@ -12,7 +12,7 @@ import (
 )
 
 // segment is one immutable sorted run of cells: blocks under
-// P+'s'+id+lastKey and a meta under P+'m'+id. Its block index (the last key
+// N+'s'+id+lastKey and a meta under N+'m'+id (N: the namespace). Its block index (the last key
 // of every block) is kept in memory, rebuilt at Open from the block keys.
 type segment struct {
 	meta      segMeta
@@ -151,21 +151,28 @@ type segWriter struct {
 	seg     *segment
 	lastKey []byte
 	written [][]byte // block keys written (for cleanup on failure)
+	err     error    // the DB was closed under the Store
 }
 
 func (s *Store) newSegWriter(block blockenc.Options) *segWriter {
 	id := s.nextSegID.Add(1)
-	return &segWriter{
+	w := &segWriter{
 		s:    s,
 		enc:  blockenc.NewEncoder(block),
 		meta: segMeta{id: id, minSeq: ^uint64(0)},
-		txn:  s.db.NewTransaction(true),
 		seg:  &segment{},
 	}
+	if w.err = s.dbClosed(); w.err == nil {
+		w.txn = s.db.NewTransaction(true)
+	}
+	return w
 }
 
 // add appends c (cells in order). Blocks are cut only between keys.
 func (w *segWriter) add(c blockenc.Cell) error {
+	if w.err != nil {
+		return w.err
+	}
 	if w.enc.Len() > 0 && w.enc.Size() >= w.s.opts.BlockSize && !bytes.Equal(c.Key, w.lastKey) {
 		if err := w.finishBlock(); err != nil {
 			return err
@@ -213,6 +220,9 @@ func (w *segWriter) finishBlock() error {
 // finish writes the last block, commits the blocks, then writes the meta,
 // deleting the metas of the segments it replaces in the same transaction.
 func (w *segWriter) finish(walSeq uint64, replaces []*segment) (*segment, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
 	if w.enc.Len() > 0 {
 		if err := w.finishBlock(); err != nil {
 			w.abort()
@@ -250,7 +260,9 @@ func (w *segWriter) finish(walSeq uint64, replaces []*segment) (*segment, error)
 // abort discards what was written; what it cannot delete has no meta and
 // is removed at the next Open.
 func (w *segWriter) abort() {
-	w.txn.Discard()
+	if w.txn != nil {
+		w.txn.Discard()
+	}
 	_ = w.s.deleteKeys(w.written)
 }
 
@@ -261,6 +273,9 @@ func (s *Store) setChunked(txn **badger.Txn, key, val []byte) error {
 	if errors.Is(err, badger.ErrTxnTooBig) {
 		if err = (*txn).Commit(); err != nil {
 			return fmt.Errorf("kv: commit: %w", err)
+		}
+		if err := s.dbClosed(); err != nil {
+			return err
 		}
 		*txn = s.db.NewTransaction(true)
 		err = (*txn).Set(key, val)
@@ -273,6 +288,12 @@ func (s *Store) setChunked(txn **badger.Txn, key, val []byte) error {
 
 // deleteKeys deletes keys in as many transactions as it takes.
 func (s *Store) deleteKeys(keys [][]byte) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	if err := s.dbClosed(); err != nil {
+		return err
+	}
 	txn := s.db.NewTransaction(true)
 	defer func() { txn.Discard() }()
 	for _, k := range keys {
@@ -280,6 +301,9 @@ func (s *Store) deleteKeys(keys [][]byte) error {
 		if errors.Is(err, badger.ErrTxnTooBig) {
 			if err = txn.Commit(); err != nil {
 				return fmt.Errorf("kv: commit deletes: %w", err)
+			}
+			if err := s.dbClosed(); err != nil {
+				return err
 			}
 			txn = s.db.NewTransaction(true)
 			err = txn.Delete(k)

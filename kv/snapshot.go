@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"fmt"
 	"sync/atomic"
 
 	"github.com/kvenc/kvenc/mvcc"
@@ -31,7 +32,7 @@ func (sn *Snapshot) Seq() uint64 { return sn.seq }
 // Get returns a copy of key's value as of the snapshot, or ErrNotFound.
 func (sn *Snapshot) Get(key []byte) ([]byte, error) {
 	if sn.closed.Load() {
-		return nil, ErrClosed
+		return nil, sn.errClosed()
 	}
 	return sn.s.get(key, sn.seq, true)
 }
@@ -40,9 +41,14 @@ func (sn *Snapshot) Get(key []byte) ([]byte, error) {
 // the read point itself, so it may outlive the Snapshot's Close.
 func (sn *Snapshot) NewIterator(o IterOptions) *Iterator {
 	if sn.closed.Load() {
-		return &Iterator{s: sn.s, err: ErrClosed, closed: true}
+		return &Iterator{s: sn.s, err: sn.errClosed(), closed: true}
 	}
 	return sn.s.newIterator(o, sn.seq, true)
+}
+
+// errClosed is ErrClosed naming the Snapshot.
+func (sn *Snapshot) errClosed() error {
+	return fmt.Errorf("%w: snapshot at seq %d of store %q", ErrClosed, sn.seq, sn.s.opts.Prefix)
 }
 
 // Close releases the snapshot. Closing it again does nothing.

@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -29,9 +30,15 @@ type Store struct {
 	// inMemory: Badger without files, which cannot hold a value of 1 MiB.
 	inMemory bool
 	keys     keys
-	tracker  *mvcc.Tracker
-	cache    *blockCache
-	pool     bufPool
+	// release gives up the Store's claim on its prefix (register).
+	release func()
+	// foreign counts the keys in the namespace that are not in the
+	// Store's format, found at Open; foreignKeys holds the first few.
+	foreign     int64
+	foreignKeys [][]byte
+	tracker     *mvcc.Tracker
+	cache       *blockCache
+	pool        bufPool
 	// refcountHot makes every block visit take a reference and every cell
 	// access check it (HBase's design): only for the benchmark that measures
 	// what that costs.
@@ -137,19 +144,34 @@ func Open(opts Options) (*Store, error) {
 }
 
 // Wrap opens a Store inside the caller's Badger DB, under opts.Prefix
-// (required, non-empty). It reads and writes only keys that start with
-// opts.Prefix; Close does not close db. opts.Dir, SyncWrites, Logger,
+// (required, non-empty). It reads and writes only the keys of its
+// namespace, opts.Prefix+Separator, and its one registry entry (see the
+// package doc); Close does not close db. opts.Dir, SyncWrites, Logger,
 // ValueThreshold and Badger are ignored: db is configured by its owner.
+//
+// Wrap fails with ErrPrefixInUse when a Store on the same prefix and db is
+// open in this process, when the namespace overlaps that of another Store
+// registered in db, or when a new Store's namespace already holds keys;
+// with ErrFormat when the prefix holds a Store of key layout 1.
 //
 // db must not be opened with badger.OpenManaged: kvenc commits its own
 // transactions (Badger's Update panics in managed mode), so Wrap refuses
 // such a DB with ErrInvalidOptions.
+//
+// Close the Store before db. When db is closed first, every method of the
+// Store returns an error wrapping badger.ErrDBClosed (Close too: the
+// writes it could not flush stay in the WAL in db, replayed at the next
+// Wrap), but a method running in the instant db closes may still block
+// in Badger.
 func Wrap(db *badger.DB, opts Options) (*Store, error) {
+	if db == nil {
+		return nil, fmt.Errorf("%w: Wrap of a nil *badger.DB", ErrInvalidOptions)
+	}
 	if len(opts.Prefix) == 0 {
 		return nil, fmt.Errorf("%w: Wrap needs a non-empty Prefix", ErrInvalidOptions)
 	}
 	if managed(db) {
-		return nil, fmt.Errorf("%w: Wrap of a DB in managed mode", ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: Wrap of a DB in managed mode (badger.OpenManaged); open it with badger.Open", ErrInvalidOptions)
 	}
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -194,12 +216,17 @@ func managed(db *badger.DB) bool {
 }
 
 func newStore(db *badger.DB, opts Options, own bool) (*Store, error) {
+	release, err := register(db, opts.Prefix)
+	if err != nil {
+		return nil, err
+	}
 	s := &Store{
+		release:  release,
 		opts:     opts,
 		db:       db,
 		ownDB:    own,
 		inMemory: db.Opts().InMemory,
-		keys:     keys{prefix: opts.Prefix},
+		keys:     newKeys(opts.Prefix),
 		cache:    newBlockCache(opts.CacheSize),
 		snaps:    make(map[uint64]int),
 		kick:     make(chan struct{}, 1),
@@ -207,6 +234,7 @@ func newStore(db *badger.DB, opts Options, own bool) (*Store, error) {
 		bgDone:   make(chan struct{}),
 	}
 	if err := s.recover(); err != nil {
+		release()
 		return nil, err
 	}
 	s.valueLogGC()
@@ -223,14 +251,15 @@ func (s *Store) recover() error {
 	metas := map[uint64]*segment{}
 	var maxID, walSeq, last uint64
 	var orphans [][]byte
-	err := s.db.View(func(txn *badger.Txn) error {
+	err := s.view(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: s.keys.tag(tagMeta)})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
 			item := it.Item()
 			k := item.Key()
-			if len(k) != len(s.keys.prefix)+9 {
-				return fmt.Errorf("%w: meta key %q", ErrCorrupt, k)
+			if !s.keys.own(k) {
+				s.addForeign(k)
+				continue
 			}
 			id := binary.BigEndian.Uint64(k[len(k)-8:])
 			v, err := item.ValueCopy(nil)
@@ -254,8 +283,8 @@ func (s *Store) recover() error {
 		defer it2.Close()
 		for it2.Rewind(); it2.Valid(); it2.Next() {
 			k := it2.Item().KeyCopy(nil)
-			if len(k) < len(segPrefix)+8 {
-				orphans = append(orphans, k)
+			if !s.keys.own(k) {
+				s.addForeign(k)
 				continue
 			}
 			id := binary.BigEndian.Uint64(k[len(segPrefix):])
@@ -268,6 +297,7 @@ func (s *Store) recover() error {
 			g.blockKeys = append(g.blockKeys, k)
 			g.lastKeys = append(g.lastKeys, k[len(segPrefix)+8:])
 		}
+		s.findForeign(txn)
 		return nil
 	})
 	if err != nil {
@@ -310,7 +340,7 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 		b   []byte
 	}
 	var recs []walRec // whole records above walSeq, in seq order
-	err := s.db.View(func(txn *badger.Txn) error {
+	err := s.view(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: s.keys.tag(tagWAL)})
 		defer it.Close()
 		var cur []byte
@@ -318,8 +348,9 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 		for it.Rewind(); it.Valid(); it.Next() {
 			item := it.Item()
 			k := item.Key()
-			if len(k) != len(s.keys.prefix)+11 {
-				return fmt.Errorf("%w: WAL key %q", ErrCorrupt, k)
+			if !s.keys.isWAL(k) {
+				s.addForeign(k)
+				continue
 			}
 			seq := binary.BigEndian.Uint64(k[len(k)-10:])
 			chunk := binary.BigEndian.Uint16(k[len(k)-2:])
@@ -385,4 +416,77 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 	}
 	s.tracker = mvcc.NewTracker(last)
 	return s.deleteKeys(stale)
+}
+
+// maxForeignKeys bounds the foreign keys a Store keeps to report.
+const maxForeignKeys = 16
+
+// addForeign notes a key in the namespace that is not in the Store's
+// format: kv never reads or deletes it.
+func (s *Store) addForeign(k []byte) {
+	s.foreign++
+	if len(s.foreignKeys) < maxForeignKeys {
+		s.foreignKeys = append(s.foreignKeys, bytes.Clone(k))
+	}
+}
+
+// findForeign notes the keys of the namespace under no tag of the format
+// (the tagged ones are checked where they are read), skipping over each
+// tag's keys with one seek.
+func (s *Store) findForeign(txn *badger.Txn) {
+	ns := s.keys.ns
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: ns})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); {
+		k := it.Item().Key()
+		if len(k) > len(ns) {
+			if t := k[len(ns)]; t == tagWAL || t == tagSegment || t == tagMeta {
+				it.Seek(s.keys.tag(t + 1))
+				continue
+			}
+		}
+		s.addForeign(k)
+		it.Next()
+	}
+}
+
+// ForeignKeys returns how many keys Open found in the Store's namespace
+// (Prefix+Separator) that are not in its format, and the first few of
+// them. kv neither reads nor deletes them: they were written by someone
+// else into the namespace the Store owns, and are the caller's to move.
+func (s *Store) ForeignKeys() (n int64, first [][]byte) {
+	return s.foreign, s.foreignKeys
+}
+
+// dbClosed returns an error wrapping badger.ErrDBClosed when the DB was
+// closed under the Store. Callers check it before a Badger transaction:
+// Badger blocks a transaction begun on a closed DB for ever.
+func (s *Store) dbClosed() error {
+	if s.db.IsClosed() {
+		return fmt.Errorf("kv: store %q: %w", s.opts.Prefix, badger.ErrDBClosed)
+	}
+	return nil
+}
+
+// view is db.View that returns an error, not Badger's panic, when the DB
+// closes under it (Badger's NewIterator panics with ErrDBClosed).
+func (s *Store) view(fn func(txn *badger.Txn) error) (err error) {
+	if err := s.dbClosed(); err != nil {
+		return err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(error); ok && errors.Is(e, badger.ErrDBClosed) {
+				err = fmt.Errorf("kv: store %q: %w", s.opts.Prefix, e)
+				return
+			}
+			panic(r)
+		}
+	}()
+	return s.db.View(fn)
+}
+
+// errClosed is ErrClosed naming the Store.
+func (s *Store) errClosed() error {
+	return fmt.Errorf("%w: store %q", ErrClosed, s.opts.Prefix)
 }

@@ -14,7 +14,7 @@ import (
 //	op     := kind u8 (1 Put, 0 Delete) | klen uv | key | [vlen uv | value] (Put only)
 //
 // The record is stored in chunks of at most walChunk bytes under
-// P+'w'+seq+chunk (chunk 0, 1, ...), all written in one Badger transaction.
+// N+'w'+seq+chunk (N: the namespace) (chunk 0, 1, ...), all written in one Badger transaction.
 const (
 	walVersion = 1
 	walChunk   = 256 << 10

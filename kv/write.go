@@ -57,7 +57,7 @@ func (s *Store) Delete(key []byte) error {
 func (s *Store) Apply(b *Batch) error {
 	if b == nil || len(b.ops) == 0 {
 		if s.closed.Load() {
-			return ErrClosed
+			return s.errClosed()
 		}
 		return nil
 	}
@@ -76,10 +76,10 @@ func opsArenaBound(ops []op) int64 {
 func (s *Store) write(ops []op) error {
 	for i, o := range ops {
 		if len(o.key) > MaxKeySize {
-			return fmt.Errorf("%w: op %d: key of %d bytes (max %d)", ErrTooLarge, i, len(o.key), MaxKeySize)
+			return fmt.Errorf("%w: op %d: key of %d bytes exceeds MaxKeySize %d", ErrTooLarge, i, len(o.key), MaxKeySize)
 		}
 		if len(o.value) > MaxValueSize {
-			return fmt.Errorf("%w: op %d: value of %d bytes (max %d)", ErrTooLarge, i, len(o.value), MaxValueSize)
+			return fmt.Errorf("%w: op %d: value of %d bytes exceeds MaxValueSize %d", ErrTooLarge, i, len(o.value), MaxValueSize)
 		}
 	}
 	need := opsArenaBound(ops)
@@ -88,12 +88,12 @@ func (s *Store) write(ops []op) error {
 		s.writeMu.RLock()
 		if s.closed.Load() {
 			s.writeMu.RUnlock()
-			return ErrClosed
+			return s.errClosed()
 		}
 		mt = s.active
 		if need > mt.capacity {
 			s.writeMu.RUnlock()
-			return fmt.Errorf("%w: batch needs %d memstore bytes, MemstoreSize allows %d", ErrTooLarge, need, mt.capacity)
+			return fmt.Errorf("%w: batch of %d ops needs %d memstore bytes, a memstore of MemstoreSize %d holds %d; split the batch or raise MemstoreSize", ErrTooLarge, len(ops), need, s.opts.MemstoreSize, mt.capacity)
 		}
 		if mt.reserve(need) {
 			break
@@ -121,9 +121,9 @@ func (s *Store) write(ops []op) error {
 		s.writeMu.RUnlock()
 		s.tracker.Complete(w)
 		if errors.Is(err, badger.ErrTxnTooBig) {
-			return fmt.Errorf("%w: WAL record of %d bytes: %w", ErrTooLarge, len(rec), err)
+			return fmt.Errorf("%w: WAL record of %d bytes (%d ops) exceeds Badger's transaction limit of %d bytes; split the batch: %w", ErrTooLarge, len(rec), len(ops), s.db.MaxBatchSize(), err)
 		}
-		return fmt.Errorf("kv: WAL seq %d: %w", seq, err)
+		return fmt.Errorf("kv: store %q: WAL seq %d: %w", s.opts.Prefix, seq, err)
 	}
 	for _, o := range ops {
 		if err := mt.ms.Add(blockenc.Cell{Key: o.key, Value: o.value, Seq: seq, Kind: o.kind}); err != nil {
@@ -187,7 +187,10 @@ func (s *Store) get(key []byte, rp uint64, pinned bool) ([]byte, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed.Load() {
-		return nil, ErrClosed
+		return nil, s.errClosed()
+	}
+	if err := s.dbClosed(); err != nil {
+		return nil, err
 	}
 	if !pinned {
 		rp = s.tracker.ReadPoint()
