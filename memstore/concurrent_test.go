@@ -1,7 +1,6 @@
-package memstore_test
+package memstore
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -10,8 +9,9 @@ import (
 	"testing"
 
 	"github.com/kvenc/kvenc/blockenc"
-	"github.com/kvenc/kvenc/memstore"
 	"github.com/kvenc/kvenc/mvcc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestSnapshotReadsStable runs the store's write path (Begin, Add every cell
@@ -30,7 +30,7 @@ func TestSnapshotReadsStable(t *testing.T) {
 		rereads  = 3
 		snapsPer = 10
 	)
-	ms := memstore.New(64 << 20)
+	ms := New(64 << 20)
 	tr := mvcc.NewTracker(0)
 	hot := make([][]byte, hotKeys)
 	for i := range hot {
@@ -55,14 +55,12 @@ func TestSnapshotReadsStable(t *testing.T) {
 					if rng.IntN(5) == 0 {
 						c.Kind, c.Value = blockenc.KindDelete, nil
 					}
-					if err := ms.Add(c); err != nil {
-						t.Error(err)
+					if !assert.NoError(t, ms.Add(c)) {
 						return
 					}
 				}
 				own := fmt.Appendf(nil, "own%d-%04d", w, b)
-				if err := ms.Add(blockenc.Cell{Key: own, Value: val, Seq: seq, Kind: blockenc.KindPut}); err != nil {
-					t.Error(err)
+				if !assert.NoError(t, ms.Add(blockenc.Cell{Key: own, Value: val, Seq: seq, Kind: blockenc.KindPut})) {
 					return
 				}
 				if rng.IntN(4) == 0 {
@@ -74,48 +72,38 @@ func TestSnapshotReadsStable(t *testing.T) {
 		}(w)
 	}
 
-	type view struct {
-		gets   []blockenc.Cell
-		newest []blockenc.Cell
-		all    []blockenc.Cell
+	// answers is what a reader sees at one read point.
+	type answers struct {
+		Gets   []cellView // Get of every hot key
+		Newest []cellView // iteration of the newest visible versions
+		All    []cellView // iteration of every visible version
 	}
-	read := func(seq uint64) view {
-		var v view
+	read := func(seq uint64) answers {
+		var a answers
 		for _, k := range hot {
 			c, ok := ms.Get(k, seq)
-			if !ok && seq > 0 {
-				t.Errorf("snapshot %d: %s not found", seq, k)
-			}
-			v.gets = append(v.gets, c)
+			assert.True(t, ok || seq == 0, "snapshot %d: %s not found", seq, k)
+			a.Gets = append(a.Gets, view(c))
 		}
 		for _, all := range []bool{false, true} {
 			it := ms.NewIterator(seq, all)
-			var cells []blockenc.Cell
+			cells := []cellView{}
+			var newest cellView // the cell with the highest seq shown
 			for it.First(); it.Valid(); it.Next() {
-				if c := it.Cell(); c.Seq > seq {
-					t.Errorf("snapshot %d: iterator shows %s@%d", seq, c.Key, c.Seq)
+				c := view(it.Cell())
+				if c.Seq >= newest.Seq {
+					newest = c
 				}
-				cells = append(cells, it.Cell())
+				cells = append(cells, c)
 			}
+			assert.LessOrEqual(t, newest.Seq, seq, "snapshot %d: iterator shows %s", seq, newest.Key)
 			if all {
-				v.all = cells
+				a.All = cells
 			} else {
-				v.newest = cells
+				a.Newest = cells
 			}
 		}
-		return v
-	}
-	equalViews := func(a, b []blockenc.Cell) bool {
-		if len(a) != len(b) {
-			return false
-		}
-		for i := range a {
-			if !bytes.Equal(a[i].Key, b[i].Key) || !bytes.Equal(a[i].Value, b[i].Value) ||
-				a[i].Seq != b[i].Seq || a[i].Kind != b[i].Kind {
-				return false
-			}
-		}
-		return true
+		return a
 	}
 
 	var snapshotsChecked atomic.Int64
@@ -128,22 +116,14 @@ func TestSnapshotReadsStable(t *testing.T) {
 				s := snap.Seq()
 				first := read(s)
 				if s > 0 {
-					for i, c := range first.gets {
-						if c.Seq != s {
-							t.Errorf("snapshot %d: %s has newest seq %d: read point passed an incomplete batch", s, hot[i], c.Seq)
-						}
+					for i, c := range first.Gets {
+						assert.Equal(t, s, c.Seq, "snapshot %d: newest seq of %s (another seq: the read point passed an incomplete batch)", s, hot[i])
 					}
 				}
 				for range rereads {
-					again := read(s)
-					if !equalViews(first.gets, again.gets) || !equalViews(first.newest, again.newest) ||
-						!equalViews(first.all, again.all) {
-						t.Errorf("snapshot %d: answers changed while held", s)
-					}
+					assert.Equal(t, first, read(s), "snapshot %d: answers changed while held", s)
 				}
-				if old := tr.OldestSnapshot(); old > s {
-					t.Errorf("OldestSnapshot %d above held snapshot %d", old, s)
-				}
+				assert.LessOrEqual(t, tr.OldestSnapshot(), s, "OldestSnapshot above held snapshot %d", s)
 				snap.Release()
 				snapshotsChecked.Add(1)
 				if t.Failed() {
@@ -156,13 +136,7 @@ func TestSnapshotReadsStable(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	if got, want := tr.ReadPoint(), uint64(writers*batches); got != want {
-		t.Fatalf("read point %d, want %d", got, want)
-	}
-	if got, want := ms.Len(), writers*batches*(hotKeys+1); got != want {
-		t.Fatalf("Len %d, want %d", got, want)
-	}
-	if snapshotsChecked.Load() < readers*snapsPer {
-		t.Fatalf("only %d snapshots checked", snapshotsChecked.Load())
-	}
+	require.Equal(t, uint64(writers*batches), tr.ReadPoint(), "read point")
+	require.Equal(t, writers*batches*(hotKeys+1), ms.Len(), "Len")
+	require.GreaterOrEqual(t, snapshotsChecked.Load(), int64(readers*snapsPer), "snapshots checked")
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/dgraph-io/badger/v4/skl"
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func put(key, value string, seq uint64) blockenc.Cell {
@@ -19,9 +21,7 @@ func put(key, value string, seq uint64) blockenc.Cell {
 func mustAdd(t *testing.T, m *Memstore, cells ...blockenc.Cell) {
 	t.Helper()
 	for _, c := range cells {
-		if err := m.Add(c); err != nil {
-			t.Fatalf("Add(%s): %v", fmtCell(c), err)
-		}
+		require.NoError(t, m.Add(c), "Add(%q@%d)", c.Key, c.Seq)
 	}
 }
 
@@ -42,25 +42,22 @@ func TestGetVersions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		c, ok := m.Get([]byte(tt.key), tt.rp)
-		switch {
-		case tt.want == "" && ok:
-			t.Errorf("Get(%q, %d) = %s, want not found", tt.key, tt.rp, fmtCell(c))
-		case tt.want == "":
-		case !ok:
-			t.Errorf("Get(%q, %d) not found, want %q", tt.key, tt.rp, tt.want)
-		case tt.want == "-" && (c.Kind != blockenc.KindDelete || c.Seq != tt.wantSq):
-			t.Errorf("Get(%q, %d) = %s, want tombstone at %d", tt.key, tt.rp, fmtCell(c), tt.wantSq)
-		case tt.want != "-" && (c.Kind != blockenc.KindPut || string(c.Value) != tt.want ||
-			c.Seq != tt.wantSq || string(c.Key) != tt.key):
-			t.Errorf("Get(%q, %d) = %s, want %q at %d", tt.key, tt.rp, fmtCell(c), tt.want, tt.wantSq)
+		if tt.want == "" {
+			assert.False(t, ok, "Get(%q, %d) = %+v, want not found", tt.key, tt.rp, view(c))
+			continue
 		}
+		if !assert.True(t, ok, "Get(%q, %d) not found", tt.key, tt.rp) {
+			continue
+		}
+		want := cellView{Key: tt.key, Seq: tt.wantSq, Kind: blockenc.KindPut, Value: tt.want}
+		if tt.want == "-" {
+			want.Kind, want.Value = blockenc.KindDelete, ""
+		}
+		assert.Equal(t, want, view(c), "Get(%q, %d)", tt.key, tt.rp)
 	}
-	if m.Len() != 5 {
-		t.Errorf("Len = %d, want 5", m.Len())
-	}
-	if m.Size() <= headBytes || m.Size() > m.Capacity() {
-		t.Errorf("Size = %d, want in (%d, %d]", m.Size(), headBytes, m.Capacity())
-	}
+	assert.Equal(t, 5, m.Len())
+	assert.Greater(t, m.Size(), headBytes, "Size")
+	assert.LessOrEqual(t, m.Size(), m.Capacity(), "Size")
 }
 
 func TestIteratorModes(t *testing.T) {
@@ -98,22 +95,18 @@ func TestIteratorModes(t *testing.T) {
 		if tt.from != "" {
 			from = []byte(tt.from)
 		}
-		if got := show(collect(m.NewIterator(tt.rp, tt.all), from)); got != tt.want {
-			t.Errorf("rp=%d all=%v from=%q: got %q, want %q", tt.rp, tt.all, tt.from, got, tt.want)
-		}
+		assert.Equal(t, tt.want, show(collect(m.NewIterator(tt.rp, tt.all), from)),
+			"rp=%d all=%v from=%q", tt.rp, tt.all, tt.from)
 	}
 	it := m.NewIterator(9, false)
-	if it.Valid() {
-		t.Error("a new iterator is valid before First")
-	}
+	assert.False(t, it.Valid(), "a new iterator is valid before First")
 	it.First()
 	for it.Valid() {
 		it.Next()
 	}
 	it.Next() // no-op at the end
-	if it.Valid() || it.Cell().Key != nil {
-		t.Errorf("exhausted iterator: Valid %v, Cell %s", it.Valid(), fmtCell(it.Cell()))
-	}
+	assert.False(t, it.Valid(), "exhausted iterator is valid")
+	assert.Nil(t, it.Cell().Key, "exhausted iterator's cell key")
 }
 
 // TestSameKeyAndSeq pins what a second Add of an equal key and seq does: the
@@ -124,16 +117,12 @@ func TestSameKeyAndSeq(t *testing.T) {
 	old, _ := m.Get([]byte("k"), 5)
 	mustAdd(t, m, blockenc.Cell{Key: []byte("k"), Value: []byte("second"), Seq: 5, Kind: blockenc.KindDelete})
 	c, ok := m.Get([]byte("k"), 5)
-	if !ok || c.Kind != blockenc.KindDelete || string(c.Value) != "second" {
-		t.Fatalf("after the second Add: %s %v", fmtCell(c), ok)
-	}
-	if m.Len() != 2 {
-		t.Fatalf("Len = %d, want 2 (Len counts Adds)", m.Len())
-	}
-	if string(old.Value) != "first" || old.Kind != blockenc.KindPut {
-		t.Fatalf("cell read before the overwrite changed: %s", fmtCell(old))
-	}
-	checkCells(t, "all versions", []blockenc.Cell{c}, collect(m.NewIterator(math.MaxUint64, true), nil))
+	require.True(t, ok, "Get after the second Add")
+	require.Equal(t, cellView{Key: "k", Seq: 5, Kind: blockenc.KindDelete, Value: "second"}, view(c), "after the second Add")
+	require.Equal(t, 2, m.Len(), "Len counts Adds")
+	require.Equal(t, cellView{Key: "k", Seq: 5, Kind: blockenc.KindPut, Value: "first"}, view(old),
+		"cell read before the overwrite changed")
+	require.Equal(t, views([]blockenc.Cell{c}), views(collect(m.NewIterator(math.MaxUint64, true), nil)), "all versions")
 }
 
 // TestReturnedSlicesAreSafe checks that Add copies its input and that a
@@ -144,35 +133,28 @@ func TestReturnedSlicesAreSafe(t *testing.T) {
 	mustAdd(t, m, blockenc.Cell{Key: key, Value: val, Seq: 1, Kind: blockenc.KindPut}, put("key2", "val2", 1))
 	key[0], val[0] = 'X', 'X'
 	c, ok := m.Get([]byte("key1"), 1)
-	if !ok || string(c.Key) != "key1" || string(c.Value) != "val1" {
-		t.Fatalf("Add did not copy: %s %v", fmtCell(c), ok)
-	}
+	require.True(t, ok, "Get(key1)")
+	require.Equal(t, cellView{Key: "key1", Seq: 1, Kind: blockenc.KindPut, Value: "val1"}, view(c), "Add did not copy")
 	_ = append(c.Key, "ZZZZZZZZZZZZZZZZ"...)
 	_ = append(c.Value, "ZZZZZZZZZZZZZZZZ"...)
 	want := []blockenc.Cell{put("key1", "val1", 1), put("key2", "val2", 1)}
-	checkCells(t, "after appends", want, collect(m.NewIterator(1, false), nil))
+	require.Equal(t, views(want), views(collect(m.NewIterator(1, false), nil)), "after appends")
 }
 
 func TestAddErrors(t *testing.T) {
 	m := New(1 << 16)
 	err := m.Add(blockenc.Cell{Key: make([]byte, MaxKeyLen+1), Kind: blockenc.KindPut})
-	if !errors.Is(err, ErrKeyTooLong) {
-		t.Errorf("long key: %v", err)
-	}
-	if err := m.Add(blockenc.Cell{Key: []byte("k"), Kind: 7}); !errors.Is(err, ErrInvalidKind) {
-		t.Errorf("kind 7: %v", err)
-	}
-	if m.Len() != 0 {
-		t.Errorf("Len = %d after rejected adds", m.Len())
-	}
+	assert.ErrorIs(t, err, ErrKeyTooLong, "long key")
+	assert.ErrorIs(t, m.Add(blockenc.Cell{Key: []byte("k"), Kind: 7}), ErrInvalidKind, "kind 7")
+	assert.Zero(t, m.Len(), "Len after rejected adds")
 	big := New(1 << 18)
 	mustAdd(t, big, blockenc.Cell{Key: make([]byte, MaxKeyLen), Seq: 3, Kind: blockenc.KindPut})
-	if c, ok := big.Get(make([]byte, MaxKeyLen), 3); !ok || len(c.Key) != MaxKeyLen || c.Seq != 3 {
-		t.Errorf("longest key: %v %d %d", ok, len(c.Key), c.Seq)
-	}
-	if _, ok := big.Get(make([]byte, MaxKeyLen+1), 3); ok {
-		t.Error("found a key longer than MaxKeyLen")
-	}
+	c, ok := big.Get(make([]byte, MaxKeyLen), 3)
+	assert.True(t, ok, "longest key not found")
+	assert.Equal(t, MaxKeyLen, len(c.Key), "longest key's length")
+	assert.Equal(t, uint64(3), c.Seq, "longest key's seq")
+	_, ok = big.Get(make([]byte, MaxKeyLen+1), 3)
+	assert.False(t, ok, "found a key longer than MaxKeyLen")
 }
 
 // TestErrFullTinyArena fills a 1 KiB arena until ErrFull: no crash, Size
@@ -185,45 +167,31 @@ func TestErrFullTinyArena(t *testing.T) {
 		c := put(string(rune('a'+i%26))+strings.Repeat("k", i%5), "value", uint64(i))
 		err := m.Add(c)
 		if errors.Is(err, ErrFull) {
-			if errors.Is(err, ErrCellTooLarge) {
-				t.Fatalf("a small cell is not too large: %v", err)
-			}
+			require.NotErrorIs(t, err, ErrCellTooLarge, "a small cell is not too large")
 			break
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		added = append(added, c)
 	}
-	if len(added) < 3 {
-		t.Fatalf("only %d cells fit in 1 KiB", len(added))
-	}
-	if m.Size() > m.Capacity() || m.Capacity() != 1<<10 {
-		t.Fatalf("Size %d, Capacity %d", m.Size(), m.Capacity())
-	}
-	if m.Len() != len(added) {
-		t.Fatalf("Len %d, added %d", m.Len(), len(added))
-	}
+	require.GreaterOrEqual(t, len(added), 3, "cells that fit in 1 KiB")
+	require.Equal(t, int64(1<<10), m.Capacity())
+	require.LessOrEqual(t, m.Size(), m.Capacity(), "Size")
+	require.Equal(t, len(added), m.Len(), "Len against the cells added")
 	for _, c := range added {
-		if got, ok := m.Get(c.Key, c.Seq); !ok || !sameCell(got, c) {
-			t.Fatalf("Get(%s) = %s %v", fmtCell(c), fmtCell(got), ok)
-		}
+		got, ok := m.Get(c.Key, c.Seq)
+		require.True(t, ok, "Get(%q, %d) not found", c.Key, c.Seq)
+		require.Equal(t, view(c), view(got), "Get(%q, %d)", c.Key, c.Seq)
 	}
 	// Still full for the same cell, still fine for reads.
-	if err := m.Add(put("zz", "value", 1)); !errors.Is(err, ErrFull) {
-		t.Fatalf("Add after ErrFull: %v", err)
-	}
+	require.ErrorIs(t, m.Add(put("zz", "value", 1)), ErrFull, "Add after ErrFull")
 
 	for _, size := range []int64{-1, 0, 1, 1 << 10} {
 		huge := blockenc.Cell{Key: []byte("huge"), Value: make([]byte, 1<<10), Kind: blockenc.KindPut}
 		err := New(size).Add(huge)
-		if !errors.Is(err, ErrFull) || !errors.Is(err, ErrCellTooLarge) {
-			t.Errorf("New(%d).Add(huge): %v", size, err)
-		}
+		assert.ErrorIs(t, err, ErrFull, "New(%d).Add(huge)", size)
+		assert.ErrorIs(t, err, ErrCellTooLarge, "New(%d).Add(huge)", size)
 	}
-	if c := New(-5).Capacity(); c != headBytes {
-		t.Errorf("New(-5).Capacity() = %d, want %d", c, headBytes)
-	}
+	assert.Equal(t, headBytes, New(-5).Capacity(), "New(-5).Capacity()")
 }
 
 // TestCellArenaBound checks the bound Add reserves against what skl really
@@ -242,16 +210,12 @@ func TestCellArenaBound(t *testing.T) {
 		before := m.Size()
 		mustAdd(t, m, c)
 		used, bound := m.Size()-before, CellArenaBound(c)
-		if used > bound {
-			t.Fatalf("cell %d took %d arena bytes, bound %d", i, used, bound)
-		}
+		require.LessOrEqual(t, used, bound, "arena bytes cell %d took, against its bound", i)
 		slack = max(slack, bound-used)
 	}
 	// A node of height 1 leaves (maxHeight-1)*4 tower bytes unused; the
 	// bound should not be much looser than that.
-	if want := int64(skl.MaxNodeSize); slack > want {
-		t.Errorf("largest slack %d bytes, more than a whole node (%d)", slack, want)
-	}
+	assert.LessOrEqual(t, slack, int64(skl.MaxNodeSize), "largest slack, against a whole node")
 }
 
 // TestErrFullConcurrent lets several writers race for a small arena: every
@@ -272,11 +236,7 @@ func TestErrFullConcurrent(t *testing.T) {
 					c := blockenc.Cell{Key: []byte{byte(w), byte(i >> 8), byte(i)}, Value: make([]byte, rng.IntN(64)),
 						Seq: uint64(i), Kind: blockenc.KindPut}
 					err := m.Add(c)
-					if errors.Is(err, ErrFull) {
-						return
-					}
-					if err != nil {
-						t.Error(err)
+					if errors.Is(err, ErrFull) || !assert.NoError(t, err) {
 						return
 					}
 					accepted[w] = append(accepted[w], c)
@@ -284,36 +244,27 @@ func TestErrFullConcurrent(t *testing.T) {
 			}(w)
 		}
 		wg.Wait()
-		if m.Size() > m.Capacity() {
-			t.Fatalf("Size %d > Capacity %d", m.Size(), m.Capacity())
-		}
+		require.LessOrEqual(t, m.Size(), m.Capacity(), "Size")
 		n := 0
 		for _, cells := range accepted {
 			n += len(cells)
 			for _, c := range cells {
-				if got, ok := m.Get(c.Key, c.Seq); !ok || !sameCell(got, c) {
-					t.Fatalf("lost %s", fmtCell(c))
-				}
+				got, ok := m.Get(c.Key, c.Seq)
+				require.True(t, ok, "lost %q@%d", c.Key, c.Seq)
+				require.Equal(t, view(c), view(got), "Get(%q, %d)", c.Key, c.Seq)
 			}
 		}
-		if m.Len() != n {
-			t.Fatalf("Len %d, accepted %d", m.Len(), n)
-		}
-		if free := m.Capacity() - m.Size(); free > int64(writers)*(CellArenaBound(blockenc.Cell{Key: make([]byte, 3), Value: make([]byte, 64)})) {
-			t.Errorf("ErrFull with %d bytes free", free)
-		}
+		require.Equal(t, n, m.Len(), "Len against the cells accepted")
+		largest := CellArenaBound(blockenc.Cell{Key: make([]byte, 3), Value: make([]byte, 64)})
+		assert.LessOrEqual(t, m.Capacity()-m.Size(), int64(writers)*largest, "bytes free at ErrFull")
 	}
 }
 
 func TestEmpty(t *testing.T) {
 	m := New(0)
-	if _, ok := m.Get(nil, math.MaxUint64); ok {
-		t.Error("Get on an empty memstore found something")
-	}
-	if got := collect(m.NewIterator(math.MaxUint64, true), nil); len(got) != 0 {
-		t.Errorf("iterating an empty memstore: %d cells", len(got))
-	}
-	if m.Len() != 0 || m.Size() != headBytes {
-		t.Errorf("Len %d Size %d", m.Len(), m.Size())
-	}
+	_, ok := m.Get(nil, math.MaxUint64)
+	assert.False(t, ok, "Get on an empty memstore found something")
+	assert.Empty(t, views(collect(m.NewIterator(math.MaxUint64, true), nil)), "iterating an empty memstore")
+	assert.Zero(t, m.Len(), "Len")
+	assert.Equal(t, headBytes, m.Size(), "Size")
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/stretchr/testify/require"
 )
 
 // model is the reference: a sorted slice of cells in blockenc.Compare order,
@@ -48,12 +49,28 @@ func (m *model) visible(from []byte, readPoint uint64, all bool) []blockenc.Cell
 	return out
 }
 
-func sameCell(a, b blockenc.Cell) bool {
-	return bytes.Equal(a.Key, b.Key) && bytes.Equal(a.Value, b.Value) && a.Seq == b.Seq && a.Kind == b.Kind
+// cellView is a cell as the tests compare it: byte slices become strings, so
+// a nil and an empty slice are the same value (as bytes.Equal has it) and a
+// failing require.Equal prints readable keys and values.
+type cellView struct {
+	Key   string
+	Seq   uint64
+	Kind  blockenc.Kind
+	Value string
 }
 
-func fmtCell(c blockenc.Cell) string {
-	return fmt.Sprintf("%q@%d %v %q", c.Key, c.Seq, c.Kind, c.Value)
+func view(c blockenc.Cell) cellView {
+	return cellView{Key: string(c.Key), Seq: c.Seq, Kind: c.Kind, Value: string(c.Value)}
+}
+
+// views converts cells for comparison; it never returns nil, so no cells
+// and an empty iteration compare equal.
+func views(cells []blockenc.Cell) []cellView {
+	out := make([]cellView, 0, len(cells))
+	for _, c := range cells {
+		out = append(out, view(c))
+	}
+	return out
 }
 
 // collect runs the iterator from SeekGE(from) (or First when from is nil).
@@ -68,18 +85,6 @@ func collect(it *Iterator, from []byte) []blockenc.Cell {
 		out = append(out, it.Cell())
 	}
 	return out
-}
-
-func checkCells(t *testing.T, what string, want, got []blockenc.Cell) {
-	t.Helper()
-	for i := range min(len(want), len(got)) {
-		if !sameCell(want[i], got[i]) {
-			t.Fatalf("%s: cell %d: got %s, want %s", what, i, fmtCell(got[i]), fmtCell(want[i]))
-		}
-	}
-	if len(want) != len(got) {
-		t.Fatalf("%s: got %d cells, want %d", what, len(got), len(want))
-	}
 }
 
 // TestModel adds random cells (few keys, so many versions and repeated
@@ -109,15 +114,11 @@ func TestModel(t *testing.T) {
 					if rng.IntN(50) == 0 {
 						c.Seq = blockenc.MaxSeq - rng.Uint64N(2)
 					}
-					if err := ms.Add(c); err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, ms.Add(c))
 					mod.add(c)
 					adds++
 				}
-				if ms.Len() != adds {
-					t.Fatalf("Len %d, want %d Adds", ms.Len(), adds)
-				}
+				require.Equal(t, adds, ms.Len(), "Len counts Adds")
 				for range 20 {
 					key, rp := randKey(), rng.Uint64N(35)
 					if rng.IntN(10) == 0 {
@@ -125,16 +126,17 @@ func TestModel(t *testing.T) {
 					}
 					want, wok := mod.get(key, rp)
 					got, ok := ms.Get(key, rp)
-					if ok != wok || (ok && !sameCell(want, got)) {
-						t.Fatalf("Get(%q, %d) = %s %v, want %s %v", key, rp, fmtCell(got), ok, fmtCell(want), wok)
+					require.Equal(t, wok, ok, "Get(%q, %d) found", key, rp)
+					if ok {
+						require.Equal(t, view(want), view(got), "Get(%q, %d)", key, rp)
 					}
 					all := rng.IntN(2) == 0
 					from := key
 					if rng.IntN(4) == 0 {
 						from = nil
 					}
-					checkCells(t, fmt.Sprintf("SeekGE(%q) at %d all=%v", from, rp, all),
-						mod.visible(from, rp, all), collect(ms.NewIterator(rp, all), from))
+					require.Equal(t, views(mod.visible(from, rp, all)), views(collect(ms.NewIterator(rp, all), from)),
+						"SeekGE(%q) at %d all=%v", from, rp, all)
 				}
 			}
 		})

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kvenc/kvenc/vlong"
+	"github.com/stretchr/testify/require"
 )
 
 const streamLen = 4096
@@ -52,9 +53,7 @@ func BenchmarkDecode(b *testing.B) {
 		s := makeStream(vs.gen)
 		run := func(name string, enc []byte, decode func([]byte) int64) {
 			b.Run("values="+vs.name+"/dec="+name, func(b *testing.B) {
-				if got := decode(enc); got != s.sum {
-					b.Fatalf("decoded sum %d, want %d", got, s.sum)
-				}
+				require.Equal(b, s.sum, decode(enc), "decoded sum")
 				b.SetBytes(int64(len(enc)))
 				b.ReportAllocs()
 				b.ResetTimer()

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/kvenc/kvenc/vlong"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // decoders are the three decoders under test, with the reference first.
@@ -76,21 +78,11 @@ var hadoopVectors = []struct {
 func TestHadoopVectors(t *testing.T) {
 	for _, tc := range hadoopVectors {
 		want, err := hex.DecodeString(tc.hex)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := vlong.Append(nil, tc.v); hex.EncodeToString(got) != tc.hex {
-			t.Errorf("Append(%d) = %x, want %s", tc.v, got, tc.hex)
-		}
-		if got := hadoopWriteVLong(tc.v); hex.EncodeToString(got) != tc.hex {
-			t.Errorf("reference writeVLong(%d) = %x, want %s", tc.v, got, tc.hex)
-		}
-		if got := vlong.Size(tc.v); got != len(want) {
-			t.Errorf("Size(%d) = %d, want %d", tc.v, got, len(want))
-		}
-		if got := vlong.LenFromFirstByte(want[0]); got != len(want) {
-			t.Errorf("LenFromFirstByte(%#x) = %d, want %d", want[0], got, len(want))
-		}
+		require.NoError(t, err)
+		assert.Equal(t, tc.hex, hex.EncodeToString(vlong.Append(nil, tc.v)), "Append(%d)", tc.v)
+		assert.Equal(t, tc.hex, hex.EncodeToString(hadoopWriteVLong(tc.v)), "reference writeVLong(%d)", tc.v)
+		assert.Equal(t, len(want), vlong.Size(tc.v), "Size(%d)", tc.v)
+		assert.Equal(t, len(want), vlong.LenFromFirstByte(want[0]), "LenFromFirstByte(%#x)", want[0])
 		checkDecodeAll(t, want, tc.v)
 	}
 }
@@ -109,17 +101,11 @@ func boundaries() []int64 {
 func TestBoundaries(t *testing.T) {
 	for _, v := range boundaries() {
 		want := hadoopWriteVLong(v)
-		got := vlong.Append(nil, v)
-		if string(got) != string(want) {
-			t.Fatalf("Append(%d) = %x, want %x", v, got, want)
-		}
+		require.Equal(t, want, vlong.Append(nil, v), "Append(%d)", v)
 		buf := make([]byte, vlong.MaxLen)
-		if n := vlong.Put(buf, v); n != len(want) || string(buf[:n]) != string(want) {
-			t.Fatalf("Put(%d) = %x (n=%d), want %x", v, buf[:n], n, want)
-		}
-		if vlong.Size(v) != len(want) {
-			t.Fatalf("Size(%d) = %d, want %d", v, vlong.Size(v), len(want))
-		}
+		n := vlong.Put(buf, v)
+		require.Equal(t, want, buf[:n], "Put(%d) wrote %d bytes", v, n)
+		require.Equal(t, len(want), vlong.Size(v), "Size(%d)", v)
 		checkDecodeAll(t, want, v)
 	}
 }
@@ -132,15 +118,14 @@ func checkDecodeAll(t *testing.T, enc []byte, v int64) {
 	for _, d := range decoders {
 		for _, b := range [][]byte{enc, padded} {
 			got, n, err := d.fn(b)
-			if err != nil || got != v || n != len(enc) {
-				t.Fatalf("%s(%x) = %d, %d, %v; want %d, %d, nil", d.name, b, got, n, err, v, len(enc))
-			}
+			require.NoError(t, err, "%s(%x)", d.name, b)
+			require.Equal(t, v, got, "%s(%x) value", d.name, b)
+			require.Equal(t, len(enc), n, "%s(%x) length", d.name, b)
 		}
 		// Every proper prefix is truncated.
 		for cut := 0; cut < len(enc); cut++ {
-			if _, _, err := d.fn(enc[:cut]); !errors.Is(err, vlong.ErrTruncated) {
-				t.Fatalf("%s(%x) error = %v, want ErrTruncated", d.name, enc[:cut], err)
-			}
+			_, _, err := d.fn(enc[:cut])
+			require.ErrorIs(t, err, vlong.ErrTruncated, "%s(%x)", d.name, enc[:cut])
 		}
 	}
 }
@@ -149,11 +134,9 @@ func TestOneByte(t *testing.T) {
 	for c := 0; c < 256; c++ {
 		v, ok := vlong.OneByte(byte(c))
 		want, n, err := vlong.DecodeBytewise([]byte{byte(c)})
-		if ok != (err == nil && n == 1) {
-			t.Fatalf("OneByte(%#x) ok = %v, DecodeBytewise n=%d err=%v", c, ok, n, err)
-		}
-		if ok && v != want {
-			t.Fatalf("OneByte(%#x) = %d, want %d", c, v, want)
+		require.Equal(t, err == nil && n == 1, ok, "OneByte(%#x) ok; DecodeBytewise n=%d err=%v", c, n, err)
+		if ok {
+			require.Equal(t, want, v, "OneByte(%#x)", c)
 		}
 	}
 }
@@ -175,7 +158,8 @@ func TestNonMinimal(t *testing.T) {
 		{"84ffffffff", -4294967296}, // negative with a full 4-byte payload
 	}
 	for _, tc := range cases {
-		b, _ := hex.DecodeString(tc.hex)
+		b, err := hex.DecodeString(tc.hex)
+		require.NoError(t, err)
 		checkDecodeAll(t, b, tc.v)
 	}
 }
@@ -191,23 +175,19 @@ func TestDecodersAgreeOnRandomValues(t *testing.T) {
 			v = ^v
 		}
 		want = append(want, v)
+		n := len(stream)
 		stream = vlong.Append(stream, v)
-		if got := hadoopWriteVLong(v); string(got) != string(stream[len(stream)-len(got):]) {
-			t.Fatalf("Append(%d) disagrees with the reference: %x", v, got)
-		}
+		require.Equal(t, hadoopWriteVLong(v), stream[n:], "Append(%d) against the reference", v)
 	}
 	for _, d := range decoders {
 		b := stream
 		for i, v := range want {
 			got, n, err := d.fn(b)
-			if err != nil || got != v {
-				t.Fatalf("%s: value %d: got %d, %v; want %d", d.name, i, got, err, v)
-			}
+			require.NoError(t, err, "%s: value %d", d.name, i)
+			require.Equal(t, v, got, "%s: value %d", d.name, i)
 			b = b[n:]
 		}
-		if len(b) != 0 {
-			t.Fatalf("%s: %d bytes left", d.name, len(b))
-		}
+		require.Empty(t, b, "%s: bytes left after the stream", d.name)
 	}
 }
 
@@ -226,15 +206,27 @@ func TestDecodersAgreeOnRandomBytes(t *testing.T) {
 	}
 }
 
+// outcome is what a decoder says about one input, in a form require.Equal
+// compares: the error only as whether there is one and whether it is
+// ErrTruncated.
+type outcome struct {
+	V         int64
+	N         int
+	Err       bool
+	Truncated bool
+}
+
+func decodeOutcome(fn func([]byte) (int64, int, error), b []byte) outcome {
+	v, n, err := fn(b)
+	return outcome{V: v, N: n, Err: err != nil, Truncated: errors.Is(err, vlong.ErrTruncated)}
+}
+
 // agree checks that every decoder gives the reference's answer on b.
 func agree(t *testing.T, b []byte) {
 	t.Helper()
-	rv, rn, rerr := vlong.DecodeBytewise(b)
+	want := decodeOutcome(vlong.DecodeBytewise, b)
 	for _, d := range decoders[1:] {
-		v, n, err := d.fn(b)
-		if v != rv || n != rn || errors.Is(err, vlong.ErrTruncated) != errors.Is(rerr, vlong.ErrTruncated) || (err == nil) != (rerr == nil) {
-			t.Fatalf("%s(%x) = %d, %d, %v; bytewise = %d, %d, %v", d.name, b, v, n, err, rv, rn, rerr)
-		}
+		require.Equal(t, want, decodeOutcome(d.fn, b), "%s(%x) against bytewise", d.name, b)
 	}
 }
 
@@ -248,9 +240,10 @@ func TestLenFromFirstByteAllBytes(t *testing.T) {
 		case s < -112:
 			want = int(-111 - int(s))
 		}
-		if got := vlong.LenFromFirstByte(byte(c)); got != want || got < 1 || got > vlong.MaxLen {
-			t.Fatalf("LenFromFirstByte(%#x) = %d, want %d", c, got, want)
-		}
+		got := vlong.LenFromFirstByte(byte(c))
+		require.Equal(t, want, got, "LenFromFirstByte(%#x)", c)
+		require.GreaterOrEqual(t, got, 1, "LenFromFirstByte(%#x)", c)
+		require.LessOrEqual(t, got, vlong.MaxLen, "LenFromFirstByte(%#x)", c)
 	}
 }
 
@@ -258,9 +251,7 @@ func TestDecodeAllocs(t *testing.T) {
 	b := vlong.Append(nil, 1700104028981)
 	b = append(b, make([]byte, 8)...)
 	for _, d := range decoders {
-		if a := testing.AllocsPerRun(100, func() { d.fn(b) }); a != 0 {
-			t.Errorf("%s allocates %v per call", d.name, a)
-		}
+		assert.Zero(t, testing.AllocsPerRun(100, func() { d.fn(b) }), "%s allocations per call", d.name)
 	}
 }
 
