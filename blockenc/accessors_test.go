@@ -45,7 +45,7 @@ func TestFieldAccessors(t *testing.T) {
 					t.Fatalf("%v intValues=%v cell %d: accessors %q %x %d %v, Cell %q %x %d %v",
 						enc, intValues, n, s.Key(), s.Value(), s.Seq(), s.Kind(), c.Key, c.Value, c.Seq, c.Kind)
 				}
-				if blockenc.Compare(c, cells[n]) != 0 || !bytes.Equal(c.Value, cells[n].Value) {
+				if blockenc.Compare(*c, cells[n]) != 0 || !bytes.Equal(c.Value, cells[n].Value) {
 					t.Fatalf("%v cell %d: %q, want %q", enc, n, c.Key, cells[n].Key)
 				}
 				n++

@@ -350,7 +350,7 @@ func TestFeatureBenchData(t *testing.T) {
 				t.Fatal(err)
 			}
 			for ok := s.First(); ok; ok = s.Next() {
-				if !sameCell(s.Cell(), cells[i]) {
+				if !sameCell(cellOf(&s), cells[i]) {
 					t.Fatalf("%s: cell %d differs", name, i)
 				}
 				i++

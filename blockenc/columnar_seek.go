@@ -500,14 +500,14 @@ func (s *Seeker) colNext() bool {
 	// calls, a third of a scan's time per cell before, and one bound to
 	// test.
 	s.idx = i + 1
-	s.key = c.kpack.fill(c.kbuf, uint64(c.keyInts[i]))
-	s.seq = uint64(c.seqs[i])
+	s.kv.Key = c.kpack.fill(c.kbuf, uint64(c.keyInts[i]))
+	s.kv.Seq = uint64(c.seqs[i])
 	s.valid = true
 	if c.valCall {
 		s.colValue(i)
 		return true
 	}
-	s.kind = KindPut
+	s.kv.Kind = KindPut
 	s.colBytes(i)
 	return true
 }
@@ -546,7 +546,7 @@ func (s *Seeker) colFirst() bool {
 // [seq vlong].
 func (s *Seeker) colStep() bool {
 	if s.col.kmode == colKeysFixed {
-		s.key = s.col.kpack.fill(s.col.kbuf, uint64(s.col.keyInts[s.idx]))
+		s.kv.Key = s.col.kpack.fill(s.col.kbuf, uint64(s.col.keyInts[s.idx]))
 		s.idx++
 		return true
 	}
@@ -594,7 +594,7 @@ func (s *Seeker) colLand() bool {
 			return false
 		}
 	} else {
-		s.seq = uint64(c.seqs[i])
+		s.kv.Seq = uint64(c.seqs[i])
 		s.valid = true
 	}
 	if uint(i-c.cellLo) >= uint(c.cellHi-c.cellLo) && !s.colLoadCell(i) {
@@ -607,17 +607,17 @@ func (s *Seeker) colLand() bool {
 // colValue sets the kind and value of cell i.
 func (s *Seeker) colValue(i int) {
 	c := s.col
-	s.kind = KindPut
+	s.kv.Kind = KindPut
 	if c.kinds != nil {
-		s.kind = Kind(c.kinds[i>>3] >> (i & 7) & 1)
+		s.kv.Kind = Kind(c.kinds[i>>3] >> (i & 7) & 1)
 	}
 	if c.vmode == colValsInt {
 		binary.BigEndian.PutUint64(s.vbuf[:], uint64(c.ints[i]))
-		s.val = s.vbuf[8-c.width:]
+		s.kv.Value = s.vbuf[8-c.width:]
 		return
 	}
 	if c.vmode == colValsPacked {
-		s.val = c.pack.fill(c.vtmpl, uint64(c.ints[i]))
+		s.kv.Value = c.pack.fill(c.vtmpl, uint64(c.ints[i]))
 		return
 	}
 	s.colBytes(i)
@@ -632,7 +632,7 @@ func (s *Seeker) colBytes(i int) {
 		j = c.idx[i]
 	}
 	lo, hi := c.ends[j], c.ends[j+1]
-	s.val = c.data[lo:hi:hi]
+	s.kv.Value = c.data[lo:hi:hi]
 }
 
 // colSeekGE is SeekGE for a Columnar block: the RowIndex search over
@@ -645,7 +645,7 @@ func (s *Seeker) colSeekGE(key []byte) bool {
 		return s.colSeekFixed(key)
 	}
 	lo := 0
-	if s.valid && bytes.Compare(s.key, key) < 0 {
+	if s.valid && bytes.Compare(s.kv.Key, key) < 0 {
 		// Ascending: stay in this interval if key is before the next
 		// restart, else search only the restarts after it.
 		if s.ri >= s.nRestarts {
@@ -710,8 +710,8 @@ func (s *Seeker) colScan(key []byte) bool {
 		} else {
 			m = 0
 		}
-		m += sharedPrefixLen(s.key[m:], key[m:])
-		if m == len(key) || (m < len(s.key) && s.key[m] > key[m]) {
+		m += sharedPrefixLen(s.kv.Key[m:], key[m:])
+		if m == len(key) || (m < len(s.kv.Key) && s.kv.Key[m] > key[m]) {
 			return s.colLand()
 		}
 	}
@@ -731,7 +731,7 @@ func (c *colSeeker) fixedKey(buf []byte, i int) []byte {
 func (s *Seeker) colSeekFixed(key []byte) bool {
 	c := s.col
 	lo, hi := 0, s.count
-	if s.valid && bytes.Compare(s.key, key) < 0 {
+	if s.valid && bytes.Compare(s.kv.Key, key) < 0 {
 		// Ascending: gallop from the current cell (merging iterators
 		// seek a few cells on), then binary-search the last step.
 		lo = s.idx

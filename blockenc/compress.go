@@ -195,7 +195,7 @@ func (s *Seeker) toSub(j int) bool {
 	s.subStart = sb.raw
 	s.cells = s.raw[: sb.raw+sb.rawLen : sb.raw+sb.rawLen]
 	s.off, s.idx = sb.raw, sb.first
-	s.key, s.val, s.kind = s.keyBuf[:0], nil, KindPut
+	s.kv.Key, s.val, s.kv.Kind = s.keyBuf[:0], nil, KindPut
 	s.valid = false
 	if s.enc == RowIndex {
 		s.ri, s.nextRestart = sb.first/s.interval, sb.first
@@ -210,7 +210,7 @@ func (s *Seeker) toSub(j int) bool {
 		if !s.step() {
 			return false
 		}
-		if string(s.key) != string(s.block[sb.key:sb.key+sb.keyLen]) {
+		if string(s.kv.Key) != string(s.block[sb.key:sb.key+sb.keyLen]) {
 			return s.corrupt(fmt.Sprintf("sub-block %d: first key differs from the index", j))
 		}
 		sb.checked = true
@@ -347,7 +347,7 @@ func (s *Seeker) seekSub(key []byte) bool {
 		}
 	}
 	j := lo - 1
-	if j == s.sub && s.valid && string(s.key) < string(key) {
+	if j == s.sub && s.valid && string(s.kv.Key) < string(key) {
 		return true
 	}
 	return s.toSub(j)

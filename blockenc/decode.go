@@ -7,7 +7,7 @@ import (
 )
 
 // The hot loop: one step function per encoding decodes the cell at s.off
-// into s.key, s.val and s.kind, notes where its seq is, and moves s.off past
+// into s.kv.Key, s.val and s.kv.Kind, notes where its seq is, and moves s.off past
 // it. Every length read is bounds-checked here, so Init needs no pass over
 // the cells; a bad cell sets s.err and returns false.
 
@@ -72,7 +72,7 @@ func readLenSlow(b []byte, off int) (int, int) {
 // setKey makes the current key its first shared bytes followed by suffix:
 // the key reconstruction every prefix encoding shares.
 func (s *Seeker) setKey(shared int, suffix []byte) bool {
-	if shared > len(s.key) {
+	if shared > len(s.kv.Key) {
 		return s.corrupt("shared prefix longer than previous key")
 	}
 	n := shared + len(suffix)
@@ -84,11 +84,11 @@ func (s *Seeker) setKey(shared int, suffix []byte) bool {
 		// whole), never more than MaxKeyLen+32 (so a key that leaves
 		// Next its 32 bytes is not too long).
 		nb := make([]byte, n, min(max(n+32, 2*cap(s.keyBuf), 64), MaxKeyLen+32))
-		copy(nb, s.key[:shared])
+		copy(nb, s.kv.Key[:shared])
 		s.keyBuf = nb
 	}
 	s.shared = shared
-	// s.key is s.keyBuf[:len(s.key)], so the shared prefix is in place.
+	// s.kv.Key is s.keyBuf[:len(s.kv.Key)], so the shared prefix is in place.
 	// A suffix of up to 16 bytes (the common case) is copied with two
 	// 8-byte loads and stores, not a memmove call: keyBuf keeps 32 spare
 	// bytes, and the bytes loaded past the suffix are only read when
@@ -102,7 +102,7 @@ func (s *Seeker) setKey(shared int, suffix []byte) bool {
 	} else {
 		copy(buf[shared:n], suffix)
 	}
-	s.key = buf[:n] // the capacity of keyBuf: Next reslices it
+	s.kv.Key = buf[:n] // the capacity of keyBuf: Next reslices it
 	return true
 }
 
@@ -121,7 +121,7 @@ func (s *Seeker) setKind(p int) int {
 	if p >= len(s.cells) || s.cells[p] > byte(KindPut) {
 		return -1
 	}
-	s.kind = Kind(s.cells[p])
+	s.kv.Kind = Kind(s.cells[p])
 	return p + 1
 }
 
@@ -152,7 +152,7 @@ func (s *Seeker) stepNone() bool {
 	if p < 0 || klen > MaxKeyLen || klen > len(b)-p {
 		return s.corrupt("bad key")
 	}
-	s.key = b[p : p+klen : p+klen]
+	s.kv.Key = b[p : p+klen : p+klen]
 	return s.valueKindSeq(p+klen, vlen)
 }
 
@@ -207,7 +207,7 @@ func (s *Seeker) stepDiff() bool {
 	if flags&^diffKnownFlags != 0 {
 		return s.corrupt("unknown diff flags")
 	}
-	klen, vlen := len(s.key), -1
+	klen, vlen := len(s.kv.Key), -1
 	if flags&diffSameKeyLen == 0 {
 		klen, p = readLen(b, p)
 	}
@@ -257,7 +257,7 @@ func (s *Seeker) stepFastDiff() bool {
 	}
 	var shared int
 	if flags&fdSameKeyLen != 0 {
-		shared = len(s.key) - slen
+		shared = len(s.kv.Key) - slen
 	} else {
 		shared, p = readLen(b, p)
 	}
@@ -288,6 +288,6 @@ func (s *Seeker) stepFastDiff() bool {
 			return s.corrupt("bad value")
 		}
 	}
-	s.kind = Kind(flags >> 7)
+	s.kv.Kind = Kind(flags >> 7)
 	return s.skipSeq(p)
 }

@@ -92,7 +92,7 @@ func TestDedupeCutOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; s.Next(); i++ {
-		if c := s.Cell(); Compare(c, mixed[i]) != 0 || !bytes.Equal(c.Value, mixed[i].Value) {
+		if c := s.Cell(); Compare(*c, mixed[i]) != 0 || !bytes.Equal(c.Value, mixed[i].Value) {
 			t.Fatalf("cell %d: %+v, want %+v", i, c, mixed[i])
 		}
 	}

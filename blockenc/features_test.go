@@ -299,7 +299,7 @@ func TestFeatureZeroAllocs(t *testing.T) {
 				i += 7
 				for range 3 {
 					s.Next()
-					sink += len(s.Cell().Key) + len(s.Cell().Value)
+					sink += len(s.Key()) + len(s.Value())
 				}
 			})
 			if allocs != 0 {

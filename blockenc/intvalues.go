@@ -257,8 +257,8 @@ func (s *Seeker) initSeqColumn(block []byte, p, end int) (int, error) {
 	return q, nil
 }
 
-// intValue returns the current cell's value from the column, in s.vbuf.
-func (s *Seeker) intValue() []byte {
-	binary.BigEndian.PutUint64(s.vbuf[:], uint64(s.ints[s.idx-1]))
+// intValue returns the value of cell i from the column, in s.vbuf.
+func (s *Seeker) intValue(i int) []byte {
+	binary.BigEndian.PutUint64(s.vbuf[:], uint64(s.ints[i]))
 	return s.vbuf[8-s.intW:]
 }

@@ -45,7 +45,7 @@ func (s *Seeker) Next() bool {
 // ((*[n]byte)(t[a:a+n])) cost one bounds check and no pointer masking,
 // and index their bytes without more checks.
 //
-// In a fast block s.key has the capacity of the key buffer it aliases, so
+// In a fast block s.kv.Key has the capacity of the key buffer it aliases, so
 // the key is set by reslicing it (Cell caps it).
 //
 // Measured with callgrind: BenchmarkBlock's RowIndex scan (Next and Cell)
@@ -79,7 +79,7 @@ func (s *Seeker) rowNext() bool {
 	shared, slen = int(h&0xff), int(h>>8&0xff)
 	k = p + 3 + slen        // value
 	v = k + int(h>>16&0xff) // kind, seq
-	key = s.key
+	key = s.kv.Key
 	if h&0x808080 != 0 || slen > 32 || shared > len(key) || shared+slen+32 > cap(key) || uint(v)+10 > uint(len(t)) {
 		// The key buffer never grows past MaxKeyLen+32 (setKey), so a
 		// key that leaves it 32 bytes is not too long.
@@ -138,8 +138,14 @@ func (s *Seeker) rowNext() bool {
 	if end > len(s.cells) {
 		goto general
 	}
-	if idx < len(s.seqCol) { // a seq column: the cell's seq is 0
+	if idx < len(s.seqCol) { // a seq column: the cell's seq is 0 (land says why not)
+		if seq != 0 {
+			goto general
+		}
 		seq = uint64(s.seqCol[idx]) // 0..MaxSeq: checked by initSeqColumn
+	}
+	if s.intW != 0 && ve != vs { // a value column: the cell's value is empty (land says why not)
+		goto general
 	}
 	if idx == s.nextRestart {
 		if shared != 0 || p != s.restartOffset(s.ri) {
@@ -155,9 +161,13 @@ func (s *Seeker) rowNext() bool {
 		*(*[16]byte)(d[:16]) = *(*[16]byte)(w[3:19])
 		*(*[16]byte)(d[16:]) = *(*[16]byte)(w[19:35])
 	}
-	s.key = s.key[:shared+slen]
-	s.val = t[vs:ve:ve]
-	s.kind, s.seq = Kind(x[0]), seq
+	s.kv.Key = s.kv.Key[:shared+slen]
+	if s.intW == 0 {
+		s.kv.Value = t[vs:ve:ve]
+	} else {
+		s.kv.Value = s.intValue(idx)
+	}
+	s.kv.Kind, s.kv.Seq = Kind(x[0]), seq
 	s.off, s.idx = end, idx+1
 	s.shared = shared
 	s.valid = true

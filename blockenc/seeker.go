@@ -44,12 +44,13 @@ type Seeker struct {
 	ri          int // RowIndex: number of the next restart to meet
 	nextRestart int // RowIndex: index of the cell at restart ri; -1 otherwise
 
-	key    []byte // current key: aliases cells (None) or keyBuf
-	val    []byte // current value: aliases cells
-	kind   Kind
-	seq    uint64
-	seqOff int // offset in cells of the current cell's seq vlong
-	shared int // prefix encodings: bytes the current key shares with the previous
+	// kv is the current cell, which Cell returns a pointer to. Its Key
+	// aliases cells (None) or keyBuf; its Value the cells, a buffer or a
+	// column value in vbuf.
+	kv     Cell
+	val    []byte // row encodings: the value in the cells (the previous one for Diff and FastDiff)
+	seqOff int    // offset in cells of the current cell's seq vlong
+	shared int    // prefix encodings: bytes the current key shares with the previous
 	valid  bool
 	err    error
 	keyBuf []byte // reconstructed keys of the prefix encodings
@@ -245,31 +246,26 @@ func (s *Seeker) init(block []byte) error {
 // nil. A move that returns false with Err() == nil has reached the end.
 func (s *Seeker) Err() error { return s.err }
 
-// Cell returns the current cell, or the zero Cell if the Seeker is not on
-// one. Key and Value alias the block or the Seeker's key buffer: valid until
-// the next move or Init; do not modify them.
-func (s *Seeker) Cell() (c Cell) {
-	if s.valid {
-		// s.key may have the key buffer's capacity: cap it.
-		c.Key, c.Value, c.Seq, c.Kind = s.key[:len(s.key):len(s.key)], s.val, s.seq, s.kind
-		if s.intW != 0 {
-			c.Value = s.intValue()
-		}
+// Cell returns the current cell, or nil if the Seeker is not on one. The
+// Cell is the Seeker's own: it and its Key and Value (which alias the block
+// or the Seeker's buffers) are valid until the next move or Init; do not
+// modify them. Cell costs no more than Key and Value: nothing is copied.
+func (s *Seeker) Cell() *Cell {
+	if !s.valid {
+		return nil
 	}
-	return c
+	return &s.kv
 }
 
 // Key, Value, Seq and Kind return the fields of the current cell one at a
-// time, as Cell does (Key and Value alias the block or the Seeker's buffers:
-// valid until the next move or Init; do not modify them), and return zero
-// values when the Seeker is not on a cell. A scan that reads only some
-// fields avoids building and copying a whole Cell per move: measured on a
-// RowIndex block, the 64-byte Cell copy costs 5-6 ns of a ~15 ns Next+Cell.
+// time (Key and Value alias the block or the Seeker's buffers: valid until
+// the next move or Init; do not modify them), and return zero values when
+// the Seeker is not on a cell.
 func (s *Seeker) Key() []byte {
 	if !s.valid {
 		return nil
 	}
-	return s.key[:len(s.key):len(s.key)]
+	return s.kv.Key[:len(s.kv.Key):len(s.kv.Key)]
 }
 
 // Value returns the current cell's value; see Key.
@@ -277,10 +273,7 @@ func (s *Seeker) Value() []byte {
 	if !s.valid {
 		return nil
 	}
-	if s.intW != 0 {
-		return s.intValue()
-	}
-	return s.val
+	return s.kv.Value
 }
 
 // Seq returns the current cell's sequence number; see Key.
@@ -288,7 +281,7 @@ func (s *Seeker) Seq() uint64 {
 	if !s.valid {
 		return 0
 	}
-	return s.seq
+	return s.kv.Seq
 }
 
 // Kind returns the current cell's kind; see Key.
@@ -296,7 +289,7 @@ func (s *Seeker) Kind() Kind {
 	if !s.valid {
 		return 0
 	}
-	return s.kind
+	return s.kv.Kind
 }
 
 // First moves to the first cell. It returns false if the block is empty or
@@ -351,7 +344,7 @@ func (s *Seeker) SeekGE(key []byte) bool {
 		if !s.seekSub(key) {
 			return false
 		}
-	} else if s.enc != RowIndex && (!s.valid || bytes.Compare(s.key, key) >= 0) {
+	} else if s.enc != RowIndex && (!s.valid || bytes.Compare(s.kv.Key, key) >= 0) {
 		s.rewind()
 	}
 	if s.enc == RowIndex {
@@ -372,7 +365,7 @@ func (s *Seeker) SeekGE(key []byte) bool {
 // once per seek (on the cell it lands on). A next key sharing exactly m
 // bytes is compared from byte m on.
 func (s *Seeker) scan(key []byte) bool {
-	m := -1 // common prefix of s.key and key while s.key < key; -1: unknown
+	m := -1 // common prefix of s.kv.Key and key while s.kv.Key < key; -1: unknown
 	for s.idx < s.count {
 		if s.off >= len(s.cells) && len(s.subs) > 0 && !s.nextSub() {
 			return false
@@ -388,13 +381,13 @@ func (s *Seeker) scan(key []byte) bool {
 			if s.shared > m {
 				continue
 			}
-			m = s.shared // s.key and key agree on s.shared <= m bytes
+			m = s.shared // s.kv.Key and key agree on s.shared <= m bytes
 		} else {
 			m = 0
 		}
-		// s.key and key agree on their first m bytes.
-		m += sharedPrefixLen(s.key[m:], key[m:])
-		if m == len(key) || (m < len(s.key) && s.key[m] > key[m]) {
+		// s.kv.Key and key agree on their first m bytes.
+		m += sharedPrefixLen(s.kv.Key[m:], key[m:])
+		if m == len(key) || (m < len(s.kv.Key) && s.kv.Key[m] > key[m]) {
 			return s.fast || s.land()
 		}
 	}
@@ -404,7 +397,7 @@ func (s *Seeker) scan(key []byte) bool {
 
 func (s *Seeker) seekRowIndex(key []byte) bool {
 	lo := 0
-	if s.valid && bytes.Compare(s.key, key) < 0 {
+	if s.valid && bytes.Compare(s.kv.Key, key) < 0 {
 		// Ascending: if key is before the next restart, the answer is in
 		// this interval; else search only the restarts after it.
 		if s.ri >= s.riHi {
@@ -486,7 +479,7 @@ func (s *Seeker) rewind() {
 	if s.enc == RowIndex {
 		s.nextRestart = 0
 	}
-	s.key, s.val, s.kind = s.keyBuf[:0], nil, KindPut
+	s.kv.Key, s.val, s.kv.Kind = s.keyBuf[:0], nil, KindPut
 	s.valid = false
 	if len(s.subs) > 0 { // LZ4Dict: the first step enters sub-block 0
 		s.sub, s.subStart, s.cells = -1, 0, s.raw[:0]
@@ -498,15 +491,28 @@ func (s *Seeker) rewind() {
 func (s *Seeker) toRestart(i int) {
 	s.off, s.idx = s.restartOffset(i), i*s.interval
 	s.ri, s.nextRestart = i, i*s.interval
-	s.key, s.val, s.kind = s.keyBuf[:0], nil, KindPut
+	s.kv.Key, s.val, s.kv.Kind = s.keyBuf[:0], nil, KindPut
 	s.valid = false
 }
 
 // land makes the cell just stepped over current: decodes its seq, or
 // with a seq column reads it there.
 func (s *Seeker) land() bool {
+	if s.intW == 0 {
+		s.kv.Value = s.val
+	} else {
+		// A value column: the cells hold empty values.
+		if len(s.val) != 0 {
+			return s.corrupt("a value in the cells of a block with a value column")
+		}
+		s.kv.Value = s.intValue(s.idx - 1)
+	}
 	if i := s.idx - 1; i < len(s.seqCol) {
-		s.seq = uint64(s.seqCol[i]) // 0..MaxSeq: checked by initSeqColumn
+		// A seq column: the cells hold seq 0.
+		if s.cells[s.seqOff] != 0 {
+			return s.corrupt("a seq in the cells of a block with a seq column")
+		}
+		s.kv.Seq = uint64(s.seqCol[i]) // 0..MaxSeq: checked by initSeqColumn
 		s.valid = true
 		return true
 	}
@@ -514,7 +520,7 @@ func (s *Seeker) land() bool {
 	c := b[0]
 	switch {
 	case c < 0x80: // one byte, 0..127
-		s.seq = uint64(c)
+		s.kv.Seq = uint64(c)
 	case c&^7 == 0x88 && len(b) >= vlong.MaxLen:
 		// Non-negative multi-byte vlong (markers 0x88..0x8f: 8..1 payload
 		// bytes), with 8 bytes readable after the marker: one load and a
@@ -529,14 +535,14 @@ func (s *Seeker) land() bool {
 			s.off = s.seqOff
 			return s.corrupt("bad seq")
 		}
-		s.seq = u
+		s.kv.Seq = u
 	default: // negative, or too near the block end for the wide load
 		v, _, err := vlong.Decode(b)
 		if err != nil || v < 0 {
 			s.off = s.seqOff
 			return s.corrupt("bad seq")
 		}
-		s.seq = uint64(v)
+		s.kv.Seq = uint64(v)
 	}
 	s.valid = true
 	return true
@@ -553,36 +559,28 @@ func (s *Seeker) corrupt(what string) bool {
 	return false
 }
 
-// Verify checks a whole block: checksum, header, that every cell decodes,
-// that the cells are in order (key ascending, seq descending, no
-// duplicates), and that a block with a value column has no values in its
-// cells (nor seqs with a seq column). NewSeeker checks less, for speed; use Verify on blocks that
-// did not come from an Encoder of this package.
+// Verify checks a whole block: what NewSeeker checks, that every cell
+// decodes (as a scan with Next does: a block Verify accepts reads without
+// an error, and one whose cells do not decode is refused by both), and that
+// the cells are in order (key ascending, seq descending, no duplicates),
+// which a Seeker does not check. Use Verify on blocks that did not come
+// from an Encoder of this package.
 func Verify(block []byte) error {
 	var s Seeker
 	if err := s.Init(block); err != nil {
 		return err
 	}
-	s.fast = false // the general path notes where each seq is
 	var prev []byte
 	var prevSeq uint64
 	for i := 0; s.Next(); i++ {
 		if i > 0 {
-			c := bytes.Compare(prev, s.key)
-			if c > 0 || (c == 0 && prevSeq <= s.seq) {
+			c := bytes.Compare(prev, s.kv.Key)
+			if c > 0 || (c == 0 && prevSeq <= s.kv.Seq) {
 				return fmt.Errorf("%w: cell %d out of order", ErrCorrupt, i)
 			}
 		}
-		prev = append(prev[:0], s.key...)
-		prevSeq = s.seq
-		if s.intW != 0 && len(s.val) != 0 {
-			// Cell returns the column's value and ignores these bytes;
-			// checked here, not in every move.
-			return fmt.Errorf("%w: cell %d: a value in the cells of a block with a value column", ErrCorrupt, i)
-		}
-		if len(s.seqCol) != 0 && s.cells[s.seqOff] != 0 {
-			return fmt.Errorf("%w: cell %d: a seq in the cells of a block with a seq column", ErrCorrupt, i)
-		}
+		prev = append(prev[:0], s.kv.Key...)
+		prevSeq = s.kv.Seq
 	}
 	return s.Err()
 }

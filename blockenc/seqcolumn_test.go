@@ -75,7 +75,7 @@ func TestSeqColumn(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := 0; s.Next(); i++ {
-				if got := s.Cell(); Compare(got, cells[i]) != 0 || !bytes.Equal(got.Value, cells[i].Value) {
+				if got := s.Cell(); Compare(*got, cells[i]) != 0 || !bytes.Equal(got.Value, cells[i].Value) {
 					t.Fatalf("%v %v: Next cell %d: %+v, want %+v", enc, c, i, got, cells[i])
 				}
 			}

@@ -78,7 +78,7 @@ func readBlock(t *testing.T, block []byte) ([]blockenc.Cell, *blockenc.Seeker, e
 	}
 	var cells []blockenc.Cell
 	for ok := s.First(); ok; ok = s.Next() {
-		cells = append(cells, cloneCell(s.Cell()))
+		cells = append(cells, cloneCell(*s.Cell()))
 	}
 	if err := s.Err(); err != nil && !errors.Is(err, blockenc.ErrCorrupt) {
 		t.Fatalf("iteration: %v does not wrap ErrCorrupt", err)
@@ -101,7 +101,7 @@ func checkSeeks(t *testing.T, s *blockenc.Seeker, cells []blockenc.Cell) {
 		if s.Err() != nil {
 			t.Fatalf("SeekGE(%x): %v", k, s.Err())
 		}
-		if ok != (want < len(cells)) || (ok && !equalCells(s.Cell(), cells[want])) {
+		if ok != (want < len(cells)) || (ok && !equalCells(*s.Cell(), cells[want])) {
 			t.Fatalf("SeekGE(%x) = %v %+v, want cell %d of %d", k, ok, s.Cell(), want, len(cells))
 		}
 	}
