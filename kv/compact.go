@@ -57,7 +57,7 @@ func (s *Store) garbageDue() bool {
 // deleted key only when its table is rewritten into the last level, and
 // Flatten merely moves a lone table. DropPrefix rewrites the tables that
 // hold the prefixes. It fails concurrent writes (ErrBlockedWrites), so it
-// runs on Open's own DB only, with kv's writers, flushes and compactions
+// runs on Open's own DB (and on Reclaim's request), with kv's writers, flushes and compactions
 // held: the memstore is flushed first, so no WAL record is needed.
 func (s *Store) dropGarbage() error {
 	s.writeMu.Lock()

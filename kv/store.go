@@ -490,3 +490,29 @@ func (s *Store) view(fn func(txn *badger.Txn) error) (err error) {
 func (s *Store) errClosed() error {
 	return fmt.Errorf("%w: store %q", ErrClosed, s.opts.Prefix)
 }
+
+// Reclaim makes Badger give back the space of the Store's deleted WAL
+// records and compacted-away blocks now. Badger drops a deleted key only
+// when it rewrites the key's table into its last level, which for the
+// tables of a burst of writes may never happen by itself; Reclaim has
+// Badger rewrite the tables that hold them (DropPrefix of the WAL and of
+// the deleted segments, after the memstores are flushed, with the Store's
+// writes held). Compact of a Store made by Open does this by itself once
+// enough garbage piled up. In a DB shared through Wrap, Badger refuses
+// every write to the DB while Reclaim runs (badger.ErrBlockedWrites, the
+// caller's own writes too): call it when the DB is otherwise quiet, for
+// example after Compact.
+func (s *Store) Reclaim() error {
+	s.userOps.RLock()
+	defer s.userOps.RUnlock()
+	if s.closed.Load() {
+		return s.errClosed()
+	}
+	if err := s.dbClosed(); err != nil {
+		return err
+	}
+	if err := s.reap(); err != nil {
+		return err
+	}
+	return s.dropGarbage()
+}
