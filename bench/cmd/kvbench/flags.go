@@ -29,7 +29,7 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 	fs := flag.NewFlagSet("kvbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&ds, "dataset", "", "comma-separated datasets to use (default all): "+strings.Join(datasetNames, ", ")+
-		"\n(seek: user, lineitem, random, timeseries (issue 6 rows); ints: lineitem, timeseries; store: lineitem, timeseries, ycsb)")
+		"\n(seek: user, lineitem, random, timeseries (rows); ints: lineitem, timeseries; store: lineitem, timeseries, ycsb)")
 	fs.Float64Var(&cfg.scale, "scale", 0.1, "TPC-H scale as a fraction of SF1 (0.1: the first 150,000 orders, 600,572 rows); also sizes the time series")
 	fs.StringVar(&cfg.out, "out", "out", "directory for CSV and PNG files (created)")
 	fs.IntVar(&cfg.count, "count", 0, "rounds per measurement; tables show medians (default 5, 3 with -quick)")

@@ -8,10 +8,10 @@ import (
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
 )
 
-// intsGoals checks issue 4's goals for shapeshift Balanced on the lineitem
+// intsGoals checks the goals for shapeshift Balanced on the lineitem
 // columns.
 func intsGoals(rs resultIndex, cols []intsbench.Column) *report.Table {
-	t := report.NewTable("ints_goals", "ints goals (issue 4), shapeshift Balanced on the lineitem columns", "goal", "measured", "limit", "met")
+	t := report.NewTable("ints_goals", "ints goals: shapeshift Balanced on the lineitem columns", "goal", "measured", "limit", "met")
 	add := func(goal string, v, limit float64, ok bool, prec int) {
 		met := "no"
 		if ok {

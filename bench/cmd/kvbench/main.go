@@ -7,9 +7,9 @@
 // Subcommands:
 //
 //	seek   block seeks per kvenc encoding vs Pebble v2's rowblk on the same cells;
-//	       lineitem columns in the column layout, sized and timed (issue 9);
+//	       lineitem columns in the column layout, sized and timed;
 //	       row and time series cells sized against Pebble and Badger with
-//	       their own compression (issue 6)
+//	       their own compression
 //	ints   shapeshift integer columns vs LZ4 byte packing, uvarint, zstd and
 //	       Pebble colblk uints on TPC-H lineitem and time series columns
 //	store  kvenc's store vs raw Badger v4 vs Pebble v2 (needs package kv)

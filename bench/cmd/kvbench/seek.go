@@ -45,8 +45,8 @@ func runSeek(e *env) error {
 	return nil
 }
 
-// seekKeySets reports issue 3's block seeks on the key sets, and issue 9's
-// column tables when lineitem is one of them.
+// seekKeySets reports block seeks on the key sets, and the lineitem
+// column-layout tables when lineitem is one of them.
 func seekKeySets(e *env, sets []string) error {
 	var all [][]seekRow
 	var lineitem *dataset.LineitemSet

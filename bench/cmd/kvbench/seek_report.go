@@ -13,9 +13,10 @@ import (
 	"github.com/kvenc/kvenc/blockenc"
 )
 
-// seekGoals checks issue 3's goals on every key set.
+// seekGoals checks the block seek goals on every key set: RowIndex seeks
+// and scans as fast as Pebble's rowblk, FastDiff the smallest row encoding.
 func seekGoals(all [][]seekRow) *report.Table {
-	t := report.NewTable("seek_goals", "seek goals (issue 3)", "keyset", "goal", "kvenc", "other", "ratio", "met")
+	t := report.NewTable("seek_goals", "seek goals: RowIndex and FastDiff blocks against Pebble rowblk", "keyset", "goal", "kvenc", "other", "ratio", "met")
 	add := func(set, goal string, a, b float64, prec int) {
 		met := "no"
 		if a <= b {
@@ -33,8 +34,8 @@ func seekGoals(all [][]seekRow) *report.Table {
 		add(set, "RowIndex SeekGE rand ns <= pebble", ri.random, p.random, 1)
 		smallest := math.Inf(1)
 		for _, r := range rows {
-			// Issue 3's goal is about the five row encodings; Columnar
-			// (issue 9) lays cells out by column and is reported beside.
+			// The goal is about the five row encodings; Columnar lays
+			// cells out by column and is reported beside.
 			if strings.HasPrefix(r.name, "kvenc-") && r.name != seekbench.KvencName(blockenc.Columnar) {
 				smallest = math.Min(smallest, float64(r.bytes)/float64(r.cells))
 			}
@@ -74,7 +75,7 @@ func seekPlots(e *env, sets []string, all [][]seekRow) error {
 	})
 }
 
-// seekColumns reports issue 9: lineitem columns in the column layout,
+// seekColumns reports lineitem columns in the column layout,
 // kvenc vs Pebble rowblk with Snappy and zstd, by size (seek_columns) and
 // by seek and scan time (seek_columns_time), with the goals.
 func seekColumns(e *env, set *dataset.LineitemSet) error {
@@ -94,11 +95,11 @@ func seekColumns(e *env, set *dataset.LineitemSet) error {
 	for _, s := range colbench.Subjects {
 		headers = append(headers, s+" B/cell")
 	}
-	t := report.NewTable("seek_columns", "seek columns: lineitem column layout (issue 9), bytes per cell over ~32 KiB raw blocks, one block run per column", headers...)
-	tt := report.NewTable("seek_columns_time", "seek columns: the same blocks timed (issue 9), medians, SeekGE to random existing keys, scans touch key and value",
+	t := report.NewTable("seek_columns", "seek columns: lineitem column layout, bytes per cell over ~32 KiB raw blocks, one block run per column", headers...)
+	tt := report.NewTable("seek_columns_time", "seek columns: the same blocks timed, medians, SeekGE to random existing keys, scans touch key and value",
 		"column", "subject", "B/cell", "vs zstd", "SeekGE warm ns", "vs pebble", "SeekGE cold ns", "vs zstd",
 		"Next warm ns/cell", "vs pebble", "scan cold ns/cell", "vs zstd")
-	g := report.NewTable("seek_columns_goals", "seek columns goals (issue 9)", "column", "goal", "kvenc", "other", "ratio", "met")
+	g := report.NewTable("seek_columns_goals", "seek columns goals: Columnar against Pebble zstd and the row encodings", "column", "goal", "kvenc", "other", "ratio", "met")
 	var scanGoals, sizeGoals [][]string
 	for i, en := range enc {
 		r := en.Result()
@@ -157,7 +158,7 @@ func seekColumns(e *env, set *dataset.LineitemSet) error {
 			return err
 		}
 	}
-	// One bar per column, by subject: the cold scan, the issue's question.
+	// One bar per column, by subject: the cold scan.
 	scan := make([][]float64, len(enc))
 	var names []string
 	for i, en := range enc {
@@ -239,7 +240,7 @@ func measureColumns(e *env, enc []*colbench.Encoded) colTimes {
 	return out
 }
 
-// seekRows reports issue 6: kvenc's blocks against Pebble and Badger with
+// seekRows reports kvenc's row blocks against Pebble and Badger with
 // their own compression, bytes per cell on lineitem rows and time series.
 func seekRows(e *env) error {
 	type data struct {
@@ -266,7 +267,7 @@ func seekRows(e *env) error {
 		e.dataset("seek rows timeseries: %d series x 360 samples, key series id + BE timestamp (16 bytes), 8-byte counter or gauge", series)
 		sets = append(sets, data{"timeseries", cells})
 	}
-	t := report.NewTable("seek_rows", "seek rows: issue 6, bytes per cell of the same cells in 64 KiB raw blocks, kvenc vs Pebble v2 rowblk and Badger v4 tables with their own compression",
+	t := report.NewTable("seek_rows", "seek rows: bytes per cell of the same cells in 64 KiB raw blocks, kvenc vs Pebble v2 rowblk and Badger v4 tables with their own compression",
 		"dataset", "subject", "cells", "blocks", "bytes", "B/cell", "vs pebble snappy", "vs pebble zstd", "vs badger snappy", "vs badger zstd")
 	ps, pz := rowbench.Index("pebble-rowblk+snappy"), rowbench.Index("pebble-rowblk+zstd")
 	bs, bz := rowbench.Index("badger-table+snappy"), rowbench.Index("badger-table+zstd")

@@ -47,9 +47,10 @@ func storeTable(sets []storeSet, all [][]storebench.Result) *report.Table {
 	return t
 }
 
-// storeGoals checks issue 7's goals.
+// storeGoals checks the store goals: disk against Badger and the zstd
+// peers, scan and Get against Badger.
 func storeGoals(sets []storeSet, all [][]storebench.Result) *report.Table {
-	t := report.NewTable("store_goals", "store goals (issue 7)", "dataset", "goal", "kvenc/peer", "limit", "met")
+	t := report.NewTable("store_goals", "store goals: disk, scan and Get against the peers", "dataset", "goal", "kvenc/peer", "limit", "met")
 	for i, rs := range all {
 		byName := map[string]storebench.Result{}
 		for _, r := range rs {

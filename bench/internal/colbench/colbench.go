@@ -1,4 +1,4 @@
-// Package colbench measures issue 9: TPC-H lineitem columns in the column
+// Package colbench measures TPC-H lineitem columns in the column
 // layout (key: column name + 8-byte big-endian orderkey + 4-byte big-endian
 // linenumber; value: the column's text), cut into blocks of ~32 KiB raw
 // cells, one block run per column. kvenc's blockenc Columnar (+LZ4),

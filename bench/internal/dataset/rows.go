@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Issue 6's row cells, built as blockenc's feature benchmarks build theirs
+// Row cells of the block size comparison, built as blockenc's feature benchmarks build theirs
 // (blockenc/bench_features_test.go): seqs grow with the cell from 2^40, as
 // in a bulk load (6-byte vlongs).
 

@@ -1,4 +1,4 @@
-// Package rowbench measures issue 6: bytes per cell of kvenc's blocks
+// Package rowbench measures bytes per cell of kvenc's blocks
 // against Pebble v2 and Badger v4, each with its own compression, on the
 // same cells in the same run.
 //
