@@ -40,11 +40,12 @@ fuzz:
 	done
 
 # bench: the main job. Runs the kvbench command (quick mode) when it exists,
-# otherwise the library's Go benchmarks with a benchstat summary.
+# which rewrites bench/RESULTS.md and its plots in bench/docs; otherwise the
+# library's Go benchmarks with a benchstat summary.
 bench:
 	@mkdir -p bench/out
 	@if [ -d bench/cmd/kvbench ]; then \
-	  cd bench && $(GO) run ./cmd/kvbench all -quick -out out; \
+	  cd bench && $(GO) run ./cmd/kvbench all -quick -out out -results RESULTS.md; \
 	else \
 	  $(MAKE) --no-print-directory bench-go; \
 	fi

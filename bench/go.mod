@@ -12,6 +12,7 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/pingcap/go-tpc v1.0.7
 	github.com/pingcap/go-ycsb v1.0.3
+	github.com/stretchr/testify v1.12.1
 	gonum.org/v1/plot v0.17.0
 )
 

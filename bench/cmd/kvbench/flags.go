@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -18,6 +20,8 @@ type config struct {
 	quick      bool
 	cpuprofile string
 	benchtime  string
+	cache      int64  // block cache bytes per store engine
+	results    string // Markdown file to write the whole output to
 }
 
 // datasetNames are the values -dataset accepts.
@@ -35,12 +39,15 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 	fs.IntVar(&cfg.count, "count", 0, "rounds per measurement; tables show medians (default 5, 3 with -quick)")
 	fs.BoolVar(&cfg.quick, "quick", false, "shorter runs (make bench): 25ms per measurement, 3 rounds")
 	fs.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile to this file")
+	cache := fs.String("cache", "8MiB", "store: block cache size given to every engine (kvenc CacheSize, Badger BlockCacheSize, Pebble Cache), in bytes or with a KiB, MiB or GiB suffix")
+	fs.StringVar(&cfg.results, "results", "", "also write the whole output, with links to the plots (copied to docs/ beside it), to this Markdown file")
 	fs.StringVar(&cfg.benchtime, "benchtime", "", "time per measurement in go test -benchtime syntax (default 200ms, 25ms with -quick)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kvbench [flags] seek|ints|store|ycsb|all [flags]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	err := fs.Parse(args)
+	if err != nil {
 		return cfg, "", err
 	}
 	if fs.NArg() == 0 {
@@ -68,6 +75,9 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 	if cfg.scale <= 0 || cfg.scale > 1 {
 		return cfg, "", fmt.Errorf("-scale %v: want 0 < scale <= 1", cfg.scale)
 	}
+	if cfg.cache, err = parseSize(*cache); err != nil {
+		return cfg, "", fmt.Errorf("-cache %q: %w", *cache, err)
+	}
 	if cfg.count <= 0 {
 		cfg.count = 5
 		if cfg.quick {
@@ -86,4 +96,24 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 // uses reports whether dataset d is selected.
 func (c config) uses(d string) bool {
 	return len(c.datasets) == 0 || slices.Contains(c.datasets, d)
+}
+
+// parseSize parses a byte count: a positive integer, optionally followed
+// by KiB, MiB or GiB.
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if v, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = v, u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64/mult {
+		return 0, errors.New("want a positive size such as 8MiB or 1048576")
+	}
+	return n * mult, nil
 }

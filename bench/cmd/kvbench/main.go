@@ -12,25 +12,37 @@
 //	       their own compression
 //	ints   shapeshift integer columns vs LZ4 byte packing, uvarint, zstd and
 //	       Pebble colblk uints on TPC-H lineitem and time series columns
-//	store  kvenc's store vs raw Badger v4 vs Pebble v2 (needs package kv)
+//	store  kvenc's store vs raw Badger v4 vs Pebble v2, equal block caches
+//	       (-cache), each engine in a child process of its own
 //	ycsb   YCSB workloads A-F through go-ycsb (needs package kv)
 //	all    every subcommand above
 //
 // Data is generated at run time with fixed seeds (TPC-H lineitem through
-// go-tpc's dbgen: see internal/dataset for the TPC notice). Every timing is
-// testing.Benchmark run in this process, the subjects of one table
-// interleaved, repeated -count times; tables show medians and the ratio
-// kvenc / peer (below 1 means kvenc is smaller or faster).
+// go-tpc's dbgen: see internal/dataset for the TPC notice). seek and ints
+// time with testing.Benchmark in this process, the subjects of one table
+// interleaved, repeated -count times; store and ycsb run their engines one
+// after another. Tables show medians and the ratio kvenc / peer (below 1 means kvenc is smaller or faster). With -results,
+// the whole output is also written to a Markdown file with the plots.
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"time"
+
+	"github.com/kvenc/kvenc/bench/internal/storebench"
 )
 
 func main() {
+	if storebench.IsChild() { // one store engine, measured in a process of its own
+		if err := storebench.ChildMain(os.Stdin, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "kvbench store child:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "kvbench:", err)
 		os.Exit(1)
@@ -55,6 +67,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var out bytes.Buffer // the whole output, for -results
+	if cfg.results != "" {
+		stdout = io.MultiWriter(stdout, &out)
+	}
 	e, err := newEnv(cfg, stdout)
 	if err != nil {
 		return err
@@ -77,5 +93,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "CSV and PNG files in %s; wall time %s\n", cfg.out, e.elapsed())
+	if cfg.results != "" {
+		return writeResults(cfg.results, args, out.String(), e)
+	}
 	return nil
 }

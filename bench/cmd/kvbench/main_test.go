@@ -10,12 +10,30 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/kvenc/kvenc/bench/internal/colbench"
 	"github.com/kvenc/kvenc/bench/internal/israce"
 	"github.com/kvenc/kvenc/bench/internal/rowbench"
+	"github.com/kvenc/kvenc/bench/internal/storebench"
 	"github.com/kvenc/kvenc/blockenc"
 )
+
+// TestMain lets the store subcommand start this test binary as the child
+// process that measures one engine.
+func TestMain(m *testing.M) {
+	if storebench.IsChild() {
+		if err := storebench.ChildMain(os.Stdin, os.Stdout, os.Stderr); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 // tinyArgs make a run take seconds: 6,000-value time series, one round,
 // each measurement a single iteration.
@@ -26,7 +44,9 @@ func tinyArgs(dir string, extra ...string) []string {
 func TestAllOnTinyData(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	args := append([]string{"all"}, tinyArgs(dir, "-dataset", "timeseries,ycsb,user,random")...)
+	results := filepath.Join(dir, "results", "RESULTS.md")
+	require.NoError(t, os.Mkdir(filepath.Dir(results), 0o755))
+	args := append([]string{"all"}, tinyArgs(dir, "-dataset", "timeseries,ycsb,user,random", "-results", results)...)
 	if err := run(args, &out, io.Discard); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
@@ -34,7 +54,7 @@ func TestAllOnTinyData(t *testing.T) {
 	for _, want := range []string{
 		"machine  linux/", "go       go1.", "dataset  seek key set user:", "dataset  time series:",
 		"== seek:", "== seek goals", "== seek rows:", "dataset  seek rows timeseries:", "== ints: encoded bytes per value", "== ints: shapeshift chunk forms",
-		"== store: kvenc", "== store goals", "dataset  store timeseries:", "dataset  store ycsb:", "== ycsb: go-ycsb core workloads",
+		"== store: kvenc", "every engine with a 8 MiB block cache", "== store load:", "== store Get throughput:", "== store goals", "dataset  store timeseries:", "dataset  store ycsb:", "== ycsb: go-ycsb core workloads",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q", want)
@@ -59,8 +79,10 @@ func TestAllOnTinyData(t *testing.T) {
 		{"ints_forms", "column", 4 * 3, 2},
 		{"ints_select", "codec", 7, 1},
 		{"ints_all", "column", 4 * 7, 2},
-		{"store", "dataset", 2 * 5, 2},
-		{"store_goals", "dataset", 2 * 5, 2},
+		{"store", "dataset", 2 * len(storebench.Engines()), 2},
+		{"store_load", "dataset", 2 * len(storebench.Engines()), 2},
+		{"store_gets", "dataset", 2 * len(storebench.Engines()), 2},
+		{"store_goals", "dataset", 2 * 15, 2},
 		{"ycsb", "workload", 7 * 2, 2},
 	}
 	for _, c := range csvs {
@@ -75,8 +97,52 @@ func TestAllOnTinyData(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"seek_ns", "seek_bytes", "seek_rows_bytes", "ints_size", "ints_select", "store_size", "store_scan", "ycsb_ops"} {
+	plots := []string{"seek_ns", "seek_bytes", "seek_rows_bytes", "ints_size", "ints_select", "store_size", "store_scan", "ycsb_ops"}
+	for _, name := range plots {
 		checkPNG(t, filepath.Join(dir, name+".png"))
+	}
+	checkResults(t, results, stdout, plots)
+	checkStoreCSV(t, dir)
+}
+
+// checkResults checks the -results page: the whole output in one code
+// block and every plot, copied to docs/ beside it.
+func checkResults(t *testing.T, path, stdout string, plots []string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	page := string(b)
+	assert.True(t, strings.HasPrefix(page, "# kvbench results\n"), "title")
+	assert.Contains(t, page, "```\n"+stdout+"```\n", "the whole output in one block")
+	for _, name := range plots {
+		assert.Contains(t, page, "!["+name+"](docs/"+name+".png)")
+		checkPNG(t, filepath.Join(filepath.Dir(path), "docs", name+".png"))
+	}
+	for _, word := range []string{"issue", "session", "before/after"} {
+		assert.NotContains(t, strings.ToLower(page), word, "the output names what it measures, not the work's history")
+	}
+}
+
+// checkStoreCSV checks the store tables hold a number in every cell that
+// tiny data can fill, for every engine.
+func checkStoreCSV(t *testing.T, dir string) {
+	t.Helper()
+	for _, name := range []string{"store", "store_load", "store_gets"} {
+		recs := readCSV(t, filepath.Join(dir, name+".csv"))
+		var engines []string
+		for _, rec := range recs[1:] {
+			if rec[0] == "timeseries" {
+				engines = append(engines, rec[1])
+			}
+			for i, cell := range rec[2:] {
+				assert.NotEqual(t, "-", cell, "%s.csv %s %s: column %q", name, rec[0], rec[1], recs[0][i+2])
+			}
+		}
+		var want []string
+		for _, e := range storebench.Engines() {
+			want = append(want, e.Name)
+		}
+		assert.Equal(t, want, engines, name)
 	}
 }
 
@@ -221,4 +287,68 @@ func TestFlags(t *testing.T) {
 	if err != nil || cmd != "ints" || cfg.count != 2 || !cfg.quick || cfg.benchtime != "25ms" || !cfg.uses("timeseries") || cfg.uses("lineitem") {
 		t.Errorf("parseFlags: %+v %q %v", cfg, cmd, err)
 	}
+}
+
+func TestCacheFlag(t *testing.T) {
+	for _, c := range []struct {
+		flag string
+		want int64
+	}{{"8MiB", 8 << 20}, {"1048576", 1 << 20}, {"64KiB", 64 << 10}, {"2GiB", 2 << 30}} {
+		cfg, _, err := parseFlags([]string{"store", "-cache", c.flag}, io.Discard)
+		require.NoError(t, err, c.flag)
+		assert.Equal(t, c.want, cfg.cache, c.flag)
+	}
+	cfg, _, err := parseFlags([]string{"store", "-quick"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, int64(8<<20), cfg.cache, "default")
+	for _, bad := range []string{"", "0", "-1MiB", "8MB", "1.5MiB", "9999999999GiB"} {
+		_, _, err := parseFlags([]string{"store", "-cache", bad}, io.Discard)
+		assert.ErrorContains(t, err, "-cache", bad)
+	}
+	assert.Equal(t, "8 MiB", sizeString(8<<20))
+	assert.Equal(t, "1000 B", sizeString(1000))
+}
+
+func TestStoreOptions(t *testing.T) {
+	cfg, _, err := parseFlags([]string{"store", "-quick"}, io.Discard)
+	require.NoError(t, err)
+	o := storeOptions(cfg)
+	assert.Equal(t, storebench.Options{Cache: 8 << 20, Rounds: 3, Gets: 5_000, ZipfGets: 5_000, Seeks: 2_500,
+		Duration: 100 * time.Millisecond, Goroutines: []int{1, 2, 4, 8}}, o)
+	cfg, _, err = parseFlags([]string{"store", "-benchtime", "1x", "-count", "1"}, io.Discard)
+	require.NoError(t, err)
+	o = storeOptions(cfg)
+	assert.Equal(t, 10*time.Millisecond, o.Duration)
+	assert.Equal(t, 20_000, o.Gets)
+	assert.Equal(t, 1, o.Rounds)
+}
+
+// TestStoreGoalsTable: goals read the right engines and directions.
+func TestStoreGoalsTable(t *testing.T) {
+	r := func(name string, p50 float64, zipf float64, disk int64, par ...float64) storebench.Result {
+		return storebench.Result{Engine: name, GetP50: p50, GetP99: 2 * p50, Zipf: zipf, ZipfAfterScan: zipf / 2,
+			SeekNext: 1000, ColdScan: 100, WarmScan: 50, DiskBytes: disk, Write: time.Second, Parallel: par}
+	}
+	rs := []storebench.Result{
+		r(storebench.KvencName, 10, 100, 30, 10, 15, 20, 20),
+		r(storebench.BadgerName, 20, 100, 100),
+		r(storebench.BadgerNoneName, 5, 50, 100),
+		r(storebench.BadgerZstdName, 20, 50, 50),
+		{Engine: storebench.PebbleName, Err: assert.AnError},
+		r(storebench.PebbleZstdName, 20, 50, 40),
+	}
+	goals := storeGoals([]storeSet{{name: "d"}}, [][]storebench.Result{rs})
+	got := map[string][]string{}
+	for _, row := range goals.Rows {
+		got[row[1]] = row[2:]
+	}
+	assert.Equal(t, []string{"0.50", "1.00", "yes"}, got["get p50 <= 1.0x badger"])
+	assert.Equal(t, []string{"2.00", "1.50", "no"}, got["get p50 <= 1.5x badger-none"])
+	assert.Equal(t, []string{"1.00", "1.00", "yes"}, got["zipf gets/s >= 1.0x badger"])
+	assert.Equal(t, []string{"0.50", "0.90", "no"}, got["zipf gets/s after a scan >= 0.9x badger's"])
+	assert.Equal(t, []string{"-", "1.00", "-"}, got["seek+10 <= 1.0x pebble"], "pebble failed: no number")
+	assert.Equal(t, []string{"0.30", "0.35", "yes"}, got["disk <= 0.35x badger-none"])
+	assert.Equal(t, []string{"0.75", "0.80", "yes"}, got["disk <= 0.8x pebble-zstd"])
+	assert.Equal(t, []string{"2.00", "1.60", "yes"}, got["4-goroutine gets/s >= 1.6x kvenc's 1-goroutine"])
+	assert.Len(t, goals.Rows, 15)
 }

@@ -7,17 +7,26 @@ import (
 	"github.com/kvenc/kvenc/bench/internal/dataset"
 )
 
-// badgerDB is raw Badger v4, one Badger key per cell, default options but
-// for compression (none, or ZSTD level 1) and a silent logger.
-type badgerDB struct {
-	db  *badger.DB
-	val []byte
-}
+// badgerDB is raw Badger v4, one Badger key per cell, Badger's default
+// options but for the compression, the block cache size and a silent
+// logger.
+type badgerDB struct{ db *badger.DB }
 
-func openBadger(zstd bool) func(dir string) (DB, error) {
-	return func(dir string) (DB, error) {
-		o := badger.DefaultOptions(dir).WithLogger(nil).WithCompression(options.None)
-		if zstd {
+type badgerCompression int
+
+const (
+	badgerSnappy badgerCompression = iota // Badger's default
+	badgerNone
+	badgerZstd // ZSTD level 1, Badger's default level
+)
+
+func openBadger(c badgerCompression) func(dir string, cache int64) (DB, error) {
+	return func(dir string, cache int64) (DB, error) {
+		o := badger.DefaultOptions(dir).WithLogger(nil).WithBlockCacheSize(cache)
+		switch c {
+		case badgerNone:
+			o = o.WithCompression(options.None)
+		case badgerZstd:
 			o = o.WithCompression(options.ZSTD).WithZSTDCompressionLevel(1)
 		}
 		db, err := badger.Open(o)
@@ -28,7 +37,7 @@ func openBadger(zstd bool) func(dir string) (DB, error) {
 	}
 }
 
-func (d *badgerDB) Load(kvs []dataset.KV) error {
+func (d *badgerDB) Write(kvs []dataset.KV) error {
 	wb := d.db.NewWriteBatch()
 	defer wb.Cancel()
 	for _, c := range kvs {
@@ -39,20 +48,23 @@ func (d *badgerDB) Load(kvs []dataset.KV) error {
 	return wb.Flush()
 }
 
-// Settle compacts the LSM into one level; the memtable reaches disk at
-// Close, which the harness does before measuring the directory.
-func (d *badgerDB) Settle() error { return d.db.Flatten(1) }
+// Flush does nothing: Badger writes its memtable to disk at Close, which
+// the harness times as part of the flush.
+func (d *badgerDB) Flush() error { return nil }
 
-func (d *badgerDB) Get(key []byte) ([]byte, error) {
+// Compact compacts the LSM into one level.
+func (d *badgerDB) Compact() error { return d.db.Flatten(1) }
+
+func (d *badgerDB) Get(dst, key []byte) ([]byte, error) {
 	err := d.db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(key)
 		if err != nil {
 			return err
 		}
-		d.val, err = item.ValueCopy(d.val[:0])
+		dst, err = item.ValueCopy(dst[:0])
 		return err
 	})
-	return d.val, err
+	return dst, err
 }
 
 func (d *badgerDB) iterate(fn func(it *badger.Iterator) int) int {

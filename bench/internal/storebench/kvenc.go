@@ -5,18 +5,20 @@ import (
 	"github.com/kvenc/kvenc/kv"
 )
 
-// kvencDB is kvenc's store with its default options.
+// kvencDB is kvenc's store with its default options but for the cache size.
 type kvencDB struct{ s *kv.Store }
 
-func openKvenc(dir string) (DB, error) {
-	s, err := kv.Open(kv.DefaultOptions(dir))
+func openKvenc(dir string, cache int64) (DB, error) {
+	o := kv.DefaultOptions(dir)
+	o.CacheSize = cache
+	s, err := kv.Open(o)
 	if err != nil {
 		return nil, err
 	}
 	return &kvencDB{s}, nil
 }
 
-func (d *kvencDB) Load(kvs []dataset.KV) error {
+func (d *kvencDB) Write(kvs []dataset.KV) error {
 	b := d.s.NewBatch()
 	for i, c := range kvs {
 		b.Put(c.Key, c.Value)
@@ -30,14 +32,11 @@ func (d *kvencDB) Load(kvs []dataset.KV) error {
 	return nil
 }
 
-func (d *kvencDB) Settle() error {
-	if err := d.s.Flush(); err != nil {
-		return err
-	}
-	return d.s.Compact()
-}
+func (d *kvencDB) Flush() error   { return d.s.Flush() }
+func (d *kvencDB) Compact() error { return d.s.Compact() }
 
-func (d *kvencDB) Get(key []byte) ([]byte, error) { return d.s.Get(key) }
+// Get returns kv's own copy of the value; dst is not needed.
+func (d *kvencDB) Get(_, key []byte) ([]byte, error) { return d.s.Get(key) }
 
 func (d *kvencDB) Scan() (int, error) {
 	it := d.s.NewIterator(kv.IterOptions{})
@@ -68,9 +67,3 @@ func (d *kvencDB) SeekNext(key []byte, n int) (int, error) {
 }
 
 func (d *kvencDB) Close() error { return d.s.Close() }
-
-// loadBatch is the number of cells per write batch, for every engine.
-const loadBatch = 1000
-
-// sink keeps the compiler from dropping reads.
-var sink int

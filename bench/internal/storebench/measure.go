@@ -1,10 +1,7 @@
 package storebench
 
 import (
-	"bytes"
 	"fmt"
-	"math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/kvenc/kvenc/bench/internal/dataset"
@@ -13,114 +10,110 @@ import (
 
 // Options size one measurement.
 type Options struct {
-	Rounds int // scans and Get/seek passes; results are medians or pooled
-	Gets   int // random keys per Get pass
-	Seeks  int // random keys per SeekGE+Next pass
+	Cache      int64         // block cache bytes given to every engine
+	Rounds     int           // reopen + read passes; results are medians or pooled
+	Gets       int           // uniform random Gets per round (latency)
+	ZipfGets   int           // zipfian Gets per throughput pass
+	Seeks      int           // random keys per SeekGE+Next pass
+	Duration   time.Duration // per goroutine count, Gets from that many goroutines
+	Goroutines []int         // goroutine counts of the throughput passes
 }
 
 // SeekNexts is how many cells a SeekGE+Next op reads.
 const SeekNexts = 10
 
-// Result is one engine on one dataset. Times in ns; Err set means no
-// number of this engine is reported.
+// Result is one engine on one dataset. Times per op or per cell in ns,
+// throughputs in ops/s; Err set means no number of this engine is
+// reported.
 type Result struct {
-	Engine              string
-	Cells               int
-	Load                time.Duration // Load + Settle
-	DiskBytes           int64         // all files in the directory after Close
-	ScanPerCell         float64
-	GetP50, GetP99      float64
-	SeekNext            float64 // one SeekGE + up to SeekNexts cells
-	Err                 error
+	Engine string
+	Cells  int
+	// The load, phase by phase: Write is the write batches, Flush the
+	// engine's flush plus its Close (Badger writes its memtable at Close),
+	// Compact the full compaction in between.
+	Write, Flush, Compact time.Duration
+	DiskBytes             int64     // all files in the directory after the last Close
+	ColdScan              float64   // ns/cell, the first scan after each Open (median of rounds)
+	WarmScan              float64   // ns/cell, the scans after it (median)
+	GetP50, GetP99        float64   // uniform random Gets over the whole store, pooled over rounds
+	Zipf, ZipfAfterScan   float64   // zipfian Gets/s with the hot set warm, and right after a full scan
+	SeekNext              float64   // one SeekGE + up to SeekNexts cells
+	Parallel              []float64 // Gets/s from Options.Goroutines[i] goroutines
+	// PeakRSS is the peak resident set of the process while the engine
+	// ran (0 if not measured); BaseRSS what was resident before it opened.
+	PeakRSS, BaseRSS    int64
 	ScanCount, GetCount int
+	Err                 error `json:"-"`
+	ErrText             string
 }
 
+// Load is the whole load: writes, flush and compaction.
+func (r Result) Load() time.Duration { return r.Write + r.Flush + r.Compact }
+
 // Measure loads kvs (distinct keys) into a fresh DB of e in dir and
-// measures it. step is called after each phase.
+// measures it in this process. step is called after each phase.
 func Measure(e Engine, dir string, kvs []dataset.KV, o Options, step func(string)) Result {
 	r := Result{Engine: e.Name, Cells: len(kvs)}
 	if err := measureInto(&r, e, dir, kvs, o, step); err != nil {
 		r.Err = fmt.Errorf("%s: %w", e.Name, err)
+		r.ErrText = r.Err.Error()
 	}
 	return r
 }
 
 func measureInto(r *Result, e Engine, dir string, kvs []dataset.KV, o Options, step func(string)) error {
-	db, err := e.Open(dir)
+	db, err := e.Open(dir, o.Cache)
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	if err := db.Load(kvs); err != nil {
-		db.Close()
-		return fmt.Errorf("load: %w", err)
-	}
-	if err := db.Settle(); err != nil {
-		db.Close()
-		return fmt.Errorf("settle: %w", err)
-	}
-	r.Load = time.Since(start)
-	if err := db.Close(); err != nil {
+	if err := load(r, db, kvs); err != nil {
 		return err
 	}
 	step(e.Name + " load")
-	if db, err = e.Open(dir); err != nil {
-		return fmt.Errorf("reopen: %w", err)
+	rd := newReader(kvs, o)
+	for i := range max(o.Rounds, 1) {
+		if db, err = e.Open(dir, o.Cache); err != nil {
+			return fmt.Errorf("reopen: %w", err)
+		}
+		if err := rd.round(db); err != nil {
+			db.Close()
+			return fmt.Errorf("round %d: %w", i+1, err)
+		}
+		if err := db.Close(); err != nil {
+			return err
+		}
+		step(e.Name + " reads")
 	}
-	if err := reads(r, db, kvs, o, func() { step(e.Name + " reads") }); err != nil {
-		db.Close()
-		return err
-	}
-	if err := db.Close(); err != nil {
-		return err
-	}
+	rd.result(r)
 	// Measured last: engines delete obsolete files (compacted tables, WALs)
 	// in the background or at the next Open.
 	r.DiskBytes, err = diskUsage(dir)
 	return err
 }
 
-// reads runs o.Rounds of scan, Get and SeekGE+Next passes on an open DB.
-func reads(r *Result, db DB, kvs []dataset.KV, o Options, step func()) error {
-	rng := rand.New(rand.NewPCG(8, 108))
-	var scans, seeks, lat []float64
-	for range max(o.Rounds, 1) {
+// load writes kvs, flushes, compacts and closes db, timing each phase.
+func load(r *Result, db DB, kvs []dataset.KV) error {
+	phase := func(name string, d *time.Duration, fn func() error) error {
 		t := time.Now()
-		n, err := db.Scan()
+		err := fn()
+		*d += time.Since(t)
 		if err != nil {
-			return fmt.Errorf("scan: %w", err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
-		if n != len(kvs) {
-			return fmt.Errorf("scan returned %d cells, loaded %d", n, len(kvs))
-		}
-		scans = append(scans, float64(time.Since(t).Nanoseconds())/float64(n))
-		for range o.Gets {
-			kv := kvs[rng.IntN(len(kvs))]
-			t := time.Now()
-			v, err := db.Get(kv.Key)
-			d := time.Since(t)
-			if err != nil {
-				return fmt.Errorf("get %x: %w", kv.Key, err)
-			}
-			if !bytes.Equal(v, kv.Value) {
-				return fmt.Errorf("get %x: wrong value", kv.Key)
-			}
-			lat = append(lat, float64(d.Nanoseconds()))
-		}
-		t = time.Now()
-		for range o.Seeks {
-			if n, err := db.SeekNext(kvs[rng.IntN(len(kvs))].Key, SeekNexts); err != nil || n == 0 {
-				return fmt.Errorf("SeekGE+Next read %d cells: %v", n, err)
-			}
-		}
-		seeks = append(seeks, float64(time.Since(t).Nanoseconds())/float64(max(o.Seeks, 1)))
-		step()
+		return nil
 	}
-	slices.Sort(lat)
-	r.ScanPerCell, r.SeekNext = measure.MedianOf(scans), measure.MedianOf(seeks)
-	r.GetP50, r.GetP99 = percentile(lat, 0.50), percentile(lat, 0.99)
-	r.ScanCount, r.GetCount = len(scans), len(lat)
-	return nil
+	err := phase("write", &r.Write, func() error { return db.Write(kvs) })
+	if err == nil {
+		err = phase("flush", &r.Flush, db.Flush)
+	}
+	if err == nil {
+		err = phase("compact", &r.Compact, db.Compact)
+	}
+	if err != nil {
+		db.Close()
+		return err
+	}
+	return phase("close", &r.Flush, db.Close)
 }
 
 // percentile of sorted values (nearest rank); NaN when empty.

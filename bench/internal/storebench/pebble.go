@@ -11,16 +11,18 @@ import (
 	"github.com/kvenc/kvenc/bench/internal/dataset"
 )
 
-// pebbleDB is Pebble v2 with its default options (Snappy), or with ZSTD on
-// every level (which Pebble honours only at FormatNewest).
+// pebbleDB is Pebble v2 with its default options (Snappy) but for the
+// block cache size, or with ZSTD on every level (which Pebble honours only
+// at FormatNewest).
 type pebbleDB struct {
-	db  *pebble.DB
-	val []byte
+	db    *pebble.DB
+	cache *pebble.Cache
 }
 
-func openPebble(zstd bool) func(dir string) (DB, error) {
-	return func(dir string) (DB, error) {
-		o := &pebble.Options{Logger: quietLogger{}}
+func openPebble(zstd bool) func(dir string, cache int64) (DB, error) {
+	return func(dir string, cache int64) (DB, error) {
+		c := pebble.NewCache(cache)
+		o := &pebble.Options{Logger: quietLogger{}, Cache: c}
 		if zstd {
 			o.FormatMajorVersion = pebble.FormatNewest
 			for i := range o.Levels {
@@ -29,13 +31,14 @@ func openPebble(zstd bool) func(dir string) (DB, error) {
 		}
 		db, err := pebble.Open(dir, o)
 		if err != nil {
+			c.Unref()
 			return nil, err
 		}
-		return &pebbleDB{db: db}, nil
+		return &pebbleDB{db: db, cache: c}, nil
 	}
 }
 
-func (d *pebbleDB) Load(kvs []dataset.KV) error {
+func (d *pebbleDB) Write(kvs []dataset.KV) error {
 	b := d.db.NewBatch()
 	for i, c := range kvs {
 		if err := b.Set(c.Key, c.Value, nil); err != nil {
@@ -51,20 +54,19 @@ func (d *pebbleDB) Load(kvs []dataset.KV) error {
 	return b.Close()
 }
 
-func (d *pebbleDB) Settle() error {
-	if err := d.db.Flush(); err != nil {
-		return err
-	}
+func (d *pebbleDB) Flush() error { return d.db.Flush() }
+
+func (d *pebbleDB) Compact() error {
 	return d.db.Compact(context.Background(), []byte{}, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, true)
 }
 
-func (d *pebbleDB) Get(key []byte) ([]byte, error) {
+func (d *pebbleDB) Get(dst, key []byte) ([]byte, error) {
 	v, closer, err := d.db.Get(key)
 	if err != nil {
-		return nil, err
+		return dst, err
 	}
-	d.val = append(d.val[:0], v...)
-	return d.val, closer.Close()
+	dst = append(dst[:0], v...)
+	return dst, closer.Close()
 }
 
 func (d *pebbleDB) Scan() (int, error) {
@@ -101,7 +103,11 @@ func (d *pebbleDB) SeekNext(key []byte, limit int) (int, error) {
 	return n, it.Close()
 }
 
-func (d *pebbleDB) Close() error { return d.db.Close() }
+func (d *pebbleDB) Close() error {
+	err := d.db.Close()
+	d.cache.Unref()
+	return err
+}
 
 // quietLogger drops Pebble's informational lines (it logs the WALs it finds
 // at every Open), keeps errors on stderr, and panics on fatal ones as
