@@ -2,7 +2,7 @@ package blockenc
 
 import (
 	"encoding/binary"
-	"hash/crc32"
+	"github.com/kvenc/kvenc/blockenc/internal/frame"
 
 	"github.com/kvenc/kvenc/blockenc/internal/lz4dict"
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
@@ -238,7 +238,7 @@ func colColumnBound(n int, max uint64) int {
 		w++
 	}
 	chunks := (n + 255) >> 8 // the shorter chunks: more of them
-	b := 1 + uvarintLen(uint64(n)) + 1 + 10*uvarintLen(uint64(chunks)) + 4*chunks +
+	b := 1 + frame.UvarintLen(uint64(n)) + 1 + 10*frame.UvarintLen(uint64(chunks)) + 4*chunks +
 		chunks*(10+8) + n*w + 4
 	return b + b/512 + 8
 }
@@ -247,16 +247,16 @@ func colColumnBound(n int, max uint64) int {
 // count. It is exact but for the value ends column (bounded) and the
 // choices Finish makes only when they are smaller.
 func (c *colEncoder) size(n int) int {
-	sz := 3 + uvarintLen(uint64(n)) + uvarintLen(uint64(c.interval))
-	sz += 1 + uvarintLen(uint64(len(c.keysSeq))) + len(c.keysSeq) + restartLen*len(c.rstSeq)
+	sz := 3 + frame.UvarintLen(uint64(n)) + frame.UvarintLen(uint64(c.interval))
+	sz += 1 + frame.UvarintLen(uint64(len(c.keysSeq))) + len(c.keysSeq) + restartLen*len(c.rstSeq)
 	sz++ // seqs mode
 	sz++ // kinds mode
 	if c.puts != n {
 		sz += len(c.kinds)
 	}
 	cb := colColumnBound(n, uint64(len(c.data)))
-	sz += 1 + uvarintLen(uint64(cb)) + cb + uvarintLen(uint64(len(c.data))) + len(c.data)
-	return sz + trailerLen
+	sz += 1 + frame.UvarintLen(uint64(cb)) + cb + frame.UvarintLen(uint64(len(c.data))) + len(c.data)
+	return sz + frame.TrailerLen
 }
 
 // appendColumn appends clen uv | the shapeshift column of v.
@@ -268,7 +268,7 @@ func (c *colEncoder) appendColumn(dst []byte, v []int64) []byte {
 
 // appendArea appends a value data area, compressed when the options ask
 // for it and that is smaller, and returns the flags that say how: 0,
-// flagLZ4 (one LZ4 block) or flagLZ4Dict (sub-blocks with the first as
+// frame.FlagLZ4 (one LZ4 block) or frame.FlagLZ4Dict (sub-blocks with the first as
 // their dictionary; version 2). LZ4Dict falls back to one LZ4 block when
 // the area is no longer than a dictionary.
 func (c *colEncoder) appendArea(dst, area []byte) ([]byte, byte) {
@@ -277,16 +277,16 @@ func (c *colEncoder) appendArea(dst, area []byte) ([]byte, byte) {
 			c.lz = &lz4dict.Compressor{Level: c.level}
 		}
 		if c.comp == LZ4Dict && len(area) > dictSize {
-			if a := c.appendDictArea(c.area[:0], area); len(a) < len(area)+2*uvarintLen(uint64(len(area))) {
+			if a := c.appendDictArea(c.area[:0], area); len(a) < len(area)+2*frame.UvarintLen(uint64(len(area))) {
 				c.area = a
-				return append(dst, a...), flagLZ4Dict
+				return append(dst, a...), frame.FlagLZ4Dict
 			}
 		}
 		c.area = c.lz.CompressBlock(c.area[:0], area, nil)
 		if len(c.area) < len(area) {
 			dst = binary.AppendUvarint(dst, uint64(len(area)))
 			dst = binary.AppendUvarint(dst, uint64(len(c.area)))
-			return append(dst, c.area...), flagLZ4
+			return append(dst, c.area...), frame.FlagLZ4
 		}
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(area)))
@@ -453,7 +453,7 @@ func (c *colEncoder) finish(b []byte) ([]byte, byte) {
 	if len(c.keys)+seqCol < len(c.keysSeq) {
 		keys, rst, mode = c.keys, c.rst, c.seqSec[0]
 	}
-	prefix := 1 + uvarintLen(uint64(len(keys))) + len(keys) + restartLen*len(rst) + 1
+	prefix := 1 + frame.UvarintLen(uint64(len(keys))) + len(keys) + restartLen*len(rst) + 1
 	if mode != colSeqsInline {
 		prefix += seqCol - 1
 	}
@@ -490,7 +490,7 @@ func (c *colEncoder) finishValues(b []byte) ([]byte, byte) {
 		b = append(b, c.kinds...)
 	}
 	b, flags := c.appendValues(b)
-	if flags == flagLZ4Dict {
+	if flags == frame.FlagLZ4Dict {
 		c.v2 = true
 	}
 	return b, flags
@@ -507,13 +507,13 @@ func (e *Encoder) colAdd(c Cell) {
 // colFinish returns the Columnar block.
 func (e *Encoder) colFinish() []byte {
 	b := make([]byte, 0, e.Size())
-	b = append(b, formatVersion, byte(Columnar), 0)
+	b = append(b, frame.Version1, byte(Columnar), 0)
 	b = binary.AppendUvarint(b, uint64(e.n))
 	b = binary.AppendUvarint(b, uint64(e.opts.RestartInterval))
 	b, flags := e.col.finish(b)
 	b[2] = flags
 	if e.col.v2 {
-		b[0] = formatVersion2
+		b[0] = frame.Version2
 	}
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
+	return frame.AppendTrailer(b)
 }

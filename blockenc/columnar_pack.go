@@ -3,6 +3,7 @@ package blockenc
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"math/bits"
 )
 
@@ -108,7 +109,7 @@ func (p *packLayout) appendFields(dst []byte) []byte {
 // and returns the offset after them.
 func (p *packLayout) parseFields(b []byte, at, L int) (int, error) {
 	bad := func(at int, what string) error {
-		return fmt.Errorf("%w: offset %d: packed values: %s", ErrCorrupt, at, what)
+		return frame.Corrupt(at, "packed values: %s", what)
 	}
 	if at >= len(b) || b[at] > maxPackFields {
 		return 0, bad(at, "bad field count")
@@ -117,7 +118,7 @@ func (p *packLayout) parseFields(b []byte, at, L int) (int, error) {
 	q := at + 1
 	prev := -1
 	for k := range p.n {
-		j, r := readLen(b, q)
+		j, r := frame.ReadLen(b, q)
 		if r < 0 || j <= prev || j >= L || r+2 > len(b) {
 			return 0, bad(q, fmt.Sprintf("field %d: bad position", k))
 		}

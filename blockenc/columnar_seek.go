@@ -3,7 +3,7 @@ package blockenc
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
+	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"sort"
 
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
@@ -63,68 +63,62 @@ func (s *Seeker) colRewind() {
 }
 
 func (s *Seeker) colParse(block []byte) error {
-	const minBlock = 3 + 1 + 1 + trailerLen
-	body, err := checkFrame(block, minBlock)
+	const minBlock = 3 + 1 + 1 + frame.TrailerLen
+	body, err := frame.Check(block, minBlock)
 	if err != nil {
 		return err
 	}
 	s.enc = Columnar
 	flags := body[2]
-	if flags != 0 && flags != flagLZ4 && (flags != flagLZ4Dict || body[0] < formatVersion2) {
-		return fmt.Errorf("%w: offset 2: unsupported flags %#02x for a version %d columnar block", ErrCorrupt, flags, body[0])
+	if flags != 0 && flags != frame.FlagLZ4 && (flags != frame.FlagLZ4Dict || body[0] < frame.Version2) {
+		return frame.Corrupt(2, "unsupported flags %#02x for a version %d columnar block", flags, body[0])
 	}
-	bad := func(p int, what string) error { return fmt.Errorf("%w: offset %d: %s", ErrCorrupt, p, what) }
 	p := 3
-	count, p := readLen(body, p)
+	count, p := frame.ReadLen(body, p)
 	// Every cell is in a key column and a seq column (or in kcells of
 	// 2 bytes or more), each chunk of 1024 values taking 5 bytes or more
 	// (a Zero chunk and its end): at most 1024/10 cells a byte. This
 	// bounds what Init decodes; the densest blocks the Encoder writes hold
 	// 24-29 cells a byte (TestColumnarDense).
 	if p < 0 || count > 102*len(body) {
-		return bad(3, "bad cell count")
+		return frame.Corrupt(3, "bad cell count")
 	}
-	iv, q := readLen(body, p)
+	iv, q := frame.ReadLen(body, p)
 	if q < 0 || iv == 0 || iv > maxRestartInterval {
-		return bad(p, "bad restart interval")
+		return frame.Corrupt(p, "bad restart interval")
 	}
 	s.count, s.interval = count, iv
 	c := s.col
 	if q >= len(body) {
-		return bad(q, "missing keys")
+		return frame.Corrupt(q, "missing keys")
 	}
 	c.kmode = body[q]
 	c.kform = c.kmode
 	q++
-	if c.kmode == colKeysPacked && body[0] < formatVersion2 {
-		return bad(q-1, "packed keys in a version 1 block")
+	if c.kmode == colKeysPacked && body[0] < frame.Version2 {
+		return frame.Corrupt(q-1, "packed keys in a version 1 block")
 	}
 	if c.kmode == colKeysFixed || c.kmode == colKeysPacked {
 		c.kmode = colKeysFixed // one reader for both
 		return s.colParseFixed(block, body, q, body[q-1])
 	}
 	if c.kmode != colKeysPrefix {
-		return bad(q-1, fmt.Sprintf("unknown keys mode %d", c.kmode))
+		return frame.Corrupt(q-1, "unknown keys mode %d", c.kmode)
 	}
 	s.nRestarts = (count + iv - 1) / iv
-	klen, q2 := readLen(body, q)
+	klen, q2 := frame.ReadLen(body, q)
 	if q2 < 0 || klen > len(body)-q2 || restartLen*s.nRestarts > len(body)-q2-klen {
-		return bad(q, "bad key stream length")
+		return frame.Corrupt(q, "bad key stream length")
 	}
 	s.hdrLen, s.tail = q2, block[q2:]
 	s.cells = body[q2 : q2+klen : q2+klen]
 	if count > klen/2 || (count == 0 && klen != 0) {
-		return bad(q, fmt.Sprintf("%d cells in %d bytes of keys", count, klen))
+		return frame.Corrupt(q, "%d cells in %d bytes of keys", count, klen)
 	}
 	p = q2 + klen
 	s.restarts = body[p : p+restartLen*s.nRestarts]
-	prev := -1
-	for i := range s.nRestarts {
-		r := s.restartOffset(i)
-		if (i == 0 && r != 0) || r <= prev || r >= klen {
-			return bad(p+restartLen*i, fmt.Sprintf("restart %d at %d", i, r))
-		}
-		prev = r
+	if err := checkRestarts(s.restarts, klen, p); err != nil {
+		return err
 	}
 	p += restartLen * s.nRestarts
 	return s.colParseRest(block, body, p)
@@ -135,10 +129,9 @@ func (s *Seeker) colParse(block []byte) error {
 // | pos uv * nvar | column, or klen uv | template | packed fields | column.
 func (s *Seeker) colParseFixed(block, body []byte, p int, mode byte) error {
 	c := s.col
-	bad := func(p int, what string) error { return fmt.Errorf("%w: offset %d: %s", ErrCorrupt, p, what) }
-	L, q := readLen(body, p)
+	L, q := frame.ReadLen(body, p)
 	if q < 0 || L > MaxKeyLen || L+1 > len(body)-q || s.count == 0 {
-		return bad(p, "bad fixed key length")
+		return frame.Corrupt(p, "bad fixed key length")
 	}
 	c.kbuf = append(c.kbuf[:0], body[q:q+L]...)
 	c.probe = append(c.probe[:0], c.kbuf...)
@@ -152,7 +145,7 @@ func (s *Seeker) colParseFixed(block, body []byte, p int, mode byte) error {
 	} else {
 		k.n = int(body[q])
 		if k.n > 8 {
-			return bad(q, "more than 8 varying key bytes")
+			return frame.Corrupt(q, "more than 8 varying key bytes")
 		}
 		k.bits = 8 * k.n
 		q++
@@ -160,8 +153,8 @@ func (s *Seeker) colParseFixed(block, body []byte, p int, mode byte) error {
 		for f := range k.n {
 			var j int
 			at := q
-			if j, q = readLen(body, q); q < 0 || j <= prev || j >= L {
-				return bad(at, "bad varying key byte position")
+			if j, q = frame.ReadLen(body, q); q < 0 || j <= prev || j >= L {
+				return frame.Corrupt(at, "bad varying key byte position")
 			}
 			k.set(f, j, 0, 8)
 			prev = j
@@ -172,11 +165,11 @@ func (s *Seeker) colParseFixed(block, body []byte, p int, mode byte) error {
 		return err
 	}
 	if i := firstOver(c.keyInts, k.mask()); i >= 0 {
-		return bad(q, fmt.Sprintf("key %d: %d wider than %d bits", i, c.keyInts[i], k.bits))
+		return frame.Corrupt(q, "key %d: %d wider than %d bits", i, c.keyInts[i], k.bits)
 	}
 	s.hdrLen = q
 	if q >= len(body) || (body[q] != colSeqsColumn && body[q] != colSeqsDelta) {
-		return bad(q, "fixed keys without a seq column")
+		return frame.Corrupt(q, "fixed keys without a seq column")
 	}
 	return s.colParseRest(block, body, q)
 }
@@ -185,18 +178,17 @@ func (s *Seeker) colParseFixed(block, body []byte, p int, mode byte) error {
 func (s *Seeker) colParseRest(block, body []byte, p int) error {
 	c := s.col
 	count, flags := s.count, body[2]
-	bad := func(p int, what string) error { return fmt.Errorf("%w: offset %d: %s", ErrCorrupt, p, what) }
 	// Seqs.
 	if p >= len(body) {
-		return bad(p, "missing seqs")
+		return frame.Corrupt(p, "missing seqs")
 	}
 	c.seqMode = body[p]
 	p++
 	switch c.seqMode {
 	case colSeqsInline:
 	case colSeqsColumn, colSeqsDelta:
-		if c.seqMode == colSeqsDelta && body[0] < formatVersion2 {
-			return bad(p-1, "seq deltas in a version 1 block")
+		if c.seqMode == colSeqsDelta && body[0] < frame.Version2 {
+			return frame.Corrupt(p-1, "seq deltas in a version 1 block")
 		}
 		var err error
 		if c.seqs, p, err = colColumn(c.seqs[:0], body, p, count, "seq"); err != nil {
@@ -206,14 +198,14 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 			undoZigzagDeltas(c.seqs)
 		}
 		if i := firstOver(c.seqs, 1<<63-1); i >= 0 {
-			return bad(p, fmt.Sprintf("seq %d negative", i))
+			return frame.Corrupt(p, "seq %d negative", i)
 		}
 	default:
-		return bad(p-1, fmt.Sprintf("unknown seqs mode %d", c.seqMode))
+		return frame.Corrupt(p-1, "unknown seqs mode %d", c.seqMode)
 	}
 	// Kinds.
 	if p >= len(body) {
-		return bad(p, "missing kinds")
+		return frame.Corrupt(p, "missing kinds")
 	}
 	c.kinds = nil
 	switch body[p] {
@@ -222,19 +214,19 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 	case colKindsBitmap:
 		n := (count + 7) / 8
 		if n > len(body)-p-1 {
-			return bad(p, "kind bitmap overruns the block")
+			return frame.Corrupt(p, "kind bitmap overruns the block")
 		}
 		c.kinds = body[p+1 : p+1+n]
 		if count%8 != 0 && c.kinds[n-1]>>(count%8) != 0 {
-			return bad(p+n, "kind bits after the last cell")
+			return frame.Corrupt(p+n, "kind bits after the last cell")
 		}
 		p += 1 + n
 	default:
-		return bad(p, fmt.Sprintf("unknown kinds mode %d", body[p]))
+		return frame.Corrupt(p, "unknown kinds mode %d", body[p])
 	}
 	// Values.
 	if p >= len(body) {
-		return bad(p, "missing values")
+		return frame.Corrupt(p, "missing values")
 	}
 	c.vmode = body[p]
 	c.cellLo, c.cellHi = 0, count // colDictArea changes it
@@ -249,11 +241,11 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 		p, err = s.colArea(body, p, flags, c.ends)
 	case colValsInt:
 		if p >= len(body) || body[p]&^colIntDelta == 0 || body[p]&^colIntDelta > 8 {
-			return bad(p, "bad value width")
+			return frame.Corrupt(p, "bad value width")
 		}
 		delta := body[p]&colIntDelta != 0
-		if delta && body[0] < formatVersion2 {
-			return bad(p, "value deltas in a version 1 block")
+		if delta && body[0] < frame.Version2 {
+			return frame.Corrupt(p, "value deltas in a version 1 block")
 		}
 		c.width = int(body[p] &^ colIntDelta)
 		if c.ints, p, err = colColumn(c.ints[:0], body, p+1, count, "values"); err != nil {
@@ -263,15 +255,15 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 			undoZigzagDeltas(c.ints)
 		}
 		if i := firstOver(c.ints, byteMask(c.width)); i >= 0 {
-			return bad(p, fmt.Sprintf("value %d wider than %d bytes", i, c.width))
+			return frame.Corrupt(p, "value %d wider than %d bytes", i, c.width)
 		}
 		if flags != 0 {
-			return bad(2, "LZ4 flag without a value area")
+			return frame.Corrupt(2, "LZ4 flag without a value area")
 		}
 	case colValsDict:
-		nd, q := readLen(body, p)
+		nd, q := frame.ReadLen(body, p)
 		if q < 0 || nd > count {
-			return bad(p, "bad dictionary size")
+			return frame.Corrupt(p, "bad dictionary size")
 		}
 		if c.ends, q, err = colColumn(append(c.ends[:0], 0), body, q, nd, "dictionary ends"); err != nil {
 			return err
@@ -280,25 +272,25 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 			return err
 		}
 		if i := firstAtLeast(c.idx, uint64(nd)); i >= 0 {
-			return bad(q, fmt.Sprintf("cell %d: dictionary index %d of %d", i, c.idx[i], nd))
+			return frame.Corrupt(q, "cell %d: dictionary index %d of %d", i, c.idx[i], nd)
 		}
 		p, err = s.colArea(body, q, flags, c.ends)
 	case colValsPacked:
-		if body[0] < formatVersion2 {
-			return bad(p-1, "packed values in a version 1 block")
+		if body[0] < frame.Version2 {
+			return frame.Corrupt(p-1, "packed values in a version 1 block")
 		}
 		if flags != 0 {
-			return bad(2, "LZ4 flag without a value area")
+			return frame.Corrupt(2, "LZ4 flag without a value area")
 		}
 		p, err = s.colParsePacked(body, p)
 	default:
-		return bad(p-1, fmt.Sprintf("unknown values mode %d", c.vmode))
+		return frame.Corrupt(p-1, "unknown values mode %d", c.vmode)
 	}
 	if err != nil {
 		return err
 	}
 	if p != len(body) {
-		return bad(p, fmt.Sprintf("%d bytes after the values", len(body)-p))
+		return frame.Corrupt(p, "%d bytes after the values", len(body)-p)
 	}
 	s.block, s.tail = block, block[min(s.hdrLen, len(block)):] // colArea's growRaw moved tail
 	return nil
@@ -308,9 +300,9 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 // mode byte) and returns the offset after it.
 func (s *Seeker) colParsePacked(body []byte, p int) (int, error) {
 	c := s.col
-	L, q := readLen(body, p)
+	L, q := frame.ReadLen(body, p)
 	if q < 0 || L < 1 || L > maxPackedLen || L > len(body)-q {
-		return 0, fmt.Errorf("%w: offset %d: bad packed value length", ErrCorrupt, p)
+		return 0, frame.Corrupt(p, "bad packed value length")
 	}
 	c.vtmpl = append(c.vtmpl[:0], body[q:q+L]...)
 	q, err := c.pack.parseFields(body, q+L, L)
@@ -321,7 +313,7 @@ func (s *Seeker) colParsePacked(body []byte, p int) (int, error) {
 		return 0, err
 	}
 	if i := firstOver(c.ints, c.pack.mask()); i >= 0 {
-		return 0, fmt.Errorf("%w: offset %d: packed value %d wider than %d bits", ErrCorrupt, q, i, c.pack.bits)
+		return 0, frame.Corrupt(q, "packed value %d wider than %d bits", i, c.pack.bits)
 	}
 	return q, nil
 }
@@ -329,17 +321,17 @@ func (s *Seeker) colParsePacked(body []byte, p int) (int, error) {
 // colColumn reads clen uv | a shapeshift column of n values at b[p:],
 // appending them to dst.
 func colColumn(dst []int64, b []byte, p, n int, what string) ([]int64, int, error) {
-	clen, q := readLen(b, p)
+	clen, q := frame.ReadLen(b, p)
 	if q < 0 || clen > len(b)-q {
-		return dst, 0, fmt.Errorf("%w: offset %d: bad %s column length", ErrCorrupt, p, what)
+		return dst, 0, frame.Corrupt(p, "bad %s column length", what)
 	}
 	start := len(dst)
 	dst, err := shapeshift.Decode(dst, b[q:q+clen])
 	if err != nil {
-		return dst, 0, fmt.Errorf("%w: offset %d: %s column: %v", ErrCorrupt, q, what, err)
+		return dst, 0, frame.Corrupt(q, "%s column: %v", what, err)
 	}
 	if len(dst)-start != n {
-		return dst, 0, fmt.Errorf("%w: offset %d: %s column of %d values, want %d", ErrCorrupt, q, what, len(dst)-start, n)
+		return dst, 0, frame.Corrupt(q, "%s column of %d values, want %d", what, len(dst)-start, n)
 	}
 	return dst, q + clen, nil
 }
@@ -349,27 +341,27 @@ func colColumn(dst []int64, b []byte, p, n int, what string) ([]int64, int, erro
 // non-decreasing, the last at rawlen).
 func (s *Seeker) colArea(body []byte, p int, flags byte, ends []int64) (int, error) {
 	c := s.col
-	if flags == flagLZ4Dict {
+	if flags == frame.FlagLZ4Dict {
 		return s.colDictArea(body, p, ends)
 	}
-	raw, q := readLen(body, p)
-	alen, q := readLen(body, q)
+	raw, q := frame.ReadLen(body, p)
+	alen, q := frame.ReadLen(body, q)
 	if q < 0 || alen > len(body)-q {
-		return 0, fmt.Errorf("%w: offset %d: bad value area length", ErrCorrupt, p)
+		return 0, frame.Corrupt(p, "bad value area length")
 	}
 	src := body[q : q+alen]
-	if flags&flagLZ4 != 0 {
+	if flags&frame.FlagLZ4 != 0 {
 		if raw > alen*maxExpansion || alen == 0 {
-			return 0, fmt.Errorf("%w: offset %d: bad uncompressed length", ErrCorrupt, p)
+			return 0, frame.Corrupt(p, "bad uncompressed length")
 		}
 		dst := s.growRaw(raw)
 		if n, err := lz4.UncompressBlock(src, dst); err != nil || n != raw {
-			return 0, fmt.Errorf("%w: offset %d: LZ4 data does not decode to %d bytes", ErrCorrupt, q, raw)
+			return 0, frame.Corrupt(q, "LZ4 data does not decode to %d bytes", raw)
 		}
 		c.data = dst
 	} else {
 		if raw != alen {
-			return 0, fmt.Errorf("%w: offset %d: stored area of %d bytes says %d", ErrCorrupt, p, alen, raw)
+			return 0, frame.Corrupt(p, "stored area of %d bytes says %d", alen, raw)
 		}
 		c.data = src
 	}
@@ -383,10 +375,10 @@ func (s *Seeker) colArea(body []byte, p int, flags byte, ends []int64) (int, err
 // offset p.
 func checkEnds(ends []int64, raw, p int) error {
 	if i := badEnd(ends); i >= 0 {
-		return fmt.Errorf("%w: offset %d: value %d: bad end %d", ErrCorrupt, p, i-1, ends[i])
+		return frame.Corrupt(p, "value %d: bad end %d", i-1, ends[i])
 	}
 	if ends[len(ends)-1] != int64(raw) {
-		return fmt.Errorf("%w: offset %d: values end at %d of a %d-byte area", ErrCorrupt, p, ends[len(ends)-1], raw)
+		return frame.Corrupt(p, "values end at %d of a %d-byte area", ends[len(ends)-1], raw)
 	}
 	return nil
 }
@@ -398,10 +390,10 @@ func checkEnds(ends []int64, raw, p int) error {
 func (s *Seeker) colDictArea(body []byte, p int, ends []int64) (int, error) {
 	c := s.col
 	bad := func(q int, what string) (int, error) {
-		return 0, fmt.Errorf("%w: offset %d: LZ4Dict value area: %s", ErrCorrupt, q, what)
+		return 0, frame.Corrupt(q, "LZ4Dict value area: %s", what)
 	}
-	raw, q := readLen(body, p)
-	nsub, q := readLen(body, q)
+	raw, q := frame.ReadLen(body, p)
+	nsub, q := frame.ReadLen(body, q)
 	if q < 0 || raw == 0 || nsub == 0 || nsub > raw || nsub > (len(body)-q)/3 {
 		return bad(p, "bad length or sub-block count")
 	}
@@ -410,8 +402,8 @@ func (s *Seeker) colDictArea(body []byte, p int, ends []int64) (int, error) {
 	for range nsub {
 		var sb subBlock
 		at := q
-		sb.rawLen, q = readLen(body, q)
-		sb.compLen, q = readLen(body, q)
+		sb.rawLen, q = frame.ReadLen(body, q)
+		sb.compLen, q = frame.ReadLen(body, q)
 		if q < 0 || sb.rawLen == 0 || sb.compLen == 0 || sb.compLen > sb.rawLen || sb.rawLen > sb.compLen*maxExpansion {
 			return bad(at, "bad sub-block lengths")
 		}
@@ -424,7 +416,7 @@ func (s *Seeker) colDictArea(body []byte, p int, ends []int64) (int, error) {
 		subs = append(subs, sb)
 	}
 	if r != raw || comp > len(body)-q {
-		return bad(q, fmt.Sprintf("sub-blocks of %d bytes (area %d), %d compressed of %d left", r, raw, comp, len(body)-q))
+		return 0, frame.Corrupt(q, "LZ4Dict value area: sub-blocks of %d bytes (area %d), %d compressed of %d left", r, raw, comp, len(body)-q)
 	}
 	for j := range subs {
 		subs[j].comp += q
@@ -556,8 +548,8 @@ func (s *Seeker) colStep() bool {
 	if p+2 <= len(b) && (b[p]|b[p+1]) < 0x80 {
 		shared, slen, p = int(b[p]), int(b[p+1]), p+2
 	} else {
-		shared, p = readLen(b, p)
-		slen, p = readLen(b, p)
+		shared, p = frame.ReadLen(b, p)
+		slen, p = frame.ReadLen(b, p)
 	}
 	if p < 0 || slen > len(b)-p {
 		return s.corrupt("bad key")
@@ -685,8 +677,8 @@ func (s *Seeker) colSeekGE(key []byte) bool {
 func (s *Seeker) colRestartKey(i int) ([]byte, bool) {
 	b := s.cells
 	off := s.restartOffset(i)
-	shared, p := readLen(b, off)
-	slen, p := readLen(b, p)
+	shared, p := frame.ReadLen(b, off)
+	slen, p := frame.ReadLen(b, p)
 	if p < 0 || shared != 0 || slen > len(b)-p {
 		s.off, s.idx = off, i*s.interval
 		return nil, s.corrupt("bad restart cell")

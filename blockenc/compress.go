@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/kvenc/kvenc/blockenc/internal/frame"
 
 	"github.com/kvenc/kvenc/blockenc/internal/lz4dict"
 	"github.com/pierrec/lz4/v4"
@@ -47,7 +48,7 @@ func (e *Encoder) subRaw(j int) []byte {
 // subIndexBound bounds the LZ4Dict index: the per-sub-block lengths (a
 // complen is at most its rawlen) and first keys.
 func (e *Encoder) subIndexBound() int {
-	return uvarintLen(uint64(len(e.subs))) + 2*len(e.subs)*uvarintLen(uint64(len(e.buf))) + e.subIndex
+	return frame.UvarintLen(uint64(len(e.subs))) + 2*len(e.subs)*frame.UvarintLen(uint64(len(e.buf))) + e.subIndex
 }
 
 // appendLZ4Dict appends the LZ4Dict cell area.
@@ -107,11 +108,11 @@ type subBlock struct {
 func (s *Seeker) initLZ4(area []byte, at int) ([]byte, error) {
 	n, k := binary.Uvarint(area)
 	if k <= 0 || n > uint64(len(area)-k)*maxExpansion || n > 1<<31 {
-		return nil, fmt.Errorf("%w: offset %d: bad uncompressed length", ErrCorrupt, at)
+		return nil, frame.Corrupt(at, "bad uncompressed length")
 	}
 	raw := s.growRaw(int(n))
 	if got, err := lz4.UncompressBlock(area[k:], raw); err != nil || got != len(raw) {
-		return nil, fmt.Errorf("%w: offset %d: LZ4 data does not decode to %d bytes", ErrCorrupt, at+k, n)
+		return nil, frame.Corrupt(at+k, "LZ4 data does not decode to %d bytes", n)
 	}
 	return raw, nil
 }
@@ -132,10 +133,10 @@ func (s *Seeker) growRaw(n int) []byte {
 // uncompressed cells; sub-blocks are decompressed when a move reaches them.
 func (s *Seeker) initLZ4Dict(block []byte, at, end int) (int, error) {
 	bad := func(p int, what string) (int, error) {
-		return 0, fmt.Errorf("%w: offset %d: LZ4Dict index: %s", ErrCorrupt, p, what)
+		return 0, frame.Corrupt(p, "LZ4Dict index: %s", what)
 	}
 	p := at
-	nsub, p := readLen(block[:end], p)
+	nsub, p := frame.ReadLen(block[:end], p)
 	if p < 0 || nsub == 0 || nsub > (end-at)/2 {
 		return bad(at, "bad sub-block count")
 	}
@@ -144,11 +145,11 @@ func (s *Seeker) initLZ4Dict(block []byte, at, end int) (int, error) {
 	for j := range nsub {
 		var sb subBlock
 		q := p
-		sb.rawLen, p = readLen(block[:end], p)
-		sb.compLen, p = readLen(block[:end], p)
+		sb.rawLen, p = frame.ReadLen(block[:end], p)
+		sb.compLen, p = frame.ReadLen(block[:end], p)
 		if j > 0 {
-			sb.first, p = readLen(block[:end], p)
-			sb.keyLen, p = readLen(block[:end], p)
+			sb.first, p = frame.ReadLen(block[:end], p)
+			sb.keyLen, p = frame.ReadLen(block[:end], p)
 			if p >= 0 && (sb.keyLen > MaxKeyLen || sb.keyLen > end-p) {
 				p = -1
 			}
@@ -258,7 +259,7 @@ func (s *Seeker) loadSubOf(subs []subBlock, j int) bool {
 		n, err = lz4.UncompressBlockWithDict(src, dst, s.raw[:subs[0].rawLen])
 	}
 	if err != nil || n != sb.rawLen {
-		s.err = fmt.Errorf("%w: offset %d: LZ4Dict sub-block %d does not decode to %d bytes", ErrCorrupt, sb.comp, j, sb.rawLen)
+		s.err = frame.Corrupt(sb.comp, "LZ4Dict sub-block %d does not decode to %d bytes", j, sb.rawLen)
 		s.valid = false
 		return false
 	}

@@ -2,6 +2,7 @@ package blockenc
 
 import (
 	"encoding/binary"
+	"github.com/kvenc/kvenc/blockenc/internal/frame"
 
 	"github.com/kvenc/kvenc/vlong"
 )
@@ -28,45 +29,6 @@ func (s *Seeker) step() bool {
 	default:
 		return s.stepFastDiff()
 	}
-}
-
-// readLen reads a uvarint length at b[off:] (0 <= off <= len(b)). It
-// returns the value and the offset after it, or a negative offset if the
-// varint is truncated or the value is 2^31 or more. Once p is negative,
-// further readLen calls keep it negative, so callers check once.
-func readLen(b []byte, off int) (int, int) {
-	if uint(off) < uint(len(b)) && b[off] < 0x80 {
-		return int(b[off]), off + 1
-	}
-	return readLenSlow(b, off)
-}
-
-// readLens3 reads three uvarint lengths at p >= 0 like readLen; the
-// common case, all three under 128, costs one bounds check. Prefix and
-// RowIndex cells and RowIndex restart keys start this way.
-func readLens3(b []byte, p int) (x, y, z, q int) {
-	if p+3 <= len(b) && (b[p]|b[p+1]|b[p+2]) < 0x80 {
-		return int(b[p]), int(b[p+1]), int(b[p+2]), p + 3
-	}
-	return readLens3Slow(b, p)
-}
-
-func readLens3Slow(b []byte, p int) (x, y, z, q int) {
-	x, q = readLen(b, p)
-	y, q = readLen(b, q)
-	z, q = readLen(b, q)
-	return x, y, z, q
-}
-
-func readLenSlow(b []byte, off int) (int, int) {
-	if off < 0 || off > len(b) {
-		return 0, -1
-	}
-	v, n := binary.Uvarint(b[off:])
-	if n <= 0 || v >= 1<<31 {
-		return 0, -1
-	}
-	return int(v), off + n
 }
 
 // setKey makes the current key its first shared bytes followed by suffix:
@@ -147,8 +109,8 @@ func (s *Seeker) skipSeq(p int) bool {
 // None: klen | vlen | key | value | kind | seq.
 func (s *Seeker) stepNone() bool {
 	b := s.cells
-	klen, p := readLen(b, s.off)
-	vlen, p := readLen(b, p)
+	klen, p := frame.ReadLen(b, s.off)
+	vlen, p := frame.ReadLen(b, p)
 	if p < 0 || klen > MaxKeyLen || klen > len(b)-p {
 		return s.corrupt("bad key")
 	}
@@ -180,7 +142,7 @@ func (s *Seeker) stepPrefix() bool {
 	if p+3 <= len(b) && (b[p]|b[p+1]|b[p+2]) < 0x80 { // readLens3, inlined by hand
 		shared, slen, vlen, p = int(b[p]), int(b[p+1]), int(b[p+2]), p+3
 	} else {
-		shared, slen, vlen, p = readLens3Slow(b, p)
+		shared, slen, vlen, p = frame.ReadLens3Slow(b, p)
 	}
 	if p < 0 || slen > len(b)-p {
 		return s.corrupt("bad key")
@@ -209,12 +171,12 @@ func (s *Seeker) stepDiff() bool {
 	}
 	klen, vlen := len(s.kv.Key), -1
 	if flags&diffSameKeyLen == 0 {
-		klen, p = readLen(b, p)
+		klen, p = frame.ReadLen(b, p)
 	}
 	if flags&diffSameValueLen == 0 {
-		vlen, p = readLen(b, p)
+		vlen, p = frame.ReadLen(b, p)
 	}
-	shared, p := readLen(b, p)
+	shared, p := frame.ReadLen(b, p)
 	if p < 0 || shared > klen || klen-shared > len(b)-p {
 		return s.corrupt("bad key")
 	}
@@ -252,19 +214,19 @@ func (s *Seeker) stepFastDiff() bool {
 	slen := int(flags & fdSuffixMask)
 	if slen == fdSuffixEscape {
 		var x int
-		x, p = readLen(b, p)
+		x, p = frame.ReadLen(b, p)
 		slen += x
 	}
 	var shared int
 	if flags&fdSameKeyLen != 0 {
 		shared = len(s.kv.Key) - slen
 	} else {
-		shared, p = readLen(b, p)
+		shared, p = frame.ReadLen(b, p)
 	}
 	vlen := -1 // the same length as the previous value
 	switch flags & (fdSameValue | fdSameValueLen) {
 	case 0:
-		vlen, p = readLen(b, p)
+		vlen, p = frame.ReadLen(b, p)
 	case fdSameValue | fdSameValueLen:
 		return s.corrupt("same value and same value length both set")
 	}

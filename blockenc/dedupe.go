@@ -2,7 +2,7 @@ package blockenc
 
 import (
 	"encoding/binary"
-	"fmt"
+	"github.com/kvenc/kvenc/blockenc/internal/frame"
 )
 
 // Value dedupe (flag bit 2), after Kudu's lossy-hash string dedupe (change
@@ -208,7 +208,7 @@ func (s *Seeker) setValueRef(p, n int) int {
 			d, q = int(b[p]&0x7f)|int(b[p+1])<<7, p+2
 		}
 	} else {
-		d, q = readLen(b, p)
+		d, q = frame.ReadLen(b, p)
 	}
 	if q < 0 || d < n || d > p-s.subStart {
 		return -1
@@ -221,14 +221,14 @@ func (s *Seeker) setValueRef(p, n int) int {
 // dedupe with a value column (values in a column are not in the cells to
 // dedupe), and a seq column without a value column.
 func checkFlagPairs(flags byte) error {
-	if flags&(flagLZ4|flagLZ4Dict) == flagLZ4|flagLZ4Dict {
-		return fmt.Errorf("%w: offset 2: flags %#02x: LZ4 and LZ4Dict both set", ErrCorrupt, flags)
+	if flags&(frame.FlagLZ4|frame.FlagLZ4Dict) == frame.FlagLZ4|frame.FlagLZ4Dict {
+		return frame.Corrupt(2, "flags %#02x: LZ4 and LZ4Dict both set", flags)
 	}
-	if flags&(flagValueDedup|flagIntValues) == flagValueDedup|flagIntValues {
-		return fmt.Errorf("%w: offset 2: flags %#02x: dedupe and a value column both set", ErrCorrupt, flags)
+	if flags&(frame.FlagValueDedup|frame.FlagIntValues) == frame.FlagValueDedup|frame.FlagIntValues {
+		return frame.Corrupt(2, "flags %#02x: dedupe and a value column both set", flags)
 	}
-	if flags&(flagSeqColumn|flagIntValues) == flagSeqColumn {
-		return fmt.Errorf("%w: offset 2: flags %#02x: a seq column without a value column", ErrCorrupt, flags)
+	if flags&(frame.FlagSeqColumn|frame.FlagIntValues) == frame.FlagSeqColumn {
+		return frame.Corrupt(2, "flags %#02x: a seq column without a value column", flags)
 	}
 	return nil
 }

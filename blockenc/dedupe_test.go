@@ -3,6 +3,7 @@ package blockenc
 import (
 	"bytes"
 	"fmt"
+	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"testing"
 )
 
@@ -30,7 +31,7 @@ func backRefs(t *testing.T, block []byte) int {
 	}
 	refs := 0
 	for off := s.off; s.Next(); off = s.off {
-		_, _, vlen, p := readLens3(s.cells, off)
+		_, _, vlen, p := frame.ReadLens3(s.cells, off)
 		if p < 0 {
 			t.Fatalf("bad cell at %d", off)
 		}

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
+	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"math"
 	"math/bits"
 
@@ -144,7 +144,7 @@ func (e *Encoder) Size() int {
 	if e.col != nil {
 		return e.col.size(e.n)
 	}
-	n := e.headerLen() + len(e.buf) + restartLen*len(e.restarts) + trailerLen
+	n := e.headerLen() + len(e.buf) + restartLen*len(e.restarts) + frame.TrailerLen
 	if len(e.subs) > 1 {
 		// Sub-blocks start from an empty previous cell, so the cells are
 		// not a plain stream: they stay LZ4Dict, with incompressible
@@ -155,9 +155,9 @@ func (e *Encoder) Size() int {
 }
 
 func (e *Encoder) headerLen() int {
-	n := 3 + uvarintLen(uint64(e.n))
+	n := 3 + frame.UvarintLen(uint64(e.n))
 	if e.opts.Encoding == RowIndex {
-		n += uvarintLen(uint64(e.opts.RestartInterval))
+		n += frame.UvarintLen(uint64(e.opts.RestartInterval))
 	}
 	return n
 }
@@ -207,7 +207,7 @@ func (e *Encoder) add(c Cell) {
 		e.subs = append(e.subs, subCut{off: uint32(len(e.buf)), first: e.n, key: len(e.subKeys)})
 		e.subStart = len(e.buf)
 		e.subKeys = append(e.subKeys, c.Key...)
-		e.subIndex += uvarintLen(uint64(e.n)) + uvarintLen(uint64(len(c.Key))) + len(c.Key)
+		e.subIndex += frame.UvarintLen(uint64(e.n)) + frame.UvarintLen(uint64(len(c.Key))) + len(c.Key)
 		e.prevKey = e.prevKey[:0]
 		e.prevKind = KindPut
 		e.prevVal, e.prevVLen = len(e.buf), 0
@@ -450,7 +450,7 @@ func (e *Encoder) Finish() ([]byte, error) {
 		return e.colFinish(), nil
 	}
 	b := make([]byte, 0, e.Size())
-	b = append(b, formatVersion, byte(e.opts.Encoding), 0)
+	b = append(b, frame.Version1, byte(e.opts.Encoding), 0)
 	b = binary.AppendUvarint(b, uint64(e.n))
 	if e.opts.Encoding == RowIndex {
 		b = binary.AppendUvarint(b, uint64(e.opts.RestartInterval))
@@ -459,13 +459,13 @@ func (e *Encoder) Finish() ([]byte, error) {
 	var flags byte
 	b, flags = e.appendStream(b)
 	if e.dedup != nil {
-		flags |= flagValueDedup
+		flags |= frame.FlagValueDedup
 	}
 	if iv := e.ints; iv != nil && iv.ok && e.n > 0 {
 		b, flags = iv.appendColumns(b, h, flags)
 	}
 	b[2] = flags
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
+	b = frame.AppendTrailer(b)
 	return b, nil
 }
 
@@ -480,10 +480,10 @@ func (e *Encoder) appendStream(b []byte) ([]byte, byte) {
 		}
 		if e.opts.Compression == LZ4 {
 			e.out = e.appendLZ4(e.out[:0])
-			flags = flagLZ4
+			flags = frame.FlagLZ4
 		} else {
 			e.out = e.appendLZ4Dict(e.out[:0])
-			flags = flagLZ4Dict
+			flags = frame.FlagLZ4Dict
 		}
 		// LZ4Dict sub-blocks after the first start from an empty
 		// previous cell: those cells are no plain stream, so they stay
@@ -516,13 +516,4 @@ func sharedPrefixLen(a, b []byte) int {
 	for ; i < n && a[i] == b[i]; i++ {
 	}
 	return i
-}
-
-func uvarintLen(v uint64) int {
-	n := 1
-	for v >= 0x80 {
-		v >>= 7
-		n++
-	}
-	return n
 }

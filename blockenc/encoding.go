@@ -2,8 +2,8 @@ package blockenc
 
 import (
 	"errors"
+	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/lz4dict"
-	"hash/crc32"
 	"strconv"
 )
 
@@ -183,7 +183,7 @@ func DefaultOptions() Options {
 var (
 	// ErrCorrupt: the block bytes are not a valid block (bad checksum,
 	// truncation, bad structure, unknown version, encoding or flags).
-	ErrCorrupt = errors.New("blockenc: corrupt block")
+	ErrCorrupt = frame.ErrCorrupt
 	// ErrOutOfOrder: Add was given a cell that does not sort after the
 	// previous one (key ascending, then seq descending; no duplicates).
 	ErrOutOfOrder = errors.New("blockenc: cell out of order")
@@ -196,33 +196,8 @@ var (
 	ErrInvalidOptions = errors.New("blockenc: invalid options")
 )
 
-// Block framing constants: part of the format.
-const (
-	// formatVersion is byte 0 of every block but those below.
-	formatVersion = 1
-	// formatVersion2 is byte 0 of a Columnar block that uses a form
-	// version 1 did not have (packed values, an LZ4Dict value area);
-	// readers take both versions.
-	formatVersion2 = 2
-	// trailerLen is the CRC32C trailer.
-	trailerLen = 4
-	// restartLen is one RowIndex restart offset (uint32 little-endian).
-	restartLen = 4
-)
+// restartLen is one restart offset (uint32 little-endian).
+const restartLen = 4
 
-// Header flag bits (byte 2). A block without any feature has flags 0 and
-// is what the first version of this package wrote; bits 5-7 stay reserved
-// and are rejected. Part of the format, never reuse. (Columnar blocks use
-// bits 0 and 1 only, for their value area.)
-const (
-	flagLZ4        = 1 << 0 // cells LZ4-compressed whole
-	flagLZ4Dict    = 1 << 1 // cells in LZ4 sub-blocks with a preset dictionary
-	flagValueDedup = 1 << 2 // value lengths doubled; odd: a back-reference
-	flagIntValues  = 1 << 3 // values in a shapeshift integer column
-	flagSeqColumn  = 1 << 4 // seqs in a shapeshift column (with bit 3; intvalues.go)
-
-	// rowFlags are the flags a row block may have.
-	rowFlags = flagLZ4 | flagLZ4Dict | flagValueDedup | flagIntValues | flagSeqColumn
-)
-
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+// rowFlags are the flags a row block may have.
+const rowFlags = frame.FlagLZ4 | frame.FlagLZ4Dict | frame.FlagValueDedup | frame.FlagIntValues | frame.FlagSeqColumn

@@ -1,5 +1,7 @@
 package blockenc
 
+import "github.com/kvenc/kvenc/blockenc/internal/frame"
+
 // SetSubBlockSizes sets the LZ4Dict dictionary and sub-block sizes the
 // encoder cuts at, and returns a function that restores them.
 func SetSubBlockSizes(dict, sub int) (restore func()) {
@@ -13,10 +15,10 @@ func Flags(block []byte) byte { return block[2] }
 
 // Feature flag bits, for tests.
 const (
-	FlagLZ4        = flagLZ4
-	FlagLZ4Dict    = flagLZ4Dict
-	FlagValueDedup = flagValueDedup
-	FlagIntValues  = flagIntValues
+	FlagLZ4        = frame.FlagLZ4
+	FlagLZ4Dict    = frame.FlagLZ4Dict
+	FlagValueDedup = frame.FlagValueDedup
+	FlagIntValues  = frame.FlagIntValues
 )
 
 // SetDictAsLiterals chooses how LZ4Dict sub-blocks are decoded, and returns

@@ -2,7 +2,7 @@ package blockenc
 
 import (
 	"encoding/binary"
-	"fmt"
+	"github.com/kvenc/kvenc/blockenc/internal/frame"
 
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
 )
@@ -65,7 +65,7 @@ const valuesDelta = 0x80
 //
 // The Encoder keeps three encodings of the cells when IntValues is set
 // (inline values; a value column with inline seqs; both columns) and
-// Finish returns the smallest block. The flag is flagSeqColumn (bit 4).
+// Finish returns the smallest block. The flag is frame.FlagSeqColumn (bit 4).
 
 // intValues is the Encoder's second and third encoding of the block: the
 // values as integers and the cells without them, with their seqs or with
@@ -150,14 +150,14 @@ func (iv *intValues) appendColumns(b []byte, h int, flags byte) ([]byte, byte) {
 	alt := append(iv.out[:0], iv.vsec...)
 	alt, altFlags := iv.enc.appendStream(alt)
 	if len(alt) < len(b)-h {
-		b, flags = append(b[:h], alt...), altFlags|flagIntValues
+		b, flags = append(b[:h], alt...), altFlags|frame.FlagIntValues
 	}
 	// Both as columns.
 	alt = append(alt[:0], iv.vsec...)
 	alt = appendColumn(alt, 0, iv.seqs, &iv.sc)
 	alt, altFlags = iv.encS.appendStream(alt)
 	if len(alt) < len(b)-h {
-		b, flags = append(b[:h], alt...), altFlags|flagIntValues|flagSeqColumn
+		b, flags = append(b[:h], alt...), altFlags|frame.FlagIntValues|frame.FlagSeqColumn
 	}
 	iv.out = alt
 	return b, flags
@@ -169,7 +169,7 @@ func (iv *intValues) appendColumns(b []byte, h int, flags byte) ([]byte, byte) {
 // values, the mode without its delta bit and the offset after it.
 func (s *Seeker) decodeColumn(dst []int64, block []byte, p, end int, what string) ([]int64, byte, int, error) {
 	if p >= end {
-		return dst, 0, 0, fmt.Errorf("%w: offset %d: missing %s column", ErrCorrupt, p, what)
+		return dst, 0, 0, frame.Corrupt(p, "missing %s column", what)
 	}
 	mode := block[p]
 	vals, q, err := colColumn(dst[:0], block[:end], p+1, s.count, what)
@@ -212,7 +212,7 @@ func undoZigzagDeltas(vals []int64) {
 func (s *Seeker) initIntValues(block []byte, p, end int) (int, error) {
 	if p < end {
 		if w := block[p] &^ valuesDelta; w != 1 && w != 2 && w != 4 && w != 8 {
-			return 0, fmt.Errorf("%w: offset %d: value width %d", ErrCorrupt, p, w)
+			return 0, frame.Corrupt(p, "value width %d", w)
 		}
 	}
 	vals, mode, q, err := s.decodeColumn(s.ints, block, p, end, "value")
@@ -224,7 +224,7 @@ func (s *Seeker) initIntValues(block []byte, p, end int) (int, error) {
 	if w < 8 {
 		for i, v := range vals {
 			if uint64(v) >= 1<<(8*w) {
-				return 0, fmt.Errorf("%w: offset %d: value %d (%d) wider than %d bytes", ErrCorrupt, p, i, v, w)
+				return 0, frame.Corrupt(p, "value %d (%d) wider than %d bytes", i, v, w)
 			}
 		}
 	}
@@ -236,7 +236,7 @@ func (s *Seeker) initIntValues(block []byte, p, end int) (int, error) {
 // returns the offset after it.
 func (s *Seeker) initSeqColumn(block []byte, p, end int) (int, error) {
 	if p < end && block[p]&^valuesDelta != 0 {
-		return 0, fmt.Errorf("%w: offset %d: seq column mode %#02x", ErrCorrupt, p, block[p])
+		return 0, frame.Corrupt(p, "seq column mode %#02x", block[p])
 	}
 	seqs, _, q, err := s.decodeColumn(s.seqCol, block, p, end, "seq")
 	s.seqCol = seqs
@@ -250,7 +250,7 @@ func (s *Seeker) initSeqColumn(block []byte, p, end int) (int, error) {
 	if or < 0 { // one pass without a branch per seq; the culprit if it fails
 		for i, v := range seqs {
 			if v < 0 {
-				return 0, fmt.Errorf("%w: offset %d: seq %d (%d) out of range", ErrCorrupt, p, i, v)
+				return 0, frame.Corrupt(p, "seq %d (%d) out of range", i, v)
 			}
 		}
 	}

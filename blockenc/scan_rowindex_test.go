@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"hash/crc32"
 	"math/rand/v2"
 	"testing"
@@ -130,11 +131,11 @@ func TestNextFastAgreesWithGeneral(t *testing.T) {
 				continue // the single-byte changes of the small blocks suffice
 			}
 			bad := bytes.Clone(block)
-			for i := range len(bad) - trailerLen {
+			for i := range len(bad) - frame.TrailerLen {
 				for _, x := range []byte{0x01, 0x03, 0x80, 0xff} {
 					copy(bad, block)
 					bad[i] ^= x
-					binary.LittleEndian.PutUint32(bad[len(bad)-trailerLen:], crc32.Checksum(bad[:len(bad)-trailerLen], crcTable))
+					binary.LittleEndian.PutUint32(bad[len(bad)-frame.TrailerLen:], crc32.Checksum(bad[:len(bad)-frame.TrailerLen], crc32.MakeTable(crc32.Castagnoli)))
 					check("with a changed byte", bad)
 				}
 			}
@@ -151,11 +152,11 @@ func TestNextFastShortRef(t *testing.T) {
 	// suffix, value field 1 (a reference to 0 bytes), distance 85 00 (5),
 	// kind 1 and no room for a seq. The cells (32 bytes), restart and CRC
 	// end 11 bytes after the distance field.
-	b := []byte{formatVersion, byte(RowIndex), flagValueDedup, 2, 16, 0, 26, 1}
+	b := []byte{frame.Version1, byte(RowIndex), frame.FlagValueDedup, 2, 16, 0, 26, 1}
 	b = append(b, bytes.Repeat([]byte{'k'}, 26)...)
 	b = append(b, 0x85, 0x00, 1)
 	b = append(b, 0, 0, 0, 0) // restart 0
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
+	b = frame.AppendTrailer(b)
 	b = b[:len(b):len(b)]                     // no capacity to read past the block into
 	s := Seeker{keyBuf: make([]byte, 0, 128)} // as grown by earlier blocks: the fast path needs room
 	if err := s.Init(b); err != nil {

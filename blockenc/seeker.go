@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
+	"github.com/kvenc/kvenc/blockenc/internal/frame"
 
 	"github.com/kvenc/kvenc/vlong"
 )
@@ -110,58 +110,37 @@ func (s *Seeker) Init(block []byte) error {
 	return nil
 }
 
-// checkFrame checks what every block shares, whatever its encoding: at
-// least minBlock bytes, the CRC-32C trailer, and the format version. It
-// returns the block without its trailer.
-func checkFrame(block []byte, minBlock int) ([]byte, error) {
-	if len(block) < minBlock {
-		return nil, fmt.Errorf("%w: block of %d bytes (min %d)", ErrCorrupt, len(block), minBlock)
-	}
-	body := block[:len(block)-trailerLen]
-	want := binary.LittleEndian.Uint32(block[len(body):])
-	if got := crc32.Checksum(body, crcTable); got != want {
-		return nil, fmt.Errorf("%w: checksum %#08x, trailer says %#08x", ErrCorrupt, got, want)
-	}
-	if body[0] != formatVersion && body[0] != formatVersion2 {
-		return nil, fmt.Errorf("%w: offset 0: format version %d (want %d or %d)", ErrCorrupt, body[0], formatVersion, formatVersion2)
-	}
-	if body[0] == formatVersion2 && body[1] != byte(Columnar) {
-		return nil, fmt.Errorf("%w: offset 0: format version 2 for encoding %d (only Columnar has it)", ErrCorrupt, body[1])
-	}
-	return body, nil
-}
-
 func (s *Seeker) init(block []byte) error {
-	const minBlock = 3 + 1 + trailerLen // header with count 0, no cells
-	body, err := checkFrame(block, minBlock)
+	const minBlock = 3 + 1 + frame.TrailerLen // header with count 0, no cells
+	body, err := frame.Check(block, minBlock)
 	if err != nil {
 		return err
 	}
 	s.enc = Encoding(body[1])
 	if !s.enc.IsValid() {
-		return fmt.Errorf("%w: offset 1: unknown encoding %d", ErrCorrupt, body[1])
+		return frame.Corrupt(1, "unknown encoding %d", body[1])
 	}
 	flags := body[2]
 	if flags&^rowFlags != 0 {
-		return fmt.Errorf("%w: offset 2: unsupported flags %#02x", ErrCorrupt, flags)
+		return frame.Corrupt(2, "unsupported flags %#02x", flags)
 	}
 	if err := checkFlagPairs(flags); err != nil {
 		return err
 	}
-	if flags&flagValueDedup != 0 {
+	if flags&frame.FlagValueDedup != 0 {
 		s.refBit, s.lenShift, s.dedupe = 1, 1, true
 	}
 	p := 3
 	count, n := binary.Uvarint(body[p:])
 	if n <= 0 || count > uint64(len(body))*maxExpansion {
-		return fmt.Errorf("%w: offset %d: bad cell count", ErrCorrupt, p)
+		return frame.Corrupt(p, "bad cell count")
 	}
 	s.count = int(count)
 	p += n
 	if s.enc == RowIndex {
 		iv, n := binary.Uvarint(body[p:])
 		if n <= 0 || iv == 0 || iv > maxRestartInterval {
-			return fmt.Errorf("%w: offset %d: bad restart interval", ErrCorrupt, p)
+			return frame.Corrupt(p, "bad restart interval")
 		}
 		p += n
 		s.interval = int(iv)
@@ -172,13 +151,13 @@ func (s *Seeker) init(block []byte) error {
 	}
 	end := len(body) - restartLen*s.nRestarts
 	s.restarts = body[end:]
-	if flags&flagIntValues != 0 {
+	if flags&frame.FlagIntValues != 0 {
 		var err error
 		if p, err = s.initIntValues(body, p, end); err != nil {
 			return err
 		}
 	}
-	if flags&flagSeqColumn != 0 {
+	if flags&frame.FlagSeqColumn != 0 {
 		var err error
 		if p, err = s.initSeqColumn(body, p, end); err != nil {
 			return err
@@ -189,13 +168,13 @@ func (s *Seeker) init(block []byte) error {
 	s.block = block
 	cells := body[p:end]
 	switch {
-	case flags&flagLZ4 != 0:
+	case flags&frame.FlagLZ4 != 0:
 		var err error
 		if cells, err = s.initLZ4(cells, p); err != nil {
 			return err
 		}
 		s.compressed, s.hdrLen = true, 0
-	case flags&flagLZ4Dict != 0:
+	case flags&frame.FlagLZ4Dict != 0:
 		n, err := s.initLZ4Dict(body, p, end)
 		if err != nil {
 			return err
@@ -207,20 +186,10 @@ func (s *Seeker) init(block []byte) error {
 		return fmt.Errorf("%w: %d cells cannot fit in %d bytes", ErrCorrupt, count, len(cells))
 	}
 	if s.count == 0 && len(cells) != 0 {
-		return fmt.Errorf("%w: offset %d: %d bytes after zero cells", ErrCorrupt, p, len(cells))
+		return frame.Corrupt(p, "%d bytes after zero cells", len(cells))
 	}
-	if s.enc == RowIndex {
-		// Restart 0 is the first cell; offsets increase and stay inside the
-		// cells, so restartKey never reads out of the stream. Whether each
-		// offset is a cell boundary is checked by the scan that reaches it.
-		prev := -1
-		for i := 0; i < s.nRestarts; i++ {
-			r := int(binary.LittleEndian.Uint32(s.restarts[restartLen*i:]))
-			if (i == 0 && r != 0) || r <= prev || r >= len(cells) {
-				return fmt.Errorf("%w: offset %d: restart %d at %d", ErrCorrupt, end+restartLen*i, i, r)
-			}
-			prev = r
-		}
+	if err := checkRestarts(s.restarts, len(cells), end); err != nil {
+		return err
 	}
 	for j, sb := range s.subs {
 		// Every sub-block starts at a cell of the block; in RowIndex at a
@@ -440,6 +409,22 @@ func (s *Seeker) seekRowIndex(key []byte) bool {
 	return s.scan(key)
 }
 
+// checkRestarts checks a restart array (at offset at of the block) over
+// cells of n bytes: restart 0 is the first cell; offsets increase and stay
+// inside the cells, so restartKey never reads out of the stream. Whether
+// each offset is a cell boundary is checked by the step that reaches it.
+func checkRestarts(restarts []byte, n, at int) error {
+	prev := -1
+	for i := 0; i < len(restarts)/restartLen; i++ {
+		r := int(binary.LittleEndian.Uint32(restarts[restartLen*i:]))
+		if (i == 0 && r != 0) || r <= prev || r >= n {
+			return frame.Corrupt(at+restartLen*i, "restart %d at %d", i, r)
+		}
+		prev = r
+	}
+	return nil
+}
+
 // restartOffset returns the offset of restart i (0 <= i < nRestarts),
 // checked against the cells by init.
 func (s *Seeker) restartOffset(i int) int {
@@ -463,7 +448,7 @@ func (s *Seeker) restartKeyQuick(i int) ([]byte, bool) {
 func (s *Seeker) restartKey(i int) ([]byte, bool) {
 	b := s.cells
 	off := s.restartOffset(i)
-	shared, suffix, _, p := readLens3(b, off)
+	shared, suffix, _, p := frame.ReadLens3(b, off)
 	if p < 0 || shared != 0 || suffix > len(b)-p {
 		s.off, s.idx = off, i*s.interval
 		return nil, s.corrupt("bad restart cell")

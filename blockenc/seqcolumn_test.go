@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
+	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -51,8 +51,7 @@ func encodeWith(t *testing.T, e *Encoder, cells []Cell) []byte {
 
 // reseal recomputes a block's CRC after a change.
 func reseal(b []byte) []byte {
-	binary.LittleEndian.PutUint32(b[len(b)-trailerLen:], crc32.Checksum(b[:len(b)-trailerLen], crcTable))
-	return b
+	return frame.AppendTrailer(b[:len(b)-frame.TrailerLen])
 }
 
 // TestSeqColumn: every row encoding and compression writes the seq column
@@ -64,7 +63,7 @@ func TestSeqColumn(t *testing.T) {
 		for _, c := range []Compression{NoCompression, LZ4, LZ4Dict} {
 			opts := Options{Encoding: enc, Compression: c, IntValues: true}
 			b := encodeCells(t, opts, cells)
-			if b[2]&(flagIntValues|flagSeqColumn) != flagIntValues|flagSeqColumn {
+			if b[2]&(frame.FlagIntValues|frame.FlagSeqColumn) != frame.FlagIntValues|frame.FlagSeqColumn {
 				t.Errorf("%v %v: flags %#x, want value and seq columns", enc, c, b[2])
 			}
 			if err := Verify(b); err != nil {
@@ -96,14 +95,14 @@ func TestSeqColumn(t *testing.T) {
 func TestSeqColumnCorrupt(t *testing.T) {
 	cells := seriesCells(3, 40)
 	good := encodeCells(t, Options{Encoding: FastDiff, IntValues: true}, cells)
-	if good[2] != flagIntValues|flagSeqColumn {
+	if good[2] != frame.FlagIntValues|frame.FlagSeqColumn {
 		t.Fatalf("flags %#x", good[2])
 	}
 	// The sections: header is 4 bytes (count 120 is one byte); values
 	// section, then the seq section.
-	vlen, q := readLen(good, 5)
+	vlen, q := frame.ReadLen(good, 5)
 	seqAt := q + vlen
-	slen, sq := readLen(good, seqAt+1)
+	slen, sq := frame.ReadLen(good, seqAt+1)
 	withSeqs := func(seqs []int64, mode byte) []byte {
 		col := shapeshift.Encode(nil, seqs, shapeshift.Options{})
 		b := append([]byte{}, good[:seqAt]...)
@@ -133,7 +132,7 @@ func TestSeqColumnCorrupt(t *testing.T) {
 	}{
 		{"no value column", "seq column without a value column", func() []byte {
 			b := encodeCells(t, Options{Encoding: FastDiff}, cells)
-			b[2] |= flagSeqColumn
+			b[2] |= frame.FlagSeqColumn
 			return reseal(b)
 		}()},
 		{"bad mode", "seq column mode", flip(seqAt, 0x01)},
@@ -153,7 +152,7 @@ func TestSeqColumnCorrupt(t *testing.T) {
 	}
 	// A seq in the cells: readable (the column wins), rejected by Verify.
 	b := bytes.Clone(good)
-	last := len(b) - trailerLen - 1 // the last cell's seq byte
+	last := len(b) - frame.TrailerLen - 1 // the last cell's seq byte
 	if b[last] != 0 {
 		t.Fatalf("last seq byte %#x", b[last])
 	}
@@ -191,7 +190,7 @@ func TestSeqColumnFastPath(t *testing.T) {
 		{Encoding: RowIndex, IntValues: true, RestartInterval: 5},
 	} {
 		block := encodeCells(t, opts, cells)
-		if block[2]&flagSeqColumn == 0 {
+		if block[2]&frame.FlagSeqColumn == 0 {
 			t.Fatalf("%+v: flags %#x: no seq column", opts, block[2])
 		}
 		var s Seeker
@@ -219,7 +218,7 @@ func TestSeqColumnFastPath(t *testing.T) {
 			}
 		}
 		bad := bytes.Clone(block)
-		for i := range len(bad) - trailerLen {
+		for i := range len(bad) - frame.TrailerLen {
 			for _, x := range []byte{0x01, 0x80, 0xff} {
 				copy(bad, block)
 				bad[i] ^= x

@@ -184,13 +184,6 @@ func (b *cachedBlock) putSeeker(s *blockenc.Seeker) {
 	}
 }
 
-// compressedFlags are the bits of a block's flags byte (byte 2) that say
-// its cells are LZ4 or LZ4Dict compressed (blockenc format).
-const compressedFlags = 0x03
-
-// columnarEncoding is the encoding byte (byte 1) of a Columnar block.
-const columnarEncoding = byte(blockenc.Columnar)
-
 // blockCost is what a block of data costs in the cache (see cachedBlock):
 // a compressed block also the buffer its slot Seeker decompresses into,
 // and a Columnar block the columns its slot Seeker decodes (counted as
@@ -198,7 +191,7 @@ const columnarEncoding = byte(blockenc.Columnar)
 // decompressed value area).
 func blockCost(data []byte, blockSize int) int64 {
 	n := int64(len(data))
-	if len(data) > 2 && (data[2]&compressedFlags != 0 || data[1] == columnarEncoding) {
+	if h, err := blockenc.ReadHeader(data); err == nil && h.Buffered() {
 		n += int64(blockSize)
 	}
 	return n
