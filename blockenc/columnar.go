@@ -3,6 +3,7 @@ package blockenc
 import (
 	"encoding/binary"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
+	"github.com/kvenc/kvenc/blockenc/internal/intcol"
 
 	"github.com/kvenc/kvenc/blockenc/internal/lz4dict"
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
@@ -36,53 +37,28 @@ const (
 	colIntDelta = 0x80
 )
 
-// colOpts are the two ways a shapeshift column of a Columnar block is
-// encoded, the smaller kept (encodeColumn): the Smaller target, whose
-// sizes Size can bound (see colEncoder.size), in chunks of 1024 values or
-// of 256. Long chunks cost less per value (a chunk's header and end are
-// 5-15 bytes): BenchmarkColumnar's low-cardinality blocks are 14-17%
-// smaller (1.06-1.20 -> 0.88-1.02 B/cell) and scan about 8% faster than
+// colPolicy is how a Columnar block's integer columns are encoded: the
+// Smaller target, whose sizes Size can bound (see colEncoder.size), in
+// chunks of 1024 values or of 256, the smaller kept. Long chunks cost less
+// per value (a chunk's header and end are 5-15 bytes): BenchmarkColumnar's
+// low-cardinality blocks are 14-17% smaller and scan about 8% faster than
 // with 256 alone. Short chunks follow data whose shape changes within a
-// block: kvbench's time series in Columnar blocks are 4.10 B/cell with
-// 256 and 6.58 with 1024 alone. The chunk size is in each column's
-// header: a reader reads either.
-var colOpts = [2]shapeshift.Options{
-	{Target: shapeshift.Smaller, LogChunkSize: 10},
-	{Target: shapeshift.Smaller, LogChunkSize: shapeshift.MinLogChunkSize},
+// block (time series of several series). The chunk size is in each
+// column's header: a reader reads either. Undoing deltas is a pass over
+// the column in Init (about 0.5 ns a value, a few percent of a scan): they
+// must save an eighth.
+var colPolicy = intcol.Policy{
+	Opts: []shapeshift.Options{
+		{Target: shapeshift.Smaller, LogChunkSize: 10},
+		{Target: shapeshift.Smaller, LogChunkSize: shapeshift.MinLogChunkSize},
+	},
+	MinGain: 8,
 }
 
-// appendDeltaColumn appends clen uv | column of the smaller of v and its
-// zigzag deltas (each as encodeColumn makes it), and reports whether it
-// took the deltas: a block of several time series has seqs and values
-// that step evenly within a series and jump between them, which deltas
-// turn into a few exceptions (as intvalues.go does for row blocks). The
-// deltas are kept only when they are at least an eighth smaller.
-func (c *colEncoder) appendDeltaColumn(dst []byte, v []int64) ([]byte, bool) {
-	encodeColumn(&c.col, &c.colAlt, v)
-	c.dz = zigzagDeltas(c.dz[:0], v)
-	encodeColumn(&c.colD, &c.colAlt, c.dz)
-	// Undoing deltas is a pass over the column in Init (about 0.5 ns a
-	// value, a few percent of a scan): they must save an eighth.
-	col, delta := c.col, 8*len(c.colD) < 7*len(c.col)
-	if delta {
-		col = c.colD
-	}
-	dst = binary.AppendUvarint(dst, uint64(len(col)))
-	return append(dst, col...), delta
-}
-
-// encodeColumn returns dst (reused) holding v as the smaller of its
-// colOpts encodings; alt is scratch.
-func encodeColumn(dst, alt *[]byte, v []int64) []byte {
-	*dst = shapeshift.Encode((*dst)[:0], v, colOpts[0])
-	if len(v) > 1<<colOpts[1].LogChunkSize { // one chunk either way below
-		*alt = shapeshift.Encode((*alt)[:0], v, colOpts[1])
-		if len(*alt) < len(*dst) {
-			*dst, *alt = *alt, *dst
-		}
-	}
-	return *dst
-}
+// maxPackedLen bounds the values the Encoder tracks for the packed form:
+// past it every value costs the encoder a per-byte min/max pass and more
+// than 64 bits would rarely be enough anyway.
+const maxPackedLen = 32
 
 // maxDict bounds the distinct values a colEncoder tracks; beyond it the
 // dictionary form is given up for the block.
@@ -101,7 +77,7 @@ type colEncoder struct {
 	fixed    []byte // every key, while all have one length
 	fixedOK  bool
 	klo, khi []byte // per key byte: the smallest and largest seen
-	kpack    packLayout
+	kpack    intcol.Layout
 	seqs     []int64
 	kinds    []byte // bitmap, bit set for Put
 	puts     int
@@ -115,21 +91,21 @@ type colEncoder struct {
 	vfixed   bool // every value so far has length vlen (1..maxPackedLen)
 	vlen     int
 	vlo, vhi [maxPackedLen]byte // per value byte: the smallest and largest seen
-	pack     packLayout
+	pack     intcol.Layout
 	v2       bool // Finish chose a form of format version 2
 
 	// Finish scratch.
-	col, col2, colAlt, area, cand, best []byte
-	colD, seqSec                        []byte  // delta column; the seq column section
-	dz                                  []int64 // zigzag deltas
-	subs                                []byte  // LZ4Dict sub-blocks
-	ints                                []int64
-	pos                                 []int
-	lz                                  *lz4dict.Compressor
+	w                intcol.Writer // the integer columns
+	area, cand, best []byte
+	seqSec           []byte // the seq column section
+	subs             []byte // LZ4Dict sub-blocks
+	ints             []int64
+	lz               *lz4dict.Compressor
 }
 
 func newColEncoder(opts Options) *colEncoder {
-	return &colEncoder{interval: opts.RestartInterval, comp: opts.Compression, level: opts.CompressionLevel, dict: map[string]int64{}}
+	return &colEncoder{interval: opts.RestartInterval, comp: opts.Compression, level: opts.CompressionLevel, dict: map[string]int64{},
+		w: intcol.Writer{Policy: colPolicy}}
 }
 
 func (c *colEncoder) reset() {
@@ -227,22 +203,6 @@ func foldRanges(lo, hi, v []byte) {
 	}
 }
 
-// colColumnBound bounds the shapeshift column of n values in [0, max]
-// encoded with colOpts: the header and ends of BytePack chunks of the
-// width max needs, each chunk at most that (Smaller picks the smallest
-// size; its speed weight of 0.001 can prefer a form 0.05% larger), plus
-// slack for that.
-func colColumnBound(n int, max uint64) int {
-	w := 1
-	for max >= 1<<(8*w) && w < 8 {
-		w++
-	}
-	chunks := (n + 255) >> 8 // the shorter chunks: more of them
-	b := 1 + frame.UvarintLen(uint64(n)) + 1 + 10*frame.UvarintLen(uint64(chunks)) + 4*chunks +
-		chunks*(10+8) + n*w + 4
-	return b + b/512 + 8
-}
-
 // size bounds the block Finish writes without compression; n is the cell
 // count. It is exact but for the value ends column (bounded) and the
 // choices Finish makes only when they are smaller.
@@ -254,16 +214,9 @@ func (c *colEncoder) size(n int) int {
 	if c.puts != n {
 		sz += len(c.kinds)
 	}
-	cb := colColumnBound(n, uint64(len(c.data)))
+	cb := intcol.Bound(n, uint64(len(c.data)))
 	sz += 1 + frame.UvarintLen(uint64(cb)) + cb + frame.UvarintLen(uint64(len(c.data))) + len(c.data)
 	return sz + frame.TrailerLen
-}
-
-// appendColumn appends clen uv | the shapeshift column of v.
-func (c *colEncoder) appendColumn(dst []byte, v []int64) []byte {
-	encodeColumn(&c.col, &c.colAlt, v)
-	dst = binary.AppendUvarint(dst, uint64(len(c.col)))
-	return append(dst, c.col...)
 }
 
 // appendArea appends a value data area, compressed when the options ask
@@ -326,7 +279,7 @@ func (c *colEncoder) appendDictArea(dst, area []byte) []byte {
 func (c *colEncoder) appendValues(dst []byte) ([]byte, byte) {
 	n := len(c.ends)
 	c.best = append(c.best[:0], colValsInline)
-	c.best = c.appendColumn(c.best, c.ends)
+	c.best = c.w.Append(c.best, c.ends)
 	var lz byte
 	c.best, lz = c.appendArea(c.best, c.data)
 	bestV2 := false                               // the best form is one of version 2
@@ -340,7 +293,7 @@ func (c *colEncoder) appendValues(dst []byte) ([]byte, byte) {
 		}
 		c.cand = append(c.cand[:0], colValsInt, byte(w))
 		var delta bool
-		if c.cand, delta = c.appendDeltaColumn(c.cand, c.ints); delta {
+		if c.cand, delta = c.w.AppendDelta(c.cand, c.ints); delta {
 			c.cand[1] |= colIntDelta
 		}
 		if len(c.cand) < len(c.best) {
@@ -350,24 +303,24 @@ func (c *colEncoder) appendValues(dst []byte) ([]byte, byte) {
 	if c.dictOK && n > 0 && len(c.dict) < n {
 		c.cand = append(c.cand[:0], colValsDict)
 		c.cand = binary.AppendUvarint(c.cand, uint64(len(c.dict)))
-		c.cand = c.appendColumn(c.cand, c.dictEnds)
-		c.cand = c.appendColumn(c.cand, c.dictIdx)
+		c.cand = c.w.Append(c.cand, c.dictEnds)
+		c.cand = c.w.Append(c.cand, c.dictIdx)
 		var dlz byte
 		c.cand, dlz = c.appendArea(c.cand, c.dictData)
 		if len(c.cand) < len(c.best) {
 			c.best, c.cand, lz, bestV2 = c.cand, c.best, dlz, false
 		}
 	}
-	if c.vfixed && n > 0 && c.pack.plan(c.vlo[:c.vlen], c.vhi[:c.vlen]) {
+	if c.vfixed && n > 0 && c.pack.Plan(c.vlo[:c.vlen], c.vhi[:c.vlen]) {
 		c.ints = c.ints[:0]
 		for _, e := range c.ends {
-			c.ints = append(c.ints, int64(c.pack.pack(c.data[e-int64(c.vlen):e])))
+			c.ints = append(c.ints, int64(c.pack.Pack(c.data[e-int64(c.vlen):e])))
 		}
 		c.cand = append(c.cand[:0], colValsPacked)
 		c.cand = binary.AppendUvarint(c.cand, uint64(c.vlen))
 		c.cand = append(c.cand, c.data[:c.vlen]...)
-		c.cand = c.pack.appendFields(c.cand)
-		c.cand = c.appendColumn(c.cand, c.ints)
+		c.cand = c.pack.AppendFields(c.cand)
+		c.cand = c.w.Append(c.cand, c.ints)
 		if len(c.cand) < len(c.best) {
 			c.best, c.cand, lz, bestV2 = c.cand, c.best, 0, true
 		}
@@ -387,37 +340,22 @@ func (c *colEncoder) appendFixedKeys(dst []byte) []byte {
 	}
 	L := len(c.klo)
 	h := len(dst)
-	// Fixed: the varying bytes whole, a layout of 8-bit fields from 0.
+	// Fixed: the varying bytes whole.
 	p := &c.kpack
-	p.n, p.bits = 0, 0
-	for j := range L {
-		if c.klo[j] != c.khi[j] {
-			if p.n == 8 {
-				p.n = -1
-				break
-			}
-			p.set(p.n, j, 0, 8)
-			p.n++
-		}
-	}
-	if p.n >= 0 {
-		p.bits = 8 * p.n
+	if p.PlanBytes(c.klo, c.khi) {
 		dst = append(dst, colKeysFixed)
 		dst = binary.AppendUvarint(dst, uint64(L))
 		dst = append(dst, c.fixed[:L]...)
-		dst = append(dst, byte(p.n))
-		for k := range p.n {
-			dst = binary.AppendUvarint(dst, uint64(p.pos[k]))
-		}
+		dst = p.AppendPositions(dst)
 		dst = c.appendKeyInts(dst)
 	}
-	if !p.plan(c.klo, c.khi) {
+	if !p.Plan(c.klo, c.khi) {
 		return dst
 	}
 	c.cand = append(c.cand[:0], colKeysPacked)
 	c.cand = binary.AppendUvarint(c.cand, uint64(L))
 	c.cand = append(c.cand, c.fixed[:L]...)
-	c.cand = p.appendFields(c.cand)
+	c.cand = p.AppendFields(c.cand)
 	c.cand = c.appendKeyInts(c.cand)
 	if len(dst) == h || len(c.cand) < len(dst)-h {
 		dst = append(dst[:h], c.cand...)
@@ -431,9 +369,9 @@ func (c *colEncoder) appendKeyInts(dst []byte) []byte {
 	L := len(c.klo)
 	c.ints = c.ints[:0]
 	for i := range len(c.seqs) {
-		c.ints = append(c.ints, int64(c.kpack.pack(c.fixed[i*L:i*L+L])))
+		c.ints = append(c.ints, int64(c.kpack.Pack(c.fixed[i*L:i*L+L])))
 	}
-	return c.appendColumn(dst, c.ints)
+	return c.w.Append(dst, c.ints)
 }
 
 // finish appends the columns to a header and returns the flags.
@@ -445,7 +383,7 @@ func (c *colEncoder) finish(b []byte) ([]byte, byte) {
 	// The seq column section: mode, clen, column (plain or deltas).
 	c.seqSec = append(c.seqSec[:0], colSeqsColumn)
 	var seqDelta bool
-	if c.seqSec, seqDelta = c.appendDeltaColumn(c.seqSec, c.seqs); seqDelta {
+	if c.seqSec, seqDelta = c.w.AppendDelta(c.seqSec, c.seqs); seqDelta {
 		c.seqSec[0] = colSeqsDelta
 	}
 	seqCol := len(c.seqSec)

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
+	"github.com/kvenc/kvenc/blockenc/internal/intcol"
 	"sort"
 
-	"github.com/kvenc/kvenc/blockenc/shapeshift"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -15,13 +15,13 @@ import (
 // off, idx, ri, nextRestart, key, keyBuf; seqOff and tail for inline
 // seqs); the columns are decoded by Init into buffers kept across Init.
 type colSeeker struct {
-	kmode   byte       // colKeysPrefix or colKeysFixed (also for colKeysPacked)
-	kform   byte       // the keys mode in the block
-	kpack   packLayout // fixed and packed keys: the varying bytes (fixed: 8-bit fields from 0)
-	keyInts []int64    // fixed keys: the varying bytes of each key, big-endian
-	kbuf    []byte     // fixed keys: the current key (template with its bytes)
-	valCall bool       // colNext calls colValue: kinds bitmap, integer or packed values
-	probe   []byte     // fixed keys: a key under comparison in SeekGE
+	kmode   byte          // colKeysPrefix or colKeysFixed (also for colKeysPacked)
+	kform   byte          // the keys mode in the block
+	kpack   intcol.Layout // fixed and packed keys: the varying bytes (fixed: 8-bit fields from 0)
+	keyInts []int64       // fixed keys: the varying bytes of each key, big-endian
+	kbuf    []byte        // fixed keys: the current key (template with its bytes)
+	valCall bool          // colNext calls colValue: kinds bitmap, integer or packed values
+	probe   []byte        // fixed keys: a key under comparison in SeekGE
 	seqMode byte
 	seqs    []int64 // seq column
 	kinds   []byte  // bitmap, bit set for Put; nil: all Put
@@ -30,7 +30,7 @@ type colSeeker struct {
 	ends    []int64 // inline: 0 then the end of every value; dict: of every distinct value
 	idx     []int64 // dict: the distinct value of every cell
 	ints    []int64 // integer and packed values
-	pack    packLayout
+	pack    intcol.Layout
 	vtmpl   []byte     // packed values: the current value (template with its bytes)
 	data    []byte     // the value area (in the block, or in Seeker.raw)
 	cellLo  int        // the values of cells [cellLo, cellHi) are in data:
@@ -137,35 +137,20 @@ func (s *Seeker) colParseFixed(block, body []byte, p int, mode byte) error {
 	c.probe = append(c.probe[:0], c.kbuf...)
 	q += L
 	k := &c.kpack
-	if mode == colKeysPacked {
-		var err error
-		if q, err = k.parseFields(body, q, L); err != nil {
-			return err
-		}
-	} else {
-		k.n = int(body[q])
-		if k.n > 8 {
-			return frame.Corrupt(q, "more than 8 varying key bytes")
-		}
-		k.bits = 8 * k.n
-		q++
-		prev := -1
-		for f := range k.n {
-			var j int
-			at := q
-			if j, q = frame.ReadLen(body, q); q < 0 || j <= prev || j >= L {
-				return frame.Corrupt(at, "bad varying key byte position")
-			}
-			k.set(f, j, 0, 8)
-			prev = j
-		}
-	}
 	var err error
-	if c.keyInts, q, err = colColumn(c.keyInts[:0], body, q, s.count, "key"); err != nil {
+	if mode == colKeysPacked {
+		q, err = k.ParseFields(body, q, L)
+	} else {
+		q, err = k.ParsePositions(body, q, L)
+	}
+	if err != nil {
 		return err
 	}
-	if i := firstOver(c.keyInts, k.mask()); i >= 0 {
-		return frame.Corrupt(q, "key %d: %d wider than %d bits", i, c.keyInts[i], k.bits)
+	if c.keyInts, q, err = intcol.Read(c.keyInts[:0], body, q, s.count, "key"); err != nil {
+		return err
+	}
+	if i := intcol.FirstOver(c.keyInts, k.Mask()); i >= 0 {
+		return frame.Corrupt(q, "key %d: %d wider than %d bits", i, c.keyInts[i], k.Bits)
 	}
 	s.hdrLen = q
 	if q >= len(body) || (body[q] != colSeqsColumn && body[q] != colSeqsDelta) {
@@ -191,13 +176,13 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 			return frame.Corrupt(p-1, "seq deltas in a version 1 block")
 		}
 		var err error
-		if c.seqs, p, err = colColumn(c.seqs[:0], body, p, count, "seq"); err != nil {
+		if c.seqs, p, err = intcol.Read(c.seqs[:0], body, p, count, "seq"); err != nil {
 			return err
 		}
 		if c.seqMode == colSeqsDelta {
-			undoZigzagDeltas(c.seqs)
+			intcol.UndoZigzagDeltas(c.seqs)
 		}
-		if i := firstOver(c.seqs, 1<<63-1); i >= 0 {
+		if i := intcol.FirstOver(c.seqs, 1<<63-1); i >= 0 {
 			return frame.Corrupt(p, "seq %d negative", i)
 		}
 	default:
@@ -235,7 +220,7 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 	var err error
 	switch c.vmode {
 	case colValsInline:
-		if c.ends, p, err = colColumn(append(c.ends[:0], 0), body, p, count, "value ends"); err != nil {
+		if c.ends, p, err = intcol.Read(append(c.ends[:0], 0), body, p, count, "value ends"); err != nil {
 			return err
 		}
 		p, err = s.colArea(body, p, flags, c.ends)
@@ -248,13 +233,13 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 			return frame.Corrupt(p, "value deltas in a version 1 block")
 		}
 		c.width = int(body[p] &^ colIntDelta)
-		if c.ints, p, err = colColumn(c.ints[:0], body, p+1, count, "values"); err != nil {
+		if c.ints, p, err = intcol.Read(c.ints[:0], body, p+1, count, "values"); err != nil {
 			return err
 		}
 		if delta {
-			undoZigzagDeltas(c.ints)
+			intcol.UndoZigzagDeltas(c.ints)
 		}
-		if i := firstOver(c.ints, byteMask(c.width)); i >= 0 {
+		if i := intcol.FirstOver(c.ints, intcol.ByteMask(c.width)); i >= 0 {
 			return frame.Corrupt(p, "value %d wider than %d bytes", i, c.width)
 		}
 		if flags != 0 {
@@ -265,13 +250,13 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 		if q < 0 || nd > count {
 			return frame.Corrupt(p, "bad dictionary size")
 		}
-		if c.ends, q, err = colColumn(append(c.ends[:0], 0), body, q, nd, "dictionary ends"); err != nil {
+		if c.ends, q, err = intcol.Read(append(c.ends[:0], 0), body, q, nd, "dictionary ends"); err != nil {
 			return err
 		}
-		if c.idx, q, err = colColumn(c.idx[:0], body, q, count, "dictionary index"); err != nil {
+		if c.idx, q, err = intcol.Read(c.idx[:0], body, q, count, "dictionary index"); err != nil {
 			return err
 		}
-		if i := firstAtLeast(c.idx, uint64(nd)); i >= 0 {
+		if i := intcol.FirstAtLeast(c.idx, uint64(nd)); i >= 0 {
 			return frame.Corrupt(q, "cell %d: dictionary index %d of %d", i, c.idx[i], nd)
 		}
 		p, err = s.colArea(body, q, flags, c.ends)
@@ -305,35 +290,17 @@ func (s *Seeker) colParsePacked(body []byte, p int) (int, error) {
 		return 0, frame.Corrupt(p, "bad packed value length")
 	}
 	c.vtmpl = append(c.vtmpl[:0], body[q:q+L]...)
-	q, err := c.pack.parseFields(body, q+L, L)
+	q, err := c.pack.ParseFields(body, q+L, L)
 	if err != nil {
 		return 0, err
 	}
-	if c.ints, q, err = colColumn(c.ints[:0], body, q, s.count, "packed values"); err != nil {
+	if c.ints, q, err = intcol.Read(c.ints[:0], body, q, s.count, "packed values"); err != nil {
 		return 0, err
 	}
-	if i := firstOver(c.ints, c.pack.mask()); i >= 0 {
-		return 0, frame.Corrupt(q, "packed value %d wider than %d bits", i, c.pack.bits)
+	if i := intcol.FirstOver(c.ints, c.pack.Mask()); i >= 0 {
+		return 0, frame.Corrupt(q, "packed value %d wider than %d bits", i, c.pack.Bits)
 	}
 	return q, nil
-}
-
-// colColumn reads clen uv | a shapeshift column of n values at b[p:],
-// appending them to dst.
-func colColumn(dst []int64, b []byte, p, n int, what string) ([]int64, int, error) {
-	clen, q := frame.ReadLen(b, p)
-	if q < 0 || clen > len(b)-q {
-		return dst, 0, frame.Corrupt(p, "bad %s column length", what)
-	}
-	start := len(dst)
-	dst, err := shapeshift.Decode(dst, b[q:q+clen])
-	if err != nil {
-		return dst, 0, frame.Corrupt(q, "%s column: %v", what, err)
-	}
-	if len(dst)-start != n {
-		return dst, 0, frame.Corrupt(q, "%s column of %d values, want %d", what, len(dst)-start, n)
-	}
-	return dst, q + clen, nil
 }
 
 // colArea reads a value area (rawlen uv | alen uv | alen bytes, an LZ4
@@ -374,7 +341,7 @@ func (s *Seeker) colArea(body []byte, p int, flags byte, ends []int64) (int, err
 // checkEnds checks the ends of the values of an area of raw bytes at
 // offset p.
 func checkEnds(ends []int64, raw, p int) error {
-	if i := badEnd(ends); i >= 0 {
+	if i := intcol.BadStep(ends, MaxValueLen); i >= 0 {
 		return frame.Corrupt(p, "value %d: bad end %d", i-1, ends[i])
 	}
 	if ends[len(ends)-1] != int64(raw) {
@@ -492,7 +459,7 @@ func (s *Seeker) colNext() bool {
 	// calls, a third of a scan's time per cell before, and one bound to
 	// test.
 	s.idx = i + 1
-	s.kv.Key = c.kpack.fill(c.kbuf, uint64(c.keyInts[i]))
+	s.kv.Key = c.kpack.Fill(c.kbuf, uint64(c.keyInts[i]))
 	s.kv.Seq = uint64(c.seqs[i])
 	s.valid = true
 	if c.valCall {
@@ -538,7 +505,7 @@ func (s *Seeker) colFirst() bool {
 // [seq vlong].
 func (s *Seeker) colStep() bool {
 	if s.col.kmode == colKeysFixed {
-		s.kv.Key = s.col.kpack.fill(s.col.kbuf, uint64(s.col.keyInts[s.idx]))
+		s.kv.Key = s.col.kpack.Fill(s.col.kbuf, uint64(s.col.keyInts[s.idx]))
 		s.idx++
 		return true
 	}
@@ -609,7 +576,7 @@ func (s *Seeker) colValue(i int) {
 		return
 	}
 	if c.vmode == colValsPacked {
-		s.kv.Value = c.pack.fill(c.vtmpl, uint64(c.ints[i]))
+		s.kv.Value = c.pack.Fill(c.vtmpl, uint64(c.ints[i]))
 		return
 	}
 	s.colBytes(i)
@@ -714,7 +681,7 @@ func (s *Seeker) colScan(key []byte) bool {
 // fixedKey writes the varying bytes of key i into buf (the template) and
 // returns it.
 func (c *colSeeker) fixedKey(buf []byte, i int) []byte {
-	return c.kpack.fill(buf, uint64(c.keyInts[i]))
+	return c.kpack.Fill(buf, uint64(c.keyInts[i]))
 }
 
 // colSeekFixed is SeekGE over fixed-width keys: a binary search over all
@@ -750,90 +717,4 @@ func (s *Seeker) colSeekFixed(key []byte) bool {
 	}
 	s.idx = lo
 	return s.colStep() && s.colLand()
-}
-
-// The checks below run over every value of a column on every Init: each
-// is one branch-free pass (an OR or a max folded over four lanes, no
-// loads of the Seeker in the loop), then a second pass to find the
-// culprit only when the block is bad.
-
-// firstOver returns the index of the first of vs with a bit outside
-// mask (taken as uint64), or -1.
-func firstOver(vs []int64, mask uint64) int {
-	var a, b, c, d uint64
-	i := 0
-	for ; i+4 <= len(vs); i += 4 {
-		v := (*[4]int64)(vs[i : i+4])
-		a |= uint64(v[0])
-		b |= uint64(v[1])
-		c |= uint64(v[2])
-		d |= uint64(v[3])
-	}
-	for ; i < len(vs); i++ {
-		a |= uint64(vs[i])
-	}
-	if (a|b|c|d)&^mask == 0 {
-		return -1
-	}
-	for i, v := range vs {
-		if uint64(v)&^mask != 0 {
-			return i
-		}
-	}
-	return -1
-}
-
-// byteMask is the mask of w-byte unsigned integers, w = 0..8.
-func byteMask(w int) uint64 {
-	if w >= 8 {
-		return ^uint64(0)
-	}
-	return 1<<(8*w) - 1
-}
-
-// firstAtLeast returns the index of the first of vs that is not below n
-// (taken as uint64), or -1. (An OR of v | n-1-v, sign bit clear when
-// every v is in [0, n), profiled twice as slow as these max chains.)
-func firstAtLeast(vs []int64, n uint64) int {
-	var a, b, c, d uint64
-	i := 0
-	for ; i+4 <= len(vs); i += 4 {
-		v := (*[4]int64)(vs[i : i+4])
-		a = max(a, uint64(v[0]))
-		b = max(b, uint64(v[1]))
-		c = max(c, uint64(v[2]))
-		d = max(d, uint64(v[3]))
-	}
-	for ; i < len(vs); i++ {
-		a = max(a, uint64(vs[i]))
-	}
-	if max(a, b, c, d) < n || len(vs) == 0 {
-		return -1
-	}
-	for i, v := range vs {
-		if uint64(v) >= n {
-			return i
-		}
-	}
-	return -1
-}
-
-// badEnd returns the first i >= 1 where ends[i] is below ends[i-1] or more
-// than MaxValueLen after it, or -1. With ends[0] = 0 one unsigned compare
-// of the wrapped difference checks both: as long as every step is in
-// [0, MaxValueLen], no end can wrap around.
-func badEnd(ends []int64) int {
-	var m uint64
-	for i := 1; i < len(ends); i++ {
-		m = max(m, uint64(ends[i]-ends[i-1]))
-	}
-	if m <= MaxValueLen {
-		return -1
-	}
-	for i := 1; i < len(ends); i++ {
-		if ends[i] < ends[i-1] || ends[i]-ends[i-1] > MaxValueLen {
-			return i
-		}
-	}
-	return -1 // unreachable: some wrapped difference exceeds MaxValueLen
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
+	"github.com/kvenc/kvenc/blockenc/internal/intcol"
 	"math"
 	"math/bits"
 
@@ -101,7 +102,7 @@ func (e *Encoder) setOptions(opts Options) {
 	if opts.IntValues {
 		inner := opts
 		inner.DedupeValues, inner.IntValues = false, false
-		e.ints = &intValues{enc: &Encoder{}, encS: &Encoder{}}
+		e.ints = &intValues{enc: &Encoder{}, encS: &Encoder{}, cw: intcol.Writer{Policy: rowPolicy}}
 		e.ints.enc.setOptions(inner)
 		e.ints.encS.setOptions(inner)
 	}

@@ -3,7 +3,7 @@ package blockenc
 import (
 	"encoding/binary"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
-
+	"github.com/kvenc/kvenc/blockenc/internal/intcol"
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
 )
 
@@ -32,6 +32,13 @@ import (
 // smallest), so a chunk mostly holds one series. The Encoder writes both
 // columns and keeps the smaller, and uses the value column only when the
 // block gets smaller.
+
+// rowPolicy is how a row block's value and seq columns are encoded: chunks
+// of 256 values (shapeshift's smallest, so a chunk mostly holds one
+// series), deltas whenever they are smaller. It differs from Columnar's
+// colPolicy only in what the Encoder chooses, not in what a reader reads;
+// blocks written by it are pinned by the golden files.
+var rowPolicy = intcol.Policy{Opts: []shapeshift.Options{{LogChunkSize: shapeshift.MinLogChunkSize}}}
 
 // valuesDelta is the mode bit of a delta column. Part of the format.
 const valuesDelta = 0x80
@@ -71,22 +78,15 @@ const valuesDelta = 0x80
 // values as integers and the cells without them, with their seqs or with
 // the seqs as a column.
 type intValues struct {
-	ok   bool     // every value so far has width w
-	w    int      // 0 before the first cell
-	vals []int64  // the values
-	seqs []int64  // the seqs
-	enc  *Encoder // the cells with empty values
-	encS *Encoder // the cells with empty values and seq 0
-	sc   colScratch
-	vsec []byte // Finish scratch: the values section
-	out  []byte // Finish scratch: the sections and the cells
-}
-
-// colScratch is Finish's scratch for one column section.
-type colScratch struct {
-	col  []byte  // the column
-	dcol []byte  // the delta column
-	d    []int64 // the deltas
+	ok   bool          // every value so far has width w
+	w    int           // 0 before the first cell
+	vals []int64       // the values
+	seqs []int64       // the seqs
+	enc  *Encoder      // the cells with empty values
+	encS *Encoder      // the cells with empty values and seq 0
+	cw   intcol.Writer // the value and seq columns
+	vsec []byte        // Finish scratch: the values section
+	out  []byte        // Finish scratch: the sections and the cells
 }
 
 func (iv *intValues) reset() {
@@ -125,27 +125,23 @@ func (iv *intValues) add(c Cell) {
 }
 
 // appendColumn appends a column section: mode (the base mode, with
-// valuesDelta if the zigzag delta column is smaller), the column's length
-// and the column.
-func appendColumn(dst []byte, mode byte, vals []int64, sc *colScratch) []byte {
-	opts := shapeshift.Options{LogChunkSize: shapeshift.MinLogChunkSize}
-	sc.col = shapeshift.Encode(sc.col[:0], vals, opts)
-	sc.d = zigzagDeltas(sc.d[:0], vals)
-	sc.dcol = shapeshift.Encode(sc.dcol[:0], sc.d, opts)
-	col := sc.col
-	if len(sc.dcol) < len(col) {
-		mode, col = mode|valuesDelta, sc.dcol
-	}
+// valuesDelta if the zigzag delta column is taken), the column's length and
+// the column.
+func (iv *intValues) appendColumn(dst []byte, mode byte, vals []int64) []byte {
 	dst = append(dst, mode)
-	dst = binary.AppendUvarint(dst, uint64(len(col)))
-	return append(dst, col...)
+	at := len(dst) - 1
+	dst, delta := iv.cw.AppendDelta(dst, vals)
+	if delta {
+		dst[at] |= valuesDelta
+	}
+	return dst
 }
 
 // appendColumns appends to b (whose header ends at h) the smaller of the
 // value column forms, if it is smaller than b's cells, and returns b and
 // its flags.
 func (iv *intValues) appendColumns(b []byte, h int, flags byte) ([]byte, byte) {
-	iv.vsec = appendColumn(iv.vsec[:0], byte(iv.w), iv.vals, &iv.sc)
+	iv.vsec = iv.appendColumn(iv.vsec[:0], byte(iv.w), iv.vals)
 	// Values as a column, seqs inline.
 	alt := append(iv.out[:0], iv.vsec...)
 	alt, altFlags := iv.enc.appendStream(alt)
@@ -154,7 +150,7 @@ func (iv *intValues) appendColumns(b []byte, h int, flags byte) ([]byte, byte) {
 	}
 	// Both as columns.
 	alt = append(alt[:0], iv.vsec...)
-	alt = appendColumn(alt, 0, iv.seqs, &iv.sc)
+	alt = iv.appendColumn(alt, 0, iv.seqs)
 	alt, altFlags = iv.encS.appendStream(alt)
 	if len(alt) < len(b)-h {
 		b, flags = append(b[:h], alt...), altFlags|frame.FlagIntValues|frame.FlagSeqColumn
@@ -172,39 +168,14 @@ func (s *Seeker) decodeColumn(dst []int64, block []byte, p, end int, what string
 		return dst, 0, 0, frame.Corrupt(p, "missing %s column", what)
 	}
 	mode := block[p]
-	vals, q, err := colColumn(dst[:0], block[:end], p+1, s.count, what)
+	vals, q, err := intcol.Read(dst[:0], block[:end], p+1, s.count, what)
 	if err != nil {
 		return vals, 0, 0, err
 	}
 	if mode&valuesDelta != 0 {
-		undoZigzagDeltas(vals)
+		intcol.UndoZigzagDeltas(vals)
 	}
 	return vals, mode &^ valuesDelta, q, nil
-}
-
-// zigzagDeltas appends to dst the zigzag encoding ((d << 1) ^ (d >> 63))
-// of d = vals[i] - vals[i-1] (vals[-1] taken as 0, wrapping int64
-// arithmetic) for every value: small steps of either sign become small
-// non-negative integers, a jump one exception for shapeshift's Patched
-// forms.
-func zigzagDeltas(dst, vals []int64) []int64 {
-	prev := int64(0)
-	for _, v := range vals {
-		d := v - prev
-		dst = append(dst, d<<1^d>>63)
-		prev = v
-	}
-	return dst
-}
-
-// undoZigzagDeltas turns zigzagDeltas' output back into the values, in
-// place.
-func undoZigzagDeltas(vals []int64) {
-	prev := int64(0)
-	for i, z := range vals {
-		prev += int64(uint64(z)>>1) ^ -(z & 1)
-		vals[i] = prev
-	}
 }
 
 // initIntValues reads the values section at block[p:end] into s.ints and

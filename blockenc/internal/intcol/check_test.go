@@ -1,16 +1,20 @@
-package blockenc
+package intcol
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
-// TestColumnarChecks: the branch-free column checks of Init agree with
+const maxStep = 16 << 20
+
+// TestChecks: the branch-free column checks agree with
 // their plain loops on edge values and random ones, at every position.
-func TestColumnarChecks(t *testing.T) {
+func TestChecks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
-	edges := []int64{0, 1, 2, 3, 6, 7, 8, 255, 256, 1<<16 - 1, 1 << 16, math.MaxInt64, math.MinInt64, -1, -2, MaxValueLen, MaxValueLen + 1}
+	edges := []int64{0, 1, 2, 3, 6, 7, 8, 255, 256, 1<<16 - 1, 1 << 16, math.MaxInt64, math.MinInt64, -1, -2, maxStep, maxStep + 1}
 	for range 2000 {
 		n := rng.IntN(11)
 		vs := make([]int64, n)
@@ -29,9 +33,7 @@ func TestColumnarChecks(t *testing.T) {
 					break
 				}
 			}
-			if got := firstOver(vs, byteMask(w)); got != want {
-				t.Fatalf("firstOver(%v, %d bytes) = %d, want %d", vs, w, got, want)
-			}
+			require.Equal(t, want, FirstOver(vs, ByteMask(w)), "FirstOver(%v, %d bytes)", vs, w)
 		}
 		want := -1
 		for i, v := range vs {
@@ -40,9 +42,7 @@ func TestColumnarChecks(t *testing.T) {
 				break
 			}
 		}
-		if got := firstOver(vs, math.MaxInt64); got != want {
-			t.Fatalf("firstOver(%v, sign) = %d, want %d", vs, got, want)
-		}
+		require.Equal(t, want, FirstOver(vs, math.MaxInt64), "FirstOver(%v, sign)", vs)
 		for nd := range 10 {
 			want := -1
 			for i, v := range vs {
@@ -51,9 +51,7 @@ func TestColumnarChecks(t *testing.T) {
 					break
 				}
 			}
-			if got := firstAtLeast(vs, uint64(nd)); got != want {
-				t.Fatalf("firstAtLeast(%v, %d) = %d, want %d", vs, nd, got, want)
-			}
+			require.Equal(t, want, FirstAtLeast(vs, uint64(nd)), "FirstAtLeast(%v, %d)", vs, nd)
 		}
 		ends := append([]int64{0}, vs...)
 		if rng.IntN(2) == 0 { // mostly non-decreasing
@@ -66,13 +64,21 @@ func TestColumnarChecks(t *testing.T) {
 		}
 		want = -1
 		for i := 1; i < len(ends); i++ {
-			if ends[i] < ends[i-1] || ends[i]-ends[i-1] > MaxValueLen {
+			if ends[i] < ends[i-1] || ends[i]-ends[i-1] > maxStep {
 				want = i
 				break
 			}
 		}
-		if got := badEnd(ends); got != want {
-			t.Fatalf("badEnd(%v) = %d, want %d", ends, got, want)
-		}
+		require.Equal(t, want, BadStep(ends, maxStep), "BadStep(%v)", ends)
 	}
+}
+
+// TestZigzagDeltas: deltas of either sign and across the int64 range
+// come back.
+func TestZigzagDeltas(t *testing.T) {
+	vals := []int64{0, 5, 3, 3, -7, math.MaxInt64, math.MinInt64, 1}
+	d := ZigzagDeltas(nil, vals)
+	require.Equal(t, []int64{0, 10, 3, 0, 19}, d[:5])
+	UndoZigzagDeltas(d)
+	require.Equal(t, vals, d)
 }
