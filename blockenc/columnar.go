@@ -5,7 +5,7 @@ import (
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/intcol"
 
-	"github.com/kvenc/kvenc/blockenc/internal/lz4dict"
+	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
 	"github.com/kvenc/kvenc/vlong"
 )
@@ -68,7 +68,6 @@ const maxDict = 1 << 16
 type colEncoder struct {
 	interval int
 	comp     Compression
-	level    int      // Options.CompressionLevel
 	keys     []byte   // key cells without seqs
 	keysSeq  []byte   // key cells with their seq vlong
 	rst      []uint32 // restart offsets in keys
@@ -100,11 +99,12 @@ type colEncoder struct {
 	seqSec           []byte // the seq column section
 	subs             []byte // LZ4Dict sub-blocks
 	ints             []int64
-	lz               *lz4dict.Compressor
+	lz               lz4area.Writer
+	cuts             []int // LZ4Dict: where the sub-blocks start
 }
 
 func newColEncoder(opts Options) *colEncoder {
-	return &colEncoder{interval: opts.RestartInterval, comp: opts.Compression, level: opts.CompressionLevel, dict: map[string]int64{},
+	return &colEncoder{interval: opts.RestartInterval, comp: opts.Compression, lz: lz4area.Writer{Level: opts.CompressionLevel}, dict: map[string]int64{},
 		w: intcol.Writer{Policy: colPolicy}}
 }
 
@@ -226,16 +226,13 @@ func (c *colEncoder) size(n int) int {
 // the area is no longer than a dictionary.
 func (c *colEncoder) appendArea(dst, area []byte) ([]byte, byte) {
 	if c.comp != NoCompression && len(area) > 0 {
-		if c.lz == nil {
-			c.lz = &lz4dict.Compressor{Level: c.level}
-		}
 		if c.comp == LZ4Dict && len(area) > dictSize {
 			if a := c.appendDictArea(c.area[:0], area); len(a) < len(area)+2*frame.UvarintLen(uint64(len(area))) {
 				c.area = a
 				return append(dst, a...), frame.FlagLZ4Dict
 			}
 		}
-		c.area = c.lz.CompressBlock(c.area[:0], area, nil)
+		c.area = c.lz.Compress(c.area[:0], area)
 		if len(c.area) < len(area) {
 			dst = binary.AppendUvarint(dst, uint64(len(area)))
 			dst = binary.AppendUvarint(dst, uint64(len(c.area)))
@@ -254,24 +251,14 @@ func (c *colEncoder) appendArea(dst, area []byte) ([]byte, byte) {
 // its preset dictionary; one that does not shrink is stored (complen =
 // rawlen). Cuts ignore value boundaries: a value may span sub-blocks.
 func (c *colEncoder) appendDictArea(dst, area []byte) []byte {
-	dict := area[:dictSize]
 	nsub := 1 + (len(area)-dictSize+subBlockSize-1)/subBlockSize
 	dst = binary.AppendUvarint(dst, uint64(len(area)))
 	dst = binary.AppendUvarint(dst, uint64(nsub))
-	c.subs = c.subs[:0] // the sub-blocks' data
-	for j, lo := 0, 0; j < nsub; j++ {
-		hi := dictSize
-		if j > 0 {
-			hi = min(lo+subBlockSize, len(area))
-		}
-		raw := area[lo:hi]
-		start := len(c.subs)
-		c.subs = appendSubBlock(c.lz, c.subs, raw, dict, j)
-		dst = binary.AppendUvarint(dst, uint64(len(raw)))
-		dst = binary.AppendUvarint(dst, uint64(len(c.subs)-start))
-		lo = hi
+	c.cuts = append(c.cuts[:0], 0)
+	for lo := dictSize; lo < len(area); lo += subBlockSize {
+		c.cuts = append(c.cuts, lo)
 	}
-	return append(dst, c.subs...)
+	return c.lz.AppendSubs(dst, area, c.cuts, nil)
 }
 
 // appendValues appends the smallest values section and returns the flags

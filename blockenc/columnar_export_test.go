@@ -12,10 +12,10 @@ func ColumnarForms(block []byte) (keys, seqs, values byte, err error) {
 // ColumnarSubsLoaded returns how many LZ4Dict sub-blocks of the value area
 // s has decompressed since Init, and how many the area has.
 func ColumnarSubsLoaded(s *Seeker) (loaded, total int) {
-	for _, sb := range s.col.subs {
-		if sb.loaded {
+	for _, sb := range s.col.area.Subs {
+		if sb.Loaded {
 			loaded++
 		}
 	}
-	return loaded, len(s.col.subs)
+	return loaded, len(s.col.area.Subs)
 }

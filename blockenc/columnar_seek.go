@@ -5,9 +5,8 @@ import (
 	"encoding/binary"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/intcol"
+	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
 	"sort"
-
-	"github.com/pierrec/lz4/v4"
 )
 
 // colSeeker is the part of a Seeker that reads a Columnar block. The key
@@ -31,12 +30,12 @@ type colSeeker struct {
 	idx     []int64 // dict: the distinct value of every cell
 	ints    []int64 // integer and packed values
 	pack    intcol.Layout
-	vtmpl   []byte     // packed values: the current value (template with its bytes)
-	data    []byte     // the value area (in the block, or in Seeker.raw)
-	cellLo  int        // the values of cells [cellLo, cellHi) are in data:
-	cellHi  int        // all of them but with an LZ4Dict area (colLoadCell)
-	fast    int        // colNext's own path takes the cells below it (colNextSlow)
-	subs    []subBlock // LZ4Dict value area: its sub-blocks (raw, rawLen, comp, compLen, loaded)
+	vtmpl   []byte         // packed values: the current value (template with its bytes)
+	data    []byte         // the value area (in the block, or in Seeker.raw)
+	cellLo  int            // the values of cells [cellLo, cellHi) are in data:
+	cellHi  int            // all of them but with an LZ4Dict area (colLoadCell)
+	fast    int            // colNext's own path takes the cells below it (colNextSlow)
+	area    lz4area.Reader // LZ4, LZ4Dict value area: the uncompressed values and the sub-block index
 }
 
 // colInit is Init for a Columnar block (byte 1 is 5).
@@ -45,7 +44,10 @@ func (s *Seeker) colInit(block []byte) error {
 	if c == nil {
 		c = new(colSeeker)
 	}
-	*s = Seeker{keyBuf: s.keyBuf[:0], raw: s.raw[:0], subs: c.subs[:0], lzSrc: s.lzSrc[:0], lzOut: s.lzOut[:0], col: c}
+	c.area.Reset()
+	area := s.area // the row blocks' (rewind tests it)
+	area.Reset()
+	*s = Seeker{keyBuf: s.keyBuf[:0], area: area, col: c}
 	if err := s.colParse(block); err != nil {
 		s.err = err
 		return err
@@ -277,7 +279,7 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 	if p != len(body) {
 		return frame.Corrupt(p, "%d bytes after the values", len(body)-p)
 	}
-	s.block, s.tail = block, block[min(s.hdrLen, len(block)):] // colArea's growRaw moved tail
+	s.block, s.tail = block, block[min(s.hdrLen, len(block)):]
 	return nil
 }
 
@@ -318,12 +320,9 @@ func (s *Seeker) colArea(body []byte, p int, flags byte, ends []int64) (int, err
 	}
 	src := body[q : q+alen]
 	if flags&frame.FlagLZ4 != 0 {
-		if raw > alen*maxExpansion || alen == 0 {
-			return 0, frame.Corrupt(p, "bad uncompressed length")
-		}
-		dst := s.growRaw(raw)
-		if n, err := lz4.UncompressBlock(src, dst); err != nil || n != raw {
-			return 0, frame.Corrupt(q, "LZ4 data does not decode to %d bytes", raw)
+		dst, err := c.area.Decode(src, raw, q)
+		if err != nil {
+			return 0, err
 		}
 		c.data = dst
 	} else {
@@ -356,45 +355,24 @@ func checkEnds(ends []int64, raw, p int) error {
 // needs a sub-block.
 func (s *Seeker) colDictArea(body []byte, p int, ends []int64) (int, error) {
 	c := s.col
-	bad := func(q int, what string) (int, error) {
-		return 0, frame.Corrupt(q, "LZ4Dict value area: %s", what)
-	}
 	raw, q := frame.ReadLen(body, p)
 	nsub, q := frame.ReadLen(body, q)
-	if q < 0 || raw == 0 || nsub == 0 || nsub > raw || nsub > (len(body)-q)/3 {
-		return bad(p, "bad length or sub-block count")
+	if q < 0 || raw == 0 || nsub > raw {
+		return 0, frame.Corrupt(p, "LZ4Dict value area: bad length or sub-block count")
 	}
-	subs := c.subs[:0]
-	r, comp := 0, 0
-	for range nsub {
-		var sb subBlock
-		at := q
-		sb.rawLen, q = frame.ReadLen(body, q)
-		sb.compLen, q = frame.ReadLen(body, q)
-		if q < 0 || sb.rawLen == 0 || sb.compLen == 0 || sb.compLen > sb.rawLen || sb.rawLen > sb.compLen*maxExpansion {
-			return bad(at, "bad sub-block lengths")
-		}
-		sb.raw, sb.comp = r, comp
-		r += sb.rawLen
-		comp += sb.compLen
-		if r > raw || comp > len(body) {
-			return bad(at, "sub-blocks too long")
-		}
-		subs = append(subs, sb)
+	q, r, err := c.area.ParseSubs(body, q, len(body), nsub, false, "LZ4Dict value area")
+	if err != nil {
+		return 0, err
 	}
-	if r != raw || comp > len(body)-q {
-		return 0, frame.Corrupt(q, "LZ4Dict value area: sub-blocks of %d bytes (area %d), %d compressed of %d left", r, raw, comp, len(body)-q)
+	if r != raw {
+		return 0, frame.Corrupt(q, "LZ4Dict value area: sub-blocks of %d bytes (area %d)", r, raw)
 	}
-	for j := range subs {
-		subs[j].comp += q
-	}
-	c.subs = subs
 	if err := checkEnds(ends, raw, p); err != nil {
 		return 0, err
 	}
-	c.data = s.growRaw(raw)
+	c.data = c.area.Grow(raw)
 	c.cellLo, c.cellHi = 0, 0
-	return q + comp, nil
+	return c.area.DataEnd(), nil
 }
 
 // colLoadCell decompresses the LZ4Dict sub-blocks that hold the value
@@ -406,8 +384,8 @@ func (s *Seeker) colLoadCell(i int) bool {
 	c := s.col
 	c.fast = 0 // the window moves: colNextSlow raises it again, not after an error
 	if c.vmode == colValsDict {
-		for j := range c.subs {
-			if !s.loadSubOf(c.subs, j) {
+		for j := range c.area.Subs {
+			if !s.loadSub(&c.area, j) {
 				return false
 			}
 		}
@@ -419,28 +397,28 @@ func (s *Seeker) colLoadCell(i int) bool {
 		c.cellLo, c.cellHi = i, i+1
 		return true
 	}
-	if !s.loadSubOf(c.subs, 0) {
+	if !s.loadSub(&c.area, 0) {
 		return false
 	}
 	at := 0 // the sub-block holding byte lo
-	for j := range c.subs {
-		sb := &c.subs[j]
-		start, end := int64(sb.raw), int64(sb.raw+sb.rawLen)
+	for j := range c.area.Subs {
+		sb := &c.area.Subs[j]
+		start, end := int64(sb.Raw), int64(sb.Raw+sb.RawLen)
 		if start <= lo && lo < end {
 			at = j
 		}
-		if start < hi && end > lo && !s.loadSubOf(c.subs, j) {
+		if start < hi && end > lo && !s.loadSub(&c.area, j) {
 			return false
 		}
 	}
 	a, b := at, at
-	for a > 0 && c.subs[a-1].loaded {
+	for a > 0 && c.area.Subs[a-1].Loaded {
 		a--
 	}
-	for b+1 < len(c.subs) && c.subs[b+1].loaded {
+	for b+1 < len(c.area.Subs) && c.area.Subs[b+1].Loaded {
 		b++
 	}
-	blo, bhi := int64(c.subs[a].raw), int64(c.subs[b].raw+c.subs[b].rawLen)
+	blo, bhi := int64(c.area.Subs[a].Raw), int64(c.area.Subs[b].Raw+c.area.Subs[b].RawLen)
 	ends := c.ends
 	c.cellLo = sort.Search(i, func(k int) bool { return ends[k] >= blo })
 	c.cellHi = i + 1 + sort.Search(s.count-i-1, func(k int) bool { return ends[i+2+k] > bhi })

@@ -9,7 +9,7 @@ import (
 	"math"
 	"math/bits"
 
-	"github.com/kvenc/kvenc/blockenc/internal/lz4dict"
+	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
 	"github.com/kvenc/kvenc/vlong"
 )
 
@@ -48,13 +48,13 @@ type Encoder struct {
 	prevVal  int // offset of the previous value in buf
 	prevVLen int // length of the previous value
 
-	subs     []subCut    // LZ4Dict: where each sub-block starts (the first at 0)
-	subStart int         // offset in buf of the current sub-block
-	dedup    *dedupTable // DedupeValues: recent values in the current sub-block
-	ints     *intValues  // IntValues: the values as integers and the cells without them
-	lz       *lz4dict.Compressor
-	out      []byte // Finish scratch: the compressed candidate
-	comp     []byte // Finish scratch: compressed sub-blocks
+	subs     []subCut       // LZ4Dict: where each sub-block starts (the first at 0)
+	subStart int            // offset in buf of the current sub-block
+	dedup    *dedupTable    // DedupeValues: recent values in the current sub-block
+	ints     *intValues     // IntValues: the values as integers and the cells without them
+	lz       lz4area.Writer // LZ4, LZ4Dict: the compressor
+	cuts     []int          // LZ4Dict: Finish scratch, where the sub-blocks start
+	out      []byte         // Finish scratch: the compressed candidate
 	// subKeys holds the first key of every sub-block after the first;
 	// subIndex bounds the bytes of the LZ4Dict index so far (for Size).
 	subKeys  []byte
@@ -83,6 +83,7 @@ func (e *Encoder) setOptions(opts Options) {
 		opts.RestartInterval = DefaultRestartInterval
 	}
 	e.opts = opts
+	e.lz.Level = opts.CompressionLevel
 	switch {
 	case !opts.Encoding.IsValid():
 		e.err = fmt.Errorf("%w: encoding %d", ErrInvalidOptions, opts.Encoding)
@@ -476,9 +477,6 @@ func (e *Encoder) appendStream(b []byte) ([]byte, byte) {
 	var flags byte
 	raw := true
 	if e.opts.Compression != NoCompression && e.n > 0 {
-		if e.lz == nil {
-			e.lz = &lz4dict.Compressor{Level: e.opts.CompressionLevel}
-		}
 		if e.opts.Compression == LZ4 {
 			e.out = e.appendLZ4(e.out[:0])
 			flags = frame.FlagLZ4

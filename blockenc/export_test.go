@@ -1,6 +1,9 @@
 package blockenc
 
-import "github.com/kvenc/kvenc/blockenc/internal/frame"
+import (
+	"github.com/kvenc/kvenc/blockenc/internal/frame"
+	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
+)
 
 // SetSubBlockSizes sets the LZ4Dict dictionary and sub-block sizes the
 // encoder cuts at, and returns a function that restores them.
@@ -23,8 +26,4 @@ const (
 
 // SetDictAsLiterals chooses how LZ4Dict sub-blocks are decoded, and returns
 // a function that restores the choice.
-func SetDictAsLiterals(on bool) (restore func()) {
-	old := dictAsLiterals
-	dictAsLiterals = on
-	return func() { dictAsLiterals = old }
-}
+var SetDictAsLiterals = lz4area.SetDictAsLiterals

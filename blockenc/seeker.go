@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
+	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
 
 	"github.com/kvenc/kvenc/vlong"
 )
@@ -57,13 +58,10 @@ type Seeker struct {
 
 	// Features (flags). riLo and riHi bound the restarts a RowIndex seek
 	// may read: all of them, or those of the current LZ4Dict sub-block.
-	block      []byte     // the whole block (LZ4Dict reads sub-blocks from it)
-	raw        []byte     // LZ4, LZ4Dict: the uncompressed cells, 8 bytes of slack
-	lzSrc      []byte     // LZ4Dict: scratch for uncompressWithDict
-	lzOut      []byte     // LZ4Dict: scratch for uncompressWithDict
-	subs       []subBlock // LZ4Dict: the sub-block index
-	sub        int        // LZ4Dict: the sub-block s.cells ends with; -1 before the first
-	subStart   int        // offset in cells of the current sub-block (back-references stay in it)
+	block      []byte         // the whole block (LZ4Dict reads sub-blocks from it)
+	area       lz4area.Reader // LZ4, LZ4Dict: the uncompressed cells and the sub-block index
+	sub        int            // LZ4Dict: the sub-block s.cells ends with; -1 before the first
+	subStart   int            // offset in cells of the current sub-block (back-references stay in it)
 	riLo, riHi int
 	compressed bool
 	fast       bool    // RowIndex without sub-blocks, no error: Next's fast path
@@ -99,8 +97,9 @@ func (s *Seeker) Init(block []byte) error {
 	if len(block) > 1 && block[1] == byte(Columnar) {
 		return s.colInit(block)
 	}
-	*s = Seeker{keyBuf: s.keyBuf[:0], raw: s.raw[:0], subs: s.subs[:0], ints: s.ints[:0],
-		seqCol: s.seqCol[:0], lzSrc: s.lzSrc[:0], lzOut: s.lzOut[:0]}
+	area := s.area
+	area.Reset()
+	*s = Seeker{keyBuf: s.keyBuf[:0], area: area, ints: s.ints[:0], seqCol: s.seqCol[:0]}
 	if err := s.init(block); err != nil {
 		s.err = err
 		return err
@@ -132,7 +131,7 @@ func (s *Seeker) init(block []byte) error {
 	}
 	p := 3
 	count, n := binary.Uvarint(body[p:])
-	if n <= 0 || count > uint64(len(body))*maxExpansion {
+	if n <= 0 || count > uint64(len(body))*lz4area.MaxExpansion {
 		return frame.Corrupt(p, "bad cell count")
 	}
 	s.count = int(count)
@@ -179,7 +178,7 @@ func (s *Seeker) init(block []byte) error {
 		if err != nil {
 			return err
 		}
-		cells = s.raw[:n] // not decompressed yet: for the checks below
+		cells = s.area.Raw[:n] // not decompressed yet: for the checks below
 		s.compressed, s.hdrLen = true, 0
 	}
 	if count > uint64(len(cells)/minCellLen) {
@@ -191,23 +190,23 @@ func (s *Seeker) init(block []byte) error {
 	if err := checkRestarts(s.restarts, len(cells), end); err != nil {
 		return err
 	}
-	for j, sb := range s.subs {
+	for j, sb := range s.area.Subs {
 		// Every sub-block starts at a cell of the block; in RowIndex at a
 		// restart, so a seek reads restart keys of its own sub-block only.
-		if sb.first >= s.count {
-			return fmt.Errorf("%w: LZ4Dict sub-block %d starts at cell %d of %d", ErrCorrupt, j, sb.first, s.count)
+		if sb.First >= s.count {
+			return fmt.Errorf("%w: LZ4Dict sub-block %d starts at cell %d of %d", ErrCorrupt, j, sb.First, s.count)
 		}
 		if s.enc == RowIndex {
-			ri := sb.first / s.interval
-			if sb.first%s.interval != 0 || s.restartOffset(ri) != sb.raw {
-				return fmt.Errorf("%w: LZ4Dict sub-block %d (cell %d, offset %d) is not at a restart", ErrCorrupt, j, sb.first, sb.raw)
+			ri := sb.First / s.interval
+			if sb.First%s.interval != 0 || s.restartOffset(ri) != sb.Raw {
+				return fmt.Errorf("%w: LZ4Dict sub-block %d (cell %d, offset %d) is not at a restart", ErrCorrupt, j, sb.First, sb.Raw)
 			}
 		}
 	}
 	s.cells = cells
 	s.riLo, s.riHi = 0, s.nRestarts
 	// nextRowIndex reads 8 bytes past a seq marker in the cells.
-	s.fast = s.enc == RowIndex && len(s.subs) == 0 && len(s.tail) >= len(cells)+8
+	s.fast = s.enc == RowIndex && len(s.area.Subs) == 0 && len(s.tail) >= len(cells)+8
 	return nil
 }
 
@@ -284,7 +283,7 @@ func (s *Seeker) next() bool {
 		s.valid = false
 		return false
 	}
-	if s.off >= len(s.cells) && len(s.subs) > 0 && !s.nextSub() {
+	if s.off >= len(s.cells) && len(s.area.Subs) > 0 && !s.nextSub() {
 		return false
 	}
 	return s.step() && s.land()
@@ -309,7 +308,7 @@ func (s *Seeker) SeekGE(key []byte) bool {
 	if s.err != nil {
 		return false
 	}
-	if len(s.subs) > 0 {
+	if len(s.area.Subs) > 0 {
 		if !s.seekSub(key) {
 			return false
 		}
@@ -336,7 +335,7 @@ func (s *Seeker) SeekGE(key []byte) bool {
 func (s *Seeker) scan(key []byte) bool {
 	m := -1 // common prefix of s.kv.Key and key while s.kv.Key < key; -1: unknown
 	for s.idx < s.count {
-		if s.off >= len(s.cells) && len(s.subs) > 0 && !s.nextSub() {
+		if s.off >= len(s.cells) && len(s.area.Subs) > 0 && !s.nextSub() {
 			return false
 		}
 		if s.fast {
@@ -466,8 +465,8 @@ func (s *Seeker) rewind() {
 	}
 	s.kv.Key, s.val, s.kv.Kind = s.keyBuf[:0], nil, KindPut
 	s.valid = false
-	if len(s.subs) > 0 { // LZ4Dict: the first step enters sub-block 0
-		s.sub, s.subStart, s.cells = -1, 0, s.raw[:0]
+	if len(s.area.Subs) > 0 { // LZ4Dict: the first step enters sub-block 0
+		s.sub, s.subStart, s.cells = -1, 0, s.area.Raw[:0]
 		s.riLo, s.riHi = 0, s.nRestarts
 	}
 }
