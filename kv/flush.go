@@ -67,7 +67,9 @@ func (s *Store) flushMemtable(mt *memtable) error {
 	s.mu.Lock()
 	for i, x := range s.frozen {
 		if x == mt {
-			s.frozen = append(s.frozen[:i:i], s.frozen[i+1:]...)
+			// A new array: s.frozen[:0:0] would keep the old one, and
+			// with it the flushed memstore's arena, alive.
+			s.frozen = append(append(make([]*memtable, 0, len(s.frozen)-1), s.frozen[:i]...), s.frozen[i+1:]...)
 			break
 		}
 	}

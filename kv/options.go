@@ -35,7 +35,8 @@ type Options struct {
 	// (a key with many versions held by snapshots).
 	BlockSize int
 	// MemstoreSize is the arena size of one memstore; a full memstore is
-	// frozen and flushed to a segment in the background. Default 64 MiB.
+	// frozen and flushed to a segment in the background. Default 32 MiB
+	// (DefaultMemstoreSize; the package doc, Memory, says why).
 	MemstoreSize int64
 	// CacheSize bounds the bytes of decoded blocks kept in the block cache.
 	// Default 64 MiB. A negative value disables the cache.
@@ -66,12 +67,16 @@ type Options struct {
 // Defaults (see Options).
 const (
 	DefaultBlockSize         = 128 << 10
-	DefaultMemstoreSize      = 64 << 20
+	DefaultMemstoreSize      = 32 << 20
 	DefaultCacheSize         = 64 << 20
 	DefaultCompactionTrigger = 4
 	DefaultValueThreshold    = 1 << 20
 	DefaultCompactionLevel   = 6
-	maxBlockSize             = 256 << 10
+	// DefaultBadgerMemTableSize is the MemTableSize of the Badger DB that
+	// Open makes (Badger's own default is 64 MiB; see the package doc,
+	// Memory).
+	DefaultBadgerMemTableSize = 16 << 20
+	maxBlockSize              = 256 << 10
 )
 
 // DefaultBlockOptions returns kv's block options: Columnar (restart
@@ -111,7 +116,7 @@ func DefaultBlockOptions() blockenc.Options {
 }
 
 // DefaultOptions returns the defaults for a Store in dir ("" for memory):
-// Prefix "kv", DefaultBlockOptions(), BlockSize 128 KiB, MemstoreSize 64
+// Prefix "kv", DefaultBlockOptions(), BlockSize 128 KiB, MemstoreSize 32
 // MiB, CacheSize 64 MiB, SyncWrites false, CompactionTrigger 4,
 // CompactionLevel 6, a silent Badger and ValueThreshold 1 MiB.
 func DefaultOptions(dir string) Options {

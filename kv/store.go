@@ -117,7 +117,8 @@ func Open(opts Options) (*Store, error) {
 		WithBlockCacheSize(0).
 		WithSyncWrites(opts.SyncWrites).
 		WithValueThreshold(opts.ValueThreshold).
-		WithNumVersionsToKeep(1)
+		WithNumVersionsToKeep(1).
+		WithMemTableSize(DefaultBadgerMemTableSize)
 	if opts.Dir == "" {
 		// In memory there is no value log: every value stays inline and
 		// must be below ValueThreshold, which Badger caps at 1 MiB.
