@@ -87,7 +87,7 @@ func kvencHeap(t *testing.T, n int) (ingest, steady int64) {
 // CacheSize. KV_MEM_CELLS sets the cell count (the package doc quotes
 // 1,000,000).
 func TestMemoryModel(t *testing.T) {
-	n := 200_000
+	n := 100_000
 	if v, err := strconv.Atoi(os.Getenv("KV_MEM_CELLS")); err == nil {
 		n = v
 	}
