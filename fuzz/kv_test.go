@@ -2,12 +2,12 @@ package fuzz
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"sort"
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/stretchr/testify/require"
 
 	"github.com/kvenc/kvenc/kv"
 )
@@ -37,9 +37,14 @@ func kvScan(it *kv.Iterator) ([][2]string, error) {
 	return out, err
 }
 
-func kvFuzzOptions() kv.Options {
+// kvFuzzPrefixes are the prefixes of FuzzKV's two Stores in one DB: one
+// extends the other, so a Store that took keys outside its namespace would
+// show the other's cells.
+var kvFuzzPrefixes = [2]string{"fz", "fz/"}
+
+func kvFuzzOptions(prefix string) kv.Options {
 	o := kv.DefaultOptions("")
-	o.Prefix = []byte("fz/")
+	o.Prefix = []byte(prefix)
 	o.BlockSize = 256
 	o.MemstoreSize = 64 << 10
 	o.CacheSize = 4 << 10
@@ -48,33 +53,39 @@ func kvFuzzOptions() kv.Options {
 }
 
 // FuzzKV reads the input as a program of store operations (one op byte,
-// then its operands) and runs it against kv and an in-memory model,
+// then its operands) and runs it against two Stores in one DB, with
+// prefixes that extend each other, and an in-memory model of each,
 // comparing them after every operation: Put, Delete, batches, Get, bounded
-// scans, snapshots held across writes, Flush, Compact and Close+Wrap.
+// scans, snapshots held across writes, Flush, Compact and Close+Wrap. Bit
+// 4 of the op byte picks the Store.
 func FuzzKV(f *testing.F) {
 	f.Add([]byte{0, 1, 3, 'a', 'b', 'c', 7, 1, 4, 2, 3, 0, 1, 5, 1, 2, 1, 9, 8, 0, 1})
 	f.Add([]byte("\x00\x05\x02hi\x00\x06\x01x\x0c\x01\x05\x0d\x0a\x03\x04\x05\x0b\x01\x00\x0e"))
 	f.Add(bytes.Repeat([]byte{0, 3, 10, 'v', 'a', 'l', 'u', 'e', '-', '-', '-', '-', '-', 12}, 20))
+	// Both Stores write the same key, flush, compact and reopen.
+	f.Add([]byte("\x00\x05\x02s1\x10\x05\x02s2\x0c\x00\x1c\x00\x0d\x00\x1d\x00\x0e\x00\x07\x05\x17\x05\x09\x00\x1f\x19\x00\x1f"))
 	f.Fuzz(func(t *testing.T, prog []byte) {
 		if len(prog) > 4096 {
 			prog = prog[:4096]
 		}
 		db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil).WithMemTableSize(8 << 20))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer db.Close()
-		s, err := kv.Wrap(db, kvFuzzOptions())
-		if err != nil {
-			t.Fatal(err)
+		var stores [2]*kv.Store
+		var models [2]kvModel
+		var snaps [2]*kv.Snapshot
+		var snapModels [2]kvModel
+		for i, p := range kvFuzzPrefixes {
+			stores[i], err = kv.Wrap(db, kvFuzzOptions(p))
+			require.NoError(t, err)
+			models[i] = kvModel{}
 		}
-		defer func() { s.Close() }()
-		m := kvModel{}
-		var snap *kv.Snapshot
-		var snapModel kvModel
 		defer func() {
-			if snap != nil {
-				snap.Close()
+			for i := range stores {
+				if snaps[i] != nil {
+					snaps[i].Close()
+				}
+				stores[i].Close()
 			}
 		}()
 		p := 0
@@ -94,27 +105,27 @@ func FuzzKV(f *testing.F) {
 			}
 			return v
 		}
-		check := func(step int, k []byte) {
-			got, err := s.Get(k)
-			want, ok := m[string(k)]
-			if ok && (err != nil || string(got) != want) || !ok && !errors.Is(err, kv.ErrNotFound) {
-				t.Fatalf("step %d: Get(%q) = %q, %v; want %q (present %v)", step, k, got, err, want, ok)
-			}
-		}
 		for step := 0; p < len(prog); step++ {
-			op := next() % 16
+			b := next()
+			op, w := b%16, int(b>>4)&1
+			s, m := stores[w], models[w]
 			k := key()
+			check := func(k []byte) {
+				got, err := s.Get(k)
+				if want, ok := m[string(k)]; ok {
+					require.NoError(t, err, "step %d store %d: Get(%q)", step, w, k)
+					require.Equal(t, want, string(got), "step %d store %d: Get(%q)", step, w, k)
+				} else {
+					require.ErrorIs(t, err, kv.ErrNotFound, "step %d store %d: Get(%q) = %q", step, w, k, got)
+				}
+			}
 			switch op {
 			case 0, 1, 2:
 				v := val()
-				if err := s.Put(k, v); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, s.Put(k, v))
 				m[string(k)] = string(v)
 			case 3, 4:
-				if err := s.Delete(k); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, s.Delete(k))
 				delete(m, string(k))
 			case 5, 6:
 				b := s.NewBatch()
@@ -129,67 +140,46 @@ func FuzzKV(f *testing.F) {
 						m[string(bk)] = string(v)
 					}
 				}
-				if err := s.Apply(b); err != nil {
-					t.Fatal(err)
-				}
-			case 7, 8:
-				check(step, k)
+				require.NoError(t, s.Apply(b))
+			case 7, 8, 15:
+				check(k)
 			case 9:
 				hi := key()
 				got, err := kvScan(s.NewIterator(kv.IterOptions{LowerBound: k, UpperBound: hi}))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if want := m.sorted(k, hi); fmt.Sprint(got) != fmt.Sprint(want) {
-					t.Fatalf("step %d: scan [%q, %q) = %q; want %q", step, k, hi, got, want)
-				}
+				require.NoError(t, err)
+				require.Equal(t, m.sorted(k, hi), got, "step %d store %d: scan [%q, %q)", step, w, k, hi)
 			case 10:
-				if snap != nil {
-					snap.Close()
+				if snaps[w] != nil {
+					snaps[w].Close()
 				}
-				snap, snapModel = s.Snapshot(), kvModel{}
+				snaps[w], snapModels[w] = s.Snapshot(), kvModel{}
 				for k, v := range m {
-					snapModel[k] = v
+					snapModels[w][k] = v
 				}
 			case 11:
-				if snap != nil {
-					got, err := kvScan(snap.NewIterator(kv.IterOptions{}))
-					if err != nil {
-						t.Fatal(err)
-					}
-					if want := snapModel.sorted(nil, nil); fmt.Sprint(got) != fmt.Sprint(want) {
-						t.Fatalf("step %d: snapshot scan = %q; want %q", step, got, want)
-					}
+				if snaps[w] != nil {
+					got, err := kvScan(snaps[w].NewIterator(kv.IterOptions{}))
+					require.NoError(t, err)
+					require.Equal(t, snapModels[w].sorted(nil, nil), got, "step %d store %d: snapshot scan", step, w)
 				}
 			case 12:
-				if err := s.Flush(); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, s.Flush())
 			case 13:
-				if err := s.Compact(); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, s.Compact())
 			case 14:
-				if snap != nil {
-					snap.Close()
-					snap = nil
+				if snaps[w] != nil {
+					snaps[w].Close()
+					snaps[w] = nil
 				}
-				if err := s.Close(); err != nil {
-					t.Fatal(err)
-				}
-				if s, err = kv.Wrap(db, kvFuzzOptions()); err != nil {
-					t.Fatal(err)
-				}
-			case 15:
-				check(step, k)
+				require.NoError(t, s.Close())
+				stores[w], err = kv.Wrap(db, kvFuzzOptions(kvFuzzPrefixes[w]))
+				require.NoError(t, err)
 			}
 		}
-		got, err := kvScan(s.NewIterator(kv.IterOptions{}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := m.sorted(nil, nil); fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("final scan = %q; want %q", got, want)
+		for i, s := range stores {
+			got, err := kvScan(s.NewIterator(kv.IterOptions{}))
+			require.NoError(t, err)
+			require.Equal(t, models[i].sorted(nil, nil), got, "final scan of store %d", i)
 		}
 	})
 }

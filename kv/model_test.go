@@ -132,6 +132,11 @@ func (r *modelRun) do(i int, st step) {
 		if err := s.Compact(); err != nil {
 			r.fail(i, st, err)
 		}
+		if st.Key%3 == 0 {
+			if err := s.Reclaim(); err != nil {
+				r.fail(i, st, fmt.Errorf("Reclaim: %w", err))
+			}
+		}
 	case 14:
 		if r.dir != "" && st.Key%4 == 0 {
 			r.reopen(i, st)
