@@ -12,6 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The crash test re-executes the test binary as a child that writes to a
@@ -130,13 +133,9 @@ func TestCrash(t *testing.T) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrash$")
 		cmd.Env = append(os.Environ(), crashDirEnv+"="+dir, fmt.Sprintf("%s=%d", crashSeedEnv, round+1))
 		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, cmd.Start())
 		lines := make(chan string, 1024)
 		go func() {
 			defer close(lines)
@@ -175,7 +174,7 @@ func TestCrash(t *testing.T) {
 					acked++
 					n++
 				case 'E':
-					t.Fatalf("round %d: child: %s", round, l)
+					require.Failf(t, "child failed", "round %d: %s", round, l)
 				case 'F', 'C':
 					// Every third round dies inside the first flush or
 					// compaction it reaches.
@@ -196,7 +195,7 @@ func TestCrash(t *testing.T) {
 				}
 			case <-timeout:
 				_ = cmd.Process.Signal(syscall.SIGKILL)
-				t.Fatalf("round %d: child stuck", round)
+				require.Failf(t, "child stuck", "round %d", round)
 			}
 		}
 		_ = cmd.Wait()
@@ -205,30 +204,21 @@ func TestCrash(t *testing.T) {
 		// there entirely or not at all.
 		s := mustOpen(t, crashOptions(dir))
 		got, err := scan(s.NewIterator(IterOptions{}))
-		if err != nil {
-			t.Fatalf("round %d: scan after crash: %v", round, err)
-		}
-		err = diffPairs(got, m.rangeOf(nil, nil))
-		if err != nil && pending != "" {
+		require.NoError(t, err, "round %d: scan after crash", round)
+		if pending != "" && !assert.ObjectsAreEqual(m.rangeOf(nil, nil), got) {
 			with := m.clone()
 			applyLine(with, pending)
-			if err2 := diffPairs(got, with.rangeOf(nil, nil)); err2 == nil {
-				m, err = with, nil
+			if assert.ObjectsAreEqual(with.rangeOf(nil, nil), got) {
+				m = with
 			}
 		}
-		if err != nil {
-			t.Fatalf("round %d (%d writes acknowledged, pending %q): %v", round, n, pending, err)
-		}
+		require.Equal(t, m.rangeOf(nil, nil), got, "round %d (%d writes acknowledged, pending %q)", round, n, pending)
 		for k := 0; k < 300; k++ {
 			key := fmt.Sprintf("k%03d", k)
 			v, err := s.Get([]byte(key))
-			if err := checkGet(v, err, m, key); err != nil {
-				t.Fatalf("round %d: %v", round, err)
-			}
+			require.NoError(t, checkGet(v, err, m, key), "round %d", round)
 		}
-		if err := s.Close(); err != nil {
-			t.Fatalf("round %d: close: %v", round, err)
-		}
+		require.NoError(t, s.Close(), "round %d: close", round)
 	}
 	t.Logf("%d rounds, %d acknowledged writes, %d live keys", rounds, acked, len(m))
 }

@@ -44,9 +44,7 @@ func docSegMeta() segMeta {
 func unhex(t *testing.T, s string) []byte {
 	t.Helper()
 	b, err := hex.DecodeString(strings.Join(strings.Fields(s), ""))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return b
 }
 
@@ -56,68 +54,56 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
 	if *rewrite {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, got, 0o644))
 	}
 	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !bytes.Equal(got, want) {
 		i := 0
 		for i < len(got) && i < len(want) && got[i] == want[i] {
 			i++
 		}
-		t.Fatalf("%s: first difference at offset %d (got %d bytes, want %d): a format change needs -rewrite", name, i, len(got), len(want))
+		require.Failf(t, "golden file differs", "%s: first difference at offset %d (got %d bytes, want %d): a format change needs -rewrite", name, i, len(got), len(want))
 	}
 }
 
 func TestGoldenWAL(t *testing.T) {
 	rec := docWALRecord()
-	if want := unhex(t, docWAL); !bytes.Equal(rec[:len(rec)-4], want) {
-		t.Fatalf("WAL record\ngot  %x\nwant %x (package doc)", rec[:len(rec)-4], want)
-	}
+	require.Equal(t, unhex(t, docWAL), rec[:len(rec)-4], "WAL record against the package doc")
 	checkGolden(t, "wal-v1.bin", rec)
 	seq, ops, err := decodeWAL(rec)
-	if err != nil || seq != 300 || len(ops) != 2 || string(ops[0].key) != "apple" || string(ops[0].value) != "red" ||
-		ops[1].kind != blockenc.KindDelete || string(ops[1].key) != "pear" {
-		t.Fatalf("decode: %d %+v %v", seq, ops, err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, uint64(300), seq)
+	require.Len(t, ops, 2)
+	assert.Equal(t, op{key: []byte("apple"), value: []byte("red"), kind: blockenc.KindPut}, ops[0])
+	assert.Equal(t, blockenc.KindDelete, ops[1].kind)
+	assert.Equal(t, "pear", string(ops[1].key))
 	// Every truncation and every flipped byte is ErrCorrupt.
 	for i := 0; i < len(rec); i++ {
-		if _, _, err := decodeWAL(rec[:i]); !isCorrupt(err) {
-			t.Fatalf("truncated to %d: %v", i, err)
-		}
+		_, _, err := decodeWAL(rec[:i])
+		require.True(t, isCorrupt(err), "truncated to %d: %v", i, err)
 		b := bytes.Clone(rec)
 		b[i] ^= 0x10
-		if _, _, err := decodeWAL(b); !isCorrupt(err) {
-			t.Fatalf("byte %d flipped: %v", i, err)
-		}
+		_, _, err = decodeWAL(b)
+		require.True(t, isCorrupt(err), "byte %d flipped: %v", i, err)
 	}
 }
 
 func TestGoldenMeta(t *testing.T) {
 	m := docSegMeta()
 	b := m.append(nil)
-	if want := unhex(t, docMeta); !bytes.Equal(b[:len(b)-4], want) {
-		t.Fatalf("meta\ngot  %x\nwant %x (package doc)", b[:len(b)-4], want)
-	}
+	require.Equal(t, unhex(t, docMeta), b[:len(b)-4], "meta against the package doc")
 	checkGolden(t, "meta-v1.bin", b)
 	got, err := decodeMeta(b)
-	if err != nil || got.id != 7 || got.walSeq != 300 || got.cells != 1000 || got.bytes != 40000 ||
-		string(got.firstKey) != "apple" || string(got.lastKey) != "pear" {
-		t.Fatalf("decode: %+v %v", got, err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, m, got)
 	for i := 0; i < len(b); i++ {
-		if _, err := decodeMeta(b[:i]); !isCorrupt(err) {
-			t.Fatalf("truncated to %d: %v", i, err)
-		}
+		_, err := decodeMeta(b[:i])
+		require.True(t, isCorrupt(err), "truncated to %d: %v", i, err)
 		c := bytes.Clone(b)
 		c[i] ^= 0x10
-		if _, err := decodeMeta(c); !isCorrupt(err) {
-			t.Fatalf("byte %d flipped: %v", i, err)
-		}
+		_, err = decodeMeta(c)
+		require.True(t, isCorrupt(err), "byte %d flipped: %v", i, err)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	gofuzz "github.com/google/gofuzz"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // step is one operation of the model test; gofuzz fills it.
@@ -45,7 +47,7 @@ func (r *modelRun) key(k uint8) []byte { return []byte(fmt.Sprintf("key%03d", in
 
 func (r *modelRun) fail(i int, st step, err error) {
 	r.t.Helper()
-	r.t.Fatalf("step %d (%+v): %v", i, st.Op, err)
+	require.NoError(r.t, err, "step %d (op %d)", i, st.Op)
 }
 
 func (r *modelRun) do(i int, st step) {
@@ -206,12 +208,10 @@ func TestModel(t *testing.T) {
 			}
 			r.total(r.s.Stats())
 			t.Logf("totals over reopens: %+v", r.sum)
-			if r.sum.Flushes == 0 || r.sum.Compactions == 0 || r.sum.CacheMisses == 0 {
-				t.Errorf("the run did not exercise flush, compaction and cache misses: %+v", r.sum)
-			}
-			if err := r.s.Close(); err != nil {
-				t.Fatal(err)
-			}
+			assert.Positive(t, r.sum.Flushes, "the run did not flush")
+			assert.Positive(t, r.sum.Compactions, "the run did not compact")
+			assert.Positive(t, r.sum.CacheMisses, "the run did not miss the cache")
+			require.NoError(t, r.s.Close())
 		})
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // dirSize sums the sizes of the files under dir.
@@ -17,9 +20,7 @@ func dirSize(t testing.TB, dir string) int64 {
 		}
 		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return n
 }
 
@@ -36,26 +37,18 @@ func TestCompactReclaimsSpace(t *testing.T) {
 	for round := 0; round < 3; round++ { // every key written three times
 		for i := 0; i < 10000; i++ {
 			val[0], val[1] = byte(i), byte(round)
-			if err := s.Put([]byte(fmt.Sprintf("key%06d", i)), val); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, s.Put([]byte(fmt.Sprintf("key%06d", i)), val))
 		}
 	}
-	if err := s.Compact(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Compact())
 	st := s.Stats()
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Close())
 	size := dirSize(t, dir)
 	t.Logf("live block bytes %d, files %d", st.BytesStored, size)
-	if limit := 2*st.BytesStored + 1<<20 + 256<<10; size > limit {
-		t.Fatalf("%d bytes on disk for %d live bytes (limit %d): garbage not reclaimed", size, st.BytesStored, limit)
-	}
+	require.LessOrEqual(t, size, 2*st.BytesStored+1<<20+256<<10, "bytes on disk for %d live bytes: garbage not reclaimed", st.BytesStored)
 	s = mustOpen(t, o)
-	if v, err := s.Get([]byte("key000042")); err != nil || v[0] != 42 || v[1] != 2 {
-		t.Fatalf("after reopen: %x, %v", v[:2], err)
-	}
-	s.Close()
+	v, err := s.Get([]byte("key000042"))
+	require.NoError(t, err)
+	assert.Equal(t, []byte{42, 2}, v[:2], "after reopen")
+	require.NoError(t, s.Close())
 }
