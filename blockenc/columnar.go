@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/intcol"
+	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
 
 	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
@@ -128,7 +129,7 @@ func (c *colEncoder) add(x Cell, n int) {
 		c.rst = append(c.rst, uint32(len(c.keys)))
 		c.rstSeq = append(c.rstSeq, uint32(len(c.keysSeq)))
 	} else {
-		shared = sharedPrefixLen(c.prevKey, x.Key)
+		shared = prefixkeys.SharedPrefixLen(c.prevKey, x.Key)
 	}
 	for _, b := range []*[]byte{&c.keys, &c.keysSeq} {
 		*b = binary.AppendUvarint(*b, uint64(shared))
@@ -208,7 +209,7 @@ func foldRanges(lo, hi, v []byte) {
 // choices Finish makes only when they are smaller.
 func (c *colEncoder) size(n int) int {
 	sz := 3 + frame.UvarintLen(uint64(n)) + frame.UvarintLen(uint64(c.interval))
-	sz += 1 + frame.UvarintLen(uint64(len(c.keysSeq))) + len(c.keysSeq) + restartLen*len(c.rstSeq)
+	sz += 1 + frame.UvarintLen(uint64(len(c.keysSeq))) + len(c.keysSeq) + prefixkeys.RestartLen*len(c.rstSeq)
 	sz++ // seqs mode
 	sz++ // kinds mode
 	if c.puts != n {
@@ -378,7 +379,7 @@ func (c *colEncoder) finish(b []byte) ([]byte, byte) {
 	if len(c.keys)+seqCol < len(c.keysSeq) {
 		keys, rst, mode = c.keys, c.rst, c.seqSec[0]
 	}
-	prefix := 1 + frame.UvarintLen(uint64(len(keys))) + len(keys) + restartLen*len(rst) + 1
+	prefix := 1 + frame.UvarintLen(uint64(len(keys))) + len(keys) + prefixkeys.RestartLen*len(rst) + 1
 	if mode != colSeqsInline {
 		prefix += seqCol - 1
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/intcol"
 	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
+	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
 	"sort"
 )
 
@@ -47,9 +48,9 @@ func (s *Seeker) colInit(block []byte) error {
 	c.area.Reset()
 	area := s.area // the row blocks' (rewind tests it)
 	area.Reset()
-	*s = Seeker{keyBuf: s.keyBuf[:0], area: area, col: c}
+	*s = Seeker{Reader: prefixkeys.Reader{KeyBuf: s.KeyBuf[:0]}, area: area, col: c}
 	if err := s.colParse(block); err != nil {
-		s.err = err
+		s.Fail = err
 		return err
 	}
 	s.colRewind()
@@ -60,8 +61,7 @@ func (s *Seeker) colInit(block []byte) error {
 // colRewind positions s before the first cell.
 func (s *Seeker) colRewind() {
 	s.rewind()
-	s.nextRestart = 0 // rewind sets it for RowIndex only
-	s.col.fast = 0    // the window may start after cell 0: colNextSlow checks
+	s.col.fast = 0 // the window may start after cell 0: colNextSlow checks
 }
 
 func (s *Seeker) colParse(block []byte) error {
@@ -89,7 +89,7 @@ func (s *Seeker) colParse(block []byte) error {
 	if q < 0 || iv == 0 || iv > maxRestartInterval {
 		return frame.Corrupt(p, "bad restart interval")
 	}
-	s.count, s.interval = count, iv
+	s.Count, s.Interval = count, iv
 	c := s.col
 	if q >= len(body) {
 		return frame.Corrupt(q, "missing keys")
@@ -107,22 +107,23 @@ func (s *Seeker) colParse(block []byte) error {
 	if c.kmode != colKeysPrefix {
 		return frame.Corrupt(q-1, "unknown keys mode %d", c.kmode)
 	}
-	s.nRestarts = (count + iv - 1) / iv
+	s.NRestarts = (count + iv - 1) / iv
+	s.RIHi, s.Lens = s.NRestarts, 2
 	klen, q2 := frame.ReadLen(body, q)
-	if q2 < 0 || klen > len(body)-q2 || restartLen*s.nRestarts > len(body)-q2-klen {
+	if q2 < 0 || klen > len(body)-q2 || prefixkeys.RestartLen*s.NRestarts > len(body)-q2-klen {
 		return frame.Corrupt(q, "bad key stream length")
 	}
-	s.hdrLen, s.tail = q2, block[q2:]
-	s.cells = body[q2 : q2+klen : q2+klen]
+	s.HdrLen, s.Tail = q2, block[q2:]
+	s.Cells = body[q2 : q2+klen : q2+klen]
 	if count > klen/2 || (count == 0 && klen != 0) {
 		return frame.Corrupt(q, "%d cells in %d bytes of keys", count, klen)
 	}
 	p = q2 + klen
-	s.restarts = body[p : p+restartLen*s.nRestarts]
-	if err := checkRestarts(s.restarts, klen, p); err != nil {
+	s.Restarts = body[p : p+prefixkeys.RestartLen*s.NRestarts]
+	if err := prefixkeys.CheckRestarts(s.Restarts, klen, p); err != nil {
 		return err
 	}
-	p += restartLen * s.nRestarts
+	p += prefixkeys.RestartLen * s.NRestarts
 	return s.colParseRest(block, body, p)
 }
 
@@ -132,7 +133,7 @@ func (s *Seeker) colParse(block []byte) error {
 func (s *Seeker) colParseFixed(block, body []byte, p int, mode byte) error {
 	c := s.col
 	L, q := frame.ReadLen(body, p)
-	if q < 0 || L > MaxKeyLen || L+1 > len(body)-q || s.count == 0 {
+	if q < 0 || L > MaxKeyLen || L+1 > len(body)-q || s.Count == 0 {
 		return frame.Corrupt(p, "bad fixed key length")
 	}
 	c.kbuf = append(c.kbuf[:0], body[q:q+L]...)
@@ -148,13 +149,13 @@ func (s *Seeker) colParseFixed(block, body []byte, p int, mode byte) error {
 	if err != nil {
 		return err
 	}
-	if c.keyInts, q, err = intcol.Read(c.keyInts[:0], body, q, s.count, "key"); err != nil {
+	if c.keyInts, q, err = intcol.Read(c.keyInts[:0], body, q, s.Count, "key"); err != nil {
 		return err
 	}
 	if i := intcol.FirstOver(c.keyInts, k.Mask()); i >= 0 {
 		return frame.Corrupt(q, "key %d: %d wider than %d bits", i, c.keyInts[i], k.Bits)
 	}
-	s.hdrLen = q
+	s.HdrLen = q
 	if q >= len(body) || (body[q] != colSeqsColumn && body[q] != colSeqsDelta) {
 		return frame.Corrupt(q, "fixed keys without a seq column")
 	}
@@ -164,7 +165,7 @@ func (s *Seeker) colParseFixed(block, body []byte, p int, mode byte) error {
 // colParseRest reads the seqs, kinds and values sections at body[p:].
 func (s *Seeker) colParseRest(block, body []byte, p int) error {
 	c := s.col
-	count, flags := s.count, body[2]
+	count, flags := s.Count, body[2]
 	// Seqs.
 	if p >= len(body) {
 		return frame.Corrupt(p, "missing seqs")
@@ -279,7 +280,7 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 	if p != len(body) {
 		return frame.Corrupt(p, "%d bytes after the values", len(body)-p)
 	}
-	s.block, s.tail = block, block[min(s.hdrLen, len(block)):]
+	s.block, s.Tail = block, block[min(s.HdrLen, len(block)):]
 	return nil
 }
 
@@ -296,7 +297,7 @@ func (s *Seeker) colParsePacked(body []byte, p int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if c.ints, q, err = intcol.Read(c.ints[:0], body, q, s.count, "packed values"); err != nil {
+	if c.ints, q, err = intcol.Read(c.ints[:0], body, q, s.Count, "packed values"); err != nil {
 		return 0, err
 	}
 	if i := intcol.FirstOver(c.ints, c.pack.Mask()); i >= 0 {
@@ -389,7 +390,7 @@ func (s *Seeker) colLoadCell(i int) bool {
 				return false
 			}
 		}
-		c.cellLo, c.cellHi = 0, s.count
+		c.cellLo, c.cellHi = 0, s.Count
 		return true
 	}
 	lo, hi := c.ends[i], c.ends[i+1]
@@ -421,14 +422,14 @@ func (s *Seeker) colLoadCell(i int) bool {
 	blo, bhi := int64(c.area.Subs[a].Raw), int64(c.area.Subs[b].Raw+c.area.Subs[b].RawLen)
 	ends := c.ends
 	c.cellLo = sort.Search(i, func(k int) bool { return ends[k] >= blo })
-	c.cellHi = i + 1 + sort.Search(s.count-i-1, func(k int) bool { return ends[i+2+k] > bhi })
+	c.cellHi = i + 1 + sort.Search(s.Count-i-1, func(k int) bool { return ends[i+2+k] > bhi })
 	return true
 }
 
 // colNext is Next for a Columnar block.
 func (s *Seeker) colNext() bool {
 	c := s.col
-	i := s.idx
+	i := s.Idx
 	if i >= c.fast {
 		return s.colNextSlow()
 	}
@@ -436,15 +437,15 @@ func (s *Seeker) colNext() bool {
 	// decompressed part of the area: colStep and colLand without the
 	// calls, a third of a scan's time per cell before, and one bound to
 	// test.
-	s.idx = i + 1
-	s.kv.Key = c.kpack.Fill(c.kbuf, uint64(c.keyInts[i]))
-	s.kv.Seq = uint64(c.seqs[i])
-	s.valid = true
+	s.Idx = i + 1
+	s.KV.Key = c.kpack.Fill(c.kbuf, uint64(c.keyInts[i]))
+	s.KV.Seq = uint64(c.seqs[i])
+	s.Valid = true
 	if c.valCall {
 		s.colValue(i)
 		return true
 	}
-	s.kv.Kind = KindPut
+	s.KV.Kind = KindPut
 	s.colBytes(i)
 	return true
 }
@@ -453,42 +454,42 @@ func (s *Seeker) colNext() bool {
 // keys, or to decompress the sub-blocks of the next value; it raises
 // c.fast when colNext's own path can take the cells that follow.
 func (s *Seeker) colNextSlow() bool {
-	if s.idx >= s.count || s.err != nil {
-		s.valid = false
+	if s.Idx >= s.Count || s.Fail != nil {
+		s.Valid = false
 		return false
 	}
 	c := s.col
 	if c.kmode != colKeysFixed {
 		return s.colStep() && s.colLand()
 	}
-	i := s.idx
+	i := s.Idx
 	if uint(i-c.cellLo) >= uint(c.cellHi-c.cellLo) && !s.colLoadCell(i) {
-		s.valid = false
+		s.Valid = false
 		return false
 	}
-	c.fast = min(s.count, c.cellHi) // cells i on, as long as Next moves forward
+	c.fast = min(s.Count, c.cellHi) // cells i on, as long as Next moves forward
 	return s.colNext()
 }
 
 // colFirst is First for a Columnar block.
 func (s *Seeker) colFirst() bool {
-	if s.err != nil {
+	if s.Fail != nil {
 		return false
 	}
 	s.colRewind()
 	return s.colNext()
 }
 
-// colStep decodes the key cell at s.off: shared uv | slen uv | suffix |
+// colStep decodes the key cell at s.Off: shared uv | slen uv | suffix |
 // [seq vlong].
 func (s *Seeker) colStep() bool {
 	if s.col.kmode == colKeysFixed {
-		s.kv.Key = s.col.kpack.Fill(s.col.kbuf, uint64(s.col.keyInts[s.idx]))
-		s.idx++
+		s.KV.Key = s.col.kpack.Fill(s.col.kbuf, uint64(s.col.keyInts[s.Idx]))
+		s.Idx++
 		return true
 	}
-	b := s.cells
-	p := s.off
+	b := s.Cells
+	p := s.Off
 	var shared, slen int
 	if p+2 <= len(b) && (b[p]|b[p+1]) < 0x80 {
 		shared, slen, p = int(b[p]), int(b[p+1]), p+2
@@ -497,26 +498,22 @@ func (s *Seeker) colStep() bool {
 		slen, p = frame.ReadLen(b, p)
 	}
 	if p < 0 || slen > len(b)-p {
-		return s.corrupt("bad key")
+		return s.Corrupt("bad key")
 	}
-	if s.idx == s.nextRestart {
-		if shared != 0 || s.off != s.restartOffset(s.ri) {
-			return s.corrupt("restart offset is not a whole-key cell")
-		}
-		s.ri++
-		s.nextRestart += s.interval
+	if s.Idx == s.NextRestart && !s.CheckRestart(shared, s.Off) {
+		return s.Corrupt("restart offset is not a whole-key cell")
 	}
-	if !s.setKey(shared, b[p:p+slen]) {
+	if !s.SetKey(shared, b[p:p+slen]) {
 		return false
 	}
 	p += slen
 	if s.col.seqMode == colSeqsInline {
-		return s.skipSeq(p)
+		return s.SkipSeq(p)
 	}
-	s.off = p
-	s.idx++
-	if s.idx == s.count && s.off != len(s.cells) {
-		return s.corrupt("bytes after the last cell")
+	s.Off = p
+	s.Idx++
+	if s.Idx == s.Count && s.Off != len(s.Cells) {
+		return s.Corrupt("bytes after the last cell")
 	}
 	return true
 }
@@ -525,14 +522,14 @@ func (s *Seeker) colStep() bool {
 // value.
 func (s *Seeker) colLand() bool {
 	c := s.col
-	i := s.idx - 1
+	i := s.Idx - 1
 	if c.seqMode == colSeqsInline {
 		if !s.land() {
 			return false
 		}
 	} else {
-		s.kv.Seq = uint64(c.seqs[i])
-		s.valid = true
+		s.KV.Seq = uint64(c.seqs[i])
+		s.Valid = true
 	}
 	if uint(i-c.cellLo) >= uint(c.cellHi-c.cellLo) && !s.colLoadCell(i) {
 		return false
@@ -544,17 +541,17 @@ func (s *Seeker) colLand() bool {
 // colValue sets the kind and value of cell i.
 func (s *Seeker) colValue(i int) {
 	c := s.col
-	s.kv.Kind = KindPut
+	s.KV.Kind = KindPut
 	if c.kinds != nil {
-		s.kv.Kind = Kind(c.kinds[i>>3] >> (i & 7) & 1)
+		s.KV.Kind = Kind(c.kinds[i>>3] >> (i & 7) & 1)
 	}
 	if c.vmode == colValsInt {
 		binary.BigEndian.PutUint64(s.vbuf[:], uint64(c.ints[i]))
-		s.kv.Value = s.vbuf[8-c.width:]
+		s.KV.Value = s.vbuf[8-c.width:]
 		return
 	}
 	if c.vmode == colValsPacked {
-		s.kv.Value = c.pack.Fill(c.vtmpl, uint64(c.ints[i]))
+		s.KV.Value = c.pack.Fill(c.vtmpl, uint64(c.ints[i]))
 		return
 	}
 	s.colBytes(i)
@@ -569,90 +566,44 @@ func (s *Seeker) colBytes(i int) {
 		j = c.idx[i]
 	}
 	lo, hi := c.ends[j], c.ends[j+1]
-	s.kv.Value = c.data[lo:hi:hi]
+	s.KV.Value = c.data[lo:hi:hi]
 }
 
 // colSeekGE is SeekGE for a Columnar block: the RowIndex search over
 // restart keys, then a scan of at most one interval.
 func (s *Seeker) colSeekGE(key []byte) bool {
-	if s.err != nil {
+	if s.Fail != nil {
 		return false
 	}
 	if s.col.kmode == colKeysFixed {
 		return s.colSeekFixed(key)
 	}
-	lo := 0
-	if s.valid && bytes.Compare(s.kv.Key, key) < 0 {
-		// Ascending: stay in this interval if key is before the next
-		// restart, else search only the restarts after it.
-		if s.ri >= s.nRestarts {
-			return s.colScan(key)
-		}
-		k, ok := s.colRestartKey(s.ri)
-		if !ok {
-			return false
-		}
-		if bytes.Compare(k, key) >= 0 {
-			return s.colScan(key)
-		}
-		lo = s.ri + 1
-	}
-	hi := s.nRestarts
-	if hi == 0 {
-		s.valid = false
+	i, ok := s.SeekStart(key)
+	if !ok {
 		return false
 	}
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		k, ok := s.colRestartKey(m)
-		if !ok {
-			return false
-		}
-		if bytes.Compare(k, key) < 0 {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+	if i >= 0 {
+		s.ToRestart(i)
 	}
-	s.toRestart(max(lo-1, 0))
 	return s.colScan(key)
 }
 
-// colRestartKey returns the key stored whole at restart i.
-func (s *Seeker) colRestartKey(i int) ([]byte, bool) {
-	b := s.cells
-	off := s.restartOffset(i)
-	shared, p := frame.ReadLen(b, off)
-	slen, p := frame.ReadLen(b, p)
-	if p < 0 || shared != 0 || slen > len(b)-p {
-		s.off, s.idx = off, i*s.interval
-		return nil, s.corrupt("bad restart cell")
-	}
-	return b[p : p+slen], true
-}
-
-// colScan steps forward until the key is >= key, skipping key compares
-// the way scan does (see there).
+// colScan steps forward until the key is >= key, as scan does.
 func (s *Seeker) colScan(key []byte) bool {
 	m := -1
-	for s.idx < s.count {
+	for s.Idx < s.Count {
 		if !s.colStep() {
 			return false
 		}
-		if m >= 0 {
-			if s.shared > m {
-				continue
-			}
-			m = s.shared
-		} else {
-			m = 0
+		if m >= 0 && s.Shared > m {
+			continue
 		}
-		m += sharedPrefixLen(s.kv.Key[m:], key[m:])
-		if m == len(key) || (m < len(s.kv.Key) && s.kv.Key[m] > key[m]) {
+		var done bool
+		if m, done = s.Reached(m, key); done {
 			return s.colLand()
 		}
 	}
-	s.valid = false
+	s.Valid = false
 	return false
 }
 
@@ -667,11 +618,11 @@ func (c *colSeeker) fixedKey(buf []byte, i int) []byte {
 // it.
 func (s *Seeker) colSeekFixed(key []byte) bool {
 	c := s.col
-	lo, hi := 0, s.count
-	if s.valid && bytes.Compare(s.kv.Key, key) < 0 {
+	lo, hi := 0, s.Count
+	if s.Valid && bytes.Compare(s.KV.Key, key) < 0 {
 		// Ascending: gallop from the current cell (merging iterators
 		// seek a few cells on), then binary-search the last step.
-		lo = s.idx
+		lo = s.Idx
 		for step := 1; lo < hi; step <<= 1 {
 			m := min(lo+step-1, hi-1)
 			if bytes.Compare(c.fixedKey(c.probe, m), key) >= 0 {
@@ -689,10 +640,10 @@ func (s *Seeker) colSeekFixed(key []byte) bool {
 			hi = m
 		}
 	}
-	if lo >= s.count {
-		s.idx, s.valid = s.count, false
+	if lo >= s.Count {
+		s.Idx, s.Valid = s.Count, false
 		return false
 	}
-	s.idx = lo
+	s.Idx = lo
 	return s.colStep() && s.colLand()
 }

@@ -56,7 +56,7 @@ func (s *Seeker) initLZ4(area []byte, at int) ([]byte, error) {
 		return nil, frame.Corrupt(at, "bad uncompressed length")
 	}
 	raw, err := s.area.Decode(area[k:], n, at)
-	s.tail = s.area.Raw
+	s.Tail = s.area.Raw
 	return raw, err
 }
 
@@ -75,7 +75,7 @@ func (s *Seeker) initLZ4Dict(block []byte, at, end int) (int, error) {
 		return 0, frame.Corrupt(p, "LZ4Dict index: %d bytes of sub-blocks, %d bytes left", e-p, end-p)
 	}
 	s.area.Grow(raw)
-	s.tail = s.area.Raw
+	s.Tail = s.area.Raw
 	return raw, nil
 }
 
@@ -89,15 +89,15 @@ func (s *Seeker) toSub(j int) bool {
 	sb := &s.area.Subs[j]
 	s.sub = j
 	s.subStart = sb.Raw
-	s.cells = s.area.Raw[: sb.Raw+sb.RawLen : sb.Raw+sb.RawLen]
-	s.off, s.idx = sb.Raw, sb.First
-	s.kv.Key, s.val, s.kv.Kind = s.keyBuf[:0], nil, KindPut
-	s.valid = false
+	s.Cells = s.area.Raw[: sb.Raw+sb.RawLen : sb.Raw+sb.RawLen]
+	s.Off, s.Idx = sb.Raw, sb.First
+	s.KV.Key, s.val, s.KV.Kind = s.KeyBuf[:0], nil, KindPut
+	s.Valid = false
 	if s.enc == RowIndex {
-		s.ri, s.nextRestart = sb.First/s.interval, sb.First
-		s.riLo, s.riHi = s.ri, s.nRestarts
+		s.RI, s.NextRestart = sb.First/s.Interval, sb.First
+		s.RILo, s.RIHi = s.RI, s.NRestarts
 		if j+1 < len(s.area.Subs) {
-			s.riHi = s.area.Subs[j+1].First / s.interval
+			s.RIHi = s.area.Subs[j+1].First / s.Interval
 		}
 	}
 	if j > 0 && !sb.Checked {
@@ -106,8 +106,8 @@ func (s *Seeker) toSub(j int) bool {
 		if !s.step() {
 			return false
 		}
-		if string(s.kv.Key) != string(s.block[sb.Key:sb.Key+sb.KeyLen]) {
-			return s.corrupt(fmt.Sprintf("sub-block %d: first key differs from the index", j))
+		if string(s.KV.Key) != string(s.block[sb.Key:sb.Key+sb.KeyLen]) {
+			return s.Corrupt(fmt.Sprintf("sub-block %d: first key differs from the index", j))
 		}
 		sb.Checked = true
 		return s.toSub(j)
@@ -120,10 +120,10 @@ func (s *Seeker) toSub(j int) bool {
 func (s *Seeker) nextSub() bool {
 	j := s.sub + 1
 	if j >= len(s.area.Subs) {
-		return s.corrupt("cell overruns the block")
+		return s.Corrupt("cell overruns the block")
 	}
-	if s.idx != s.area.Subs[j].First {
-		return s.corrupt(fmt.Sprintf("sub-block %d starts at cell %d, index says %d", j, s.idx, s.area.Subs[j].First))
+	if s.Idx != s.area.Subs[j].First {
+		return s.Corrupt(fmt.Sprintf("sub-block %d starts at cell %d, index says %d", j, s.Idx, s.area.Subs[j].First))
 	}
 	return s.toSub(j)
 }
@@ -132,7 +132,7 @@ func (s *Seeker) nextSub() bool {
 // dictionary, if it is not there yet; on bad bytes it stops the Seeker.
 func (s *Seeker) loadSub(area *lz4area.Reader, j int) bool {
 	if err := area.Load(s.block, j); err != nil {
-		s.err, s.valid = err, false
+		s.Fail, s.Valid = err, false
 		return false
 	}
 	return true
@@ -154,7 +154,7 @@ func (s *Seeker) seekSub(key []byte) bool {
 		}
 	}
 	j := lo - 1
-	if j == s.sub && s.valid && string(s.kv.Key) < string(key) {
+	if j == s.sub && s.Valid && string(s.KV.Key) < string(key) {
 		return true
 	}
 	return s.toSub(j)

@@ -199,7 +199,7 @@ func (t *dedupTable) insert(off, n int) {
 
 // setValueRef reads a back-reference at p to an n-byte value.
 func (s *Seeker) setValueRef(p, n int) int {
-	b := s.cells
+	b := s.Cells
 	var d, q int
 	if p+2 <= len(b) && b[p]&b[p+1] < 0x80 { // dedupMaxDist: one or two bytes
 		if b[p] < 0x80 {
@@ -213,7 +213,7 @@ func (s *Seeker) setValueRef(p, n int) int {
 	if q < 0 || d < n || d > p-s.subStart {
 		return -1
 	}
-	s.val = s.cells[p-d : p-d+n : p-d+n]
+	s.val = s.Cells[p-d : p-d+n : p-d+n]
 	return q
 }
 

@@ -30,8 +30,8 @@ func backRefs(t *testing.T, block []byte) int {
 		t.Fatal(err)
 	}
 	refs := 0
-	for off := s.off; s.Next(); off = s.off {
-		_, _, vlen, p := frame.ReadLens3(s.cells, off)
+	for off := s.Off; s.Next(); off = s.Off {
+		_, _, vlen, p := frame.ReadLens3(s.Cells, off)
 		if p < 0 {
 			t.Fatalf("bad cell at %d", off)
 		}

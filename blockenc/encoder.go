@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/intcol"
+	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
 	"math"
-	"math/bits"
 
 	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
 	"github.com/kvenc/kvenc/vlong"
@@ -146,7 +146,7 @@ func (e *Encoder) Size() int {
 	if e.col != nil {
 		return e.col.size(e.n)
 	}
-	n := e.headerLen() + len(e.buf) + restartLen*len(e.restarts) + frame.TrailerLen
+	n := e.headerLen() + len(e.buf) + prefixkeys.RestartLen*len(e.restarts) + frame.TrailerLen
 	if len(e.subs) > 1 {
 		// Sub-blocks start from an empty previous cell, so the cells are
 		// not a plain stream: they stay LZ4Dict, with incompressible
@@ -217,7 +217,7 @@ func (e *Encoder) add(c Cell) {
 			e.dedup.reset()
 		}
 	}
-	shared := sharedPrefixLen(e.prevKey, c.Key)
+	shared := prefixkeys.SharedPrefixLen(e.prevKey, c.Key)
 	switch e.opts.Encoding {
 	case None:
 		e.addNone(c)
@@ -498,21 +498,4 @@ func (e *Encoder) appendStream(b []byte) ([]byte, byte) {
 		b = binary.LittleEndian.AppendUint32(b, r)
 	}
 	return b, flags
-}
-
-// sharedPrefixLen returns the length of the common prefix of a and b,
-// comparing 8 bytes at a time.
-func sharedPrefixLen(a, b []byte) int {
-	n := min(len(a), len(b))
-	a, b = a[:n], b[:n]
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:])
-		if x != 0 {
-			return i + bits.TrailingZeros64(x)>>3
-		}
-	}
-	for ; i < n && a[i] == b[i]; i++ {
-	}
-	return i
 }

@@ -62,13 +62,6 @@ func (e Encoding) IsValid() bool { return e <= Columnar }
 // Encodings lists every valid encoding in id order.
 func Encodings() []Encoding { return []Encoding{None, Prefix, Diff, FastDiff, RowIndex, Columnar} }
 
-// Limits on what one cell may hold. Larger keys or values make Add return
-// ErrTooLarge.
-const (
-	MaxKeyLen   = 64 << 10 // 64 KiB
-	MaxValueLen = 16 << 20 // 16 MiB
-)
-
 // DefaultRestartInterval is the RowIndex restart interval used when
 // Options.RestartInterval is 0.
 const DefaultRestartInterval = 16
@@ -195,9 +188,6 @@ var (
 	// restart interval; Add and Finish return it.
 	ErrInvalidOptions = errors.New("blockenc: invalid options")
 )
-
-// restartLen is one restart offset (uint32 little-endian).
-const restartLen = 4
 
 // rowFlags are the flags a row block may have.
 const rowFlags = frame.FlagLZ4 | frame.FlagLZ4Dict | frame.FlagValueDedup | frame.FlagIntValues | frame.FlagSeqColumn

@@ -168,7 +168,7 @@ func (s *Seeker) decodeColumn(dst []int64, block []byte, p, end int, what string
 		return dst, 0, 0, frame.Corrupt(p, "missing %s column", what)
 	}
 	mode := block[p]
-	vals, q, err := intcol.Read(dst[:0], block[:end], p+1, s.count, what)
+	vals, q, err := intcol.Read(dst[:0], block[:end], p+1, s.Count, what)
 	if err != nil {
 		return vals, 0, 0, err
 	}

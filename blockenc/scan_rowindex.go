@@ -3,7 +3,7 @@ package blockenc
 import "encoding/binary"
 
 // The RowIndex fast path. A RowIndex block without LZ4Dict sub-blocks
-// (s.fast, chosen by Init; whole-block LZ4, dedupe and a value column
+// (s.Fast, chosen by Init; whole-block LZ4, dedupe and a value column
 // leave the cells as this reads them) is read by Next alone, for Next and
 // for the scan of a SeekGE. The general path costs six calls per
 // cell (step, stepPrefix, setKey, valueKindSeq, skipSeq, land) that test
@@ -36,7 +36,7 @@ func (s *Seeker) Next() bool {
 // last cell of the block, whose end must be the end of the cells: one
 // test less for every other cell.
 //
-// Reads go through s.tail, which Init made at least 8 bytes longer than
+// Reads go through s.Tail, which Init made at least 8 bytes longer than
 // the cells (the restart array and checksum follow them; decompressed
 // cells have 8 bytes of slack), so fixed-size loads of the cell head and
 // of a seq at the end of the cells stay in it; what a cell claims is
@@ -45,7 +45,7 @@ func (s *Seeker) Next() bool {
 // ((*[n]byte)(t[a:a+n])) cost one bounds check and no pointer masking,
 // and index their bytes without more checks.
 //
-// In a fast block s.kv.Key has the capacity of the key buffer it aliases, so
+// In a fast block s.KV.Key has the capacity of the key buffer it aliases, so
 // the key is set by reslicing it (Cell caps it).
 //
 // Measured with callgrind: BenchmarkBlock's RowIndex scan (Next and Cell)
@@ -61,7 +61,7 @@ func (s *Seeker) Next() bool {
 // cost blocks without dedupe 3.5% more instructions.
 func (s *Seeker) rowNext() bool {
 	var (
-		idx, p, t    = s.idx, s.off, s.tail
+		idx, p, t    = s.Idx, s.Off, s.Tail
 		w            *[40]byte // the cell's first 40 bytes
 		x            *[10]byte // kind, seq marker, 8 bytes
 		h, seq       uint64
@@ -70,7 +70,7 @@ func (s *Seeker) rowNext() bool {
 		vs, ve       int // the value is t[vs:ve]
 		key          []byte
 	)
-	if !s.fast || idx+1 >= s.count || uint(p)+40 > uint(len(t)) {
+	if !s.Fast || idx+1 >= s.Count || uint(p)+40 > uint(len(t)) {
 		goto general
 	}
 	w = (*[40]byte)(t[p : p+40])
@@ -79,7 +79,7 @@ func (s *Seeker) rowNext() bool {
 	shared, slen = int(h&0xff), int(h>>8&0xff)
 	k = p + 3 + slen        // value
 	v = k + int(h>>16&0xff) // kind, seq
-	key = s.kv.Key
+	key = s.KV.Key
 	if h&0x808080 != 0 || slen > 32 || shared > len(key) || shared+slen+32 > cap(key) || uint(v)+10 > uint(len(t)) {
 		// The key buffer never grows past MaxKeyLen+32 (setKey), so a
 		// key that leaves it 32 bytes is not too long.
@@ -135,7 +135,7 @@ func (s *Seeker) rowNext() bool {
 			goto general
 		}
 	}
-	if end > len(s.cells) {
+	if end > len(s.Cells) {
 		goto general
 	}
 	if idx < len(s.seqCol) { // a seq column: the cell's seq is 0 (land says why not)
@@ -147,12 +147,8 @@ func (s *Seeker) rowNext() bool {
 	if s.intW != 0 && ve != vs { // a value column: the cell's value is empty (land says why not)
 		goto general
 	}
-	if idx == s.nextRestart {
-		if shared != 0 || p != s.restartOffset(s.ri) {
-			goto general
-		}
-		s.ri++
-		s.nextRestart += s.interval
+	if idx == s.NextRestart && !s.CheckRestart(shared, p) {
+		goto general
 	}
 	// The shared prefix is in place; the suffix is copied as 32 bytes (two
 	// 16-byte moves, no memmove call): the key buffer has room for them.
@@ -161,16 +157,16 @@ func (s *Seeker) rowNext() bool {
 		*(*[16]byte)(d[:16]) = *(*[16]byte)(w[3:19])
 		*(*[16]byte)(d[16:]) = *(*[16]byte)(w[19:35])
 	}
-	s.kv.Key = s.kv.Key[:shared+slen]
+	s.KV.Key = s.KV.Key[:shared+slen]
 	if s.intW == 0 {
-		s.kv.Value = t[vs:ve:ve]
+		s.KV.Value = t[vs:ve:ve]
 	} else {
-		s.kv.Value = s.intValue(idx)
+		s.KV.Value = s.intValue(idx)
 	}
-	s.kv.Kind, s.kv.Seq = Kind(x[0]), seq
-	s.off, s.idx = end, idx+1
-	s.shared = shared
-	s.valid = true
+	s.KV.Kind, s.KV.Seq = Kind(x[0]), seq
+	s.Off, s.Idx = end, idx+1
+	s.Shared = shared
+	s.Valid = true
 	return true
 general:
 	return s.next()
