@@ -1,6 +1,10 @@
 package blockenc
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
+)
 
 // The RowIndex fast path. A RowIndex block without LZ4Dict sub-blocks
 // (s.Fast, chosen by Init; whole-block LZ4, dedupe and a value column
@@ -69,6 +73,7 @@ func (s *Seeker) rowNext() bool {
 		k, v, end    int
 		vs, ve       int // the value is t[vs:ve]
 		key          []byte
+		ok           bool
 	)
 	if !s.Fast || idx+1 >= s.Count || uint(p)+40 > uint(len(t)) {
 		goto general
@@ -119,21 +124,15 @@ func (s *Seeker) rowNext() bool {
 		}
 	}
 	x = (*[10]byte)(t[v : v+10])
-	seq, end = uint64(x[1]), v+2
-	if x[0] > byte(KindPut) {
+	// The seq as land reads it: one byte or a non-negative vlong of 1..8
+	// payload bytes (marker 0x88+8-payload), the 9 bytes after the kind.
+	seq, ok = prefixkeys.DecodeSeq(x[1:])
+	if !ok || x[0] > byte(KindPut) {
 		goto general
 	}
-	if seq >= 0x80 {
-		// As in land: a non-negative vlong of 1..8 payload bytes (marker
-		// 0x88+8-payload), read with one big-endian load and a shift.
-		if seq&^7 != 0x88 {
-			goto general
-		}
-		end += 8 - int(seq&7)
-		seq = binary.BigEndian.Uint64(x[2:]) >> (8 * (seq & 7))
-		if int64(seq) < 0 {
-			goto general
-		}
+	end = v + 2
+	if x[1] >= 0x80 {
+		end += 8 - int(x[1]&7)
 	}
 	if end > len(s.Cells) {
 		goto general

@@ -7,7 +7,6 @@ import (
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
 	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
-
 )
 
 // minCellLen is the fewest bytes any cell takes (a FastDiff flags byte and
@@ -372,7 +371,9 @@ func (s *Seeker) land() bool {
 		s.Valid = true
 		return true
 	}
-	if !s.LandSeq() {
+	if seq, ok := prefixkeys.DecodeSeq(s.Tail[s.SeqOff:]); ok { // SeqOff < len(Cells): checked by SkipSeq
+		s.KV.Seq = seq
+	} else if !s.LandSeqSlow() {
 		return false
 	}
 	s.Valid = true
