@@ -6,16 +6,10 @@ func ColumnarForms(block []byte) (keys, seqs, values byte, err error) {
 	if err := s.Init(block); err != nil {
 		return 0, 0, 0, err
 	}
-	return s.col.kform, s.col.seqMode, s.col.vmode, nil
+	keys, seqs, values = s.col.Forms()
+	return keys, seqs, values, nil
 }
 
 // ColumnarSubsLoaded returns how many LZ4Dict sub-blocks of the value area
 // s has decompressed since Init, and how many the area has.
-func ColumnarSubsLoaded(s *Seeker) (loaded, total int) {
-	for _, sb := range s.col.area.Subs {
-		if sb.Loaded {
-			loaded++
-		}
-	}
-	return loaded, len(s.col.area.Subs)
-}
+func ColumnarSubsLoaded(s *Seeker) (loaded, total int) { return s.col.SubsLoaded() }

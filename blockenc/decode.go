@@ -2,7 +2,6 @@ package blockenc
 
 import (
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
-
 )
 
 // The hot loop: one step function per encoding decodes the cell at s.Off

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/kvenc/kvenc/blockenc/internal/colblk"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/intcol"
 	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
@@ -59,7 +60,7 @@ type Encoder struct {
 	// subIndex bounds the bytes of the LZ4Dict index so far (for Size).
 	subKeys  []byte
 	subIndex int
-	col      *colEncoder // Columnar: the columns
+	col      *colblk.Writer // Columnar: the columns
 }
 
 // subCut is the start of an LZ4Dict sub-block.
@@ -78,6 +79,17 @@ func NewEncoder(opts Options) *Encoder {
 	return e
 }
 
+// compressFlag is the flag bit that says a block uses c.
+func compressFlag(c Compression) byte {
+	switch c {
+	case LZ4:
+		return frame.FlagLZ4
+	case LZ4Dict:
+		return frame.FlagLZ4Dict
+	}
+	return 0
+}
+
 func (e *Encoder) setOptions(opts Options) {
 	if opts.RestartInterval == 0 {
 		opts.RestartInterval = DefaultRestartInterval
@@ -87,8 +99,8 @@ func (e *Encoder) setOptions(opts Options) {
 	switch {
 	case !opts.Encoding.IsValid():
 		e.err = fmt.Errorf("%w: encoding %d", ErrInvalidOptions, opts.Encoding)
-	case opts.RestartInterval < 0 || opts.RestartInterval > maxRestartInterval:
-		e.err = fmt.Errorf("%w: restart interval %d not in [1, %d]", ErrInvalidOptions, opts.RestartInterval, maxRestartInterval)
+	case opts.RestartInterval < 0 || opts.RestartInterval > prefixkeys.MaxInterval:
+		e.err = fmt.Errorf("%w: restart interval %d not in [1, %d]", ErrInvalidOptions, opts.RestartInterval, prefixkeys.MaxInterval)
 	case !opts.Compression.IsValid():
 		e.err = fmt.Errorf("%w: compression %d", ErrInvalidOptions, opts.Compression)
 	case opts.CompressionLevel < 0 || opts.CompressionLevel > MaxCompressionLevel:
@@ -98,7 +110,7 @@ func (e *Encoder) setOptions(opts Options) {
 		e.dedup = new(dedupTable)
 	}
 	if opts.Encoding == Columnar {
-		e.col = newColEncoder(opts)
+		e.col = colblk.NewWriter(opts.RestartInterval, compressFlag(opts.Compression), opts.CompressionLevel)
 	}
 	if opts.IntValues {
 		inner := opts
@@ -130,7 +142,7 @@ func (e *Encoder) Reset() {
 		e.ints.reset()
 	}
 	if e.col != nil {
-		e.col.reset()
+		e.col.Reset()
 	}
 }
 
@@ -144,7 +156,7 @@ func (e *Encoder) Len() int { return e.n }
 // blocks at a Size, as HBase does, makes blocks of equal uncompressed size.
 func (e *Encoder) Size() int {
 	if e.col != nil {
-		return e.col.size(e.n)
+		return e.col.Size(e.n)
 	}
 	n := e.headerLen() + len(e.buf) + prefixkeys.RestartLen*len(e.restarts) + frame.TrailerLen
 	if len(e.subs) > 1 {
@@ -191,7 +203,10 @@ func (e *Encoder) Add(c Cell) error {
 		return fmt.Errorf("%w: block over 4 GiB", ErrTooLarge)
 	}
 	if e.col != nil {
-		e.colAdd(c)
+		e.col.Add(c, e.n)
+		e.prevKey = append(e.prevKey[:0], c.Key...)
+		e.prevSeq = c.Seq
+		e.n++
 		return nil
 	}
 	if e.ints != nil {
@@ -241,10 +256,6 @@ func (e *Encoder) add(c Cell) {
 	e.n++
 }
 
-// dictSize and subBlockSize are DictSize and SubBlockSize; tests shrink
-// them to get many sub-blocks from few cells.
-var dictSize, subBlockSize = DictSize, SubBlockSize
-
 // cutSubBlock reports whether the next cell starts a new LZ4Dict
 // sub-block: the current one has reached its size, and (RowIndex) the next
 // cell is a restart, so every sub-block starts with a whole key.
@@ -252,9 +263,9 @@ func (e *Encoder) cutSubBlock() bool {
 	if e.opts.Encoding == RowIndex && e.n%e.opts.RestartInterval != 0 {
 		return false
 	}
-	size, last := dictSize, e.subs[len(e.subs)-1]
+	size, last := lz4area.DictSize, e.subs[len(e.subs)-1]
 	if len(e.subs) > 1 {
-		size = subBlockSize
+		size = lz4area.SubBlockSize
 	}
 	return len(e.buf)-int(last.off) >= size
 }
@@ -449,7 +460,7 @@ func (e *Encoder) Finish() ([]byte, error) {
 		return nil, e.err
 	}
 	if e.col != nil {
-		return e.colFinish(), nil
+		return e.col.Finish(e.n), nil
 	}
 	b := make([]byte, 0, e.Size())
 	b = append(b, frame.Version1, byte(e.opts.Encoding), 0)

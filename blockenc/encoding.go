@@ -66,10 +66,6 @@ func Encodings() []Encoding { return []Encoding{None, Prefix, Diff, FastDiff, Ro
 // Options.RestartInterval is 0.
 const DefaultRestartInterval = 16
 
-// maxRestartInterval bounds Options.RestartInterval and the interval a
-// reader accepts.
-const maxRestartInterval = 1 << 16
-
 // Options configure an Encoder.
 type Options struct {
 	// Encoding is the cell layout. The zero value is None; DefaultOptions
@@ -125,19 +121,11 @@ const (
 	// LZ4 compresses the cells of the block as one LZ4 block. A Seeker
 	// decompresses them all in Init.
 	LZ4 Compression = 1 // part of the format, never reuse
-	// LZ4Dict cuts the cells into sub-blocks; the first (about
-	// DictSize bytes) is compressed alone and is the preset dictionary of
-	// every later one (about SubBlockSize bytes each), Lucene's layout
-	// (LUCENE-9447). A SeekGE decompresses the dictionary and one
-	// sub-block.
+	// LZ4Dict cuts the cells into sub-blocks of about 8 KiB; the first
+	// is compressed alone and is the preset dictionary of every later one,
+	// Lucene's layout (LUCENE-9447). A SeekGE decompresses the dictionary
+	// and one sub-block.
 	LZ4Dict Compression = 2 // part of the format, never reuse
-)
-
-// LZ4Dict sub-block sizes (uncompressed bytes of cells): a sub-block is cut
-// at the first cell boundary (RowIndex: restart) at or after the size.
-const (
-	DictSize     = 8 << 10
-	SubBlockSize = 8 << 10
 )
 
 // String returns "none", "lz4", "lz4dict" or "Compression(n)".

@@ -7,11 +7,7 @@ import (
 
 // SetSubBlockSizes sets the LZ4Dict dictionary and sub-block sizes the
 // encoder cuts at, and returns a function that restores them.
-func SetSubBlockSizes(dict, sub int) (restore func()) {
-	d, s := dictSize, subBlockSize
-	dictSize, subBlockSize = dict, sub
-	return func() { dictSize, subBlockSize = d, s }
-}
+var SetSubBlockSizes = lz4area.SetSizes
 
 // Flags returns the flags byte of a block.
 func Flags(block []byte) byte { return block[2] }

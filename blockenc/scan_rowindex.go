@@ -14,20 +14,6 @@ import (
 // the feature fields in each; Next decodes the common cell in one
 // function and leaves any other to the general path.
 
-// Next moves to the next cell (from before the first cell: to the first
-// one). It returns false at the end of the block or on error (see Err).
-//
-// Next inlines into its caller as one indirect call to the encoding's own
-// Next, rowNext or colNext (set by Init): a wrapper testing the encoding
-// cost a Columnar scan about 50 instructions a cell (callgrind, 107 in
-// colNext itself), the prologue of rowNext's large frame included.
-func (s *Seeker) Next() bool {
-	if f := s.nextFn; f != nil {
-		return f(s)
-	}
-	return false
-}
-
 // rowNext is Next for the row encodings.
 //
 // On a fast block rowNext decodes the common cell itself: three one-byte

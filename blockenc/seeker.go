@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/kvenc/kvenc/blockenc/internal/colblk"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
 	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
@@ -51,10 +52,8 @@ type Seeker struct {
 	seqCol   []int64        // seq column: the seqs; empty: seqs inline
 	vbuf     [8]byte        // value column: the current value, big-endian
 
-	col *colSeeker // Columnar: the columns (columnar_seek.go); nil otherwise
-	// nextFn is Next for the block's encoding: rowNext or colNext, set by
-	// Init (nil before: Next returns false).
-	nextFn func(*Seeker) bool
+	columnar bool           // the block is Columnar: col reads it
+	col      *colblk.Reader // Columnar: kept across Init for its buffers
 }
 
 // NewSeeker returns a Seeker over block, positioned before the first cell.
@@ -73,17 +72,20 @@ func NewSeeker(block []byte) (*Seeker, error) {
 // false and Err returns the same error.
 func (s *Seeker) Init(block []byte) error {
 	if len(block) > 1 && block[1] == byte(Columnar) {
-		return s.colInit(block)
+		if s.col == nil {
+			s.col = new(colblk.Reader)
+		}
+		s.columnar = true
+		return s.col.Init(block)
 	}
 	area := s.area
 	area.Reset()
-	*s = Seeker{Reader: prefixkeys.Reader{KeyBuf: s.KeyBuf[:0]}, area: area, ints: s.ints[:0], seqCol: s.seqCol[:0]}
+	*s = Seeker{Reader: prefixkeys.Reader{KeyBuf: s.KeyBuf[:0]}, area: area, ints: s.ints[:0], seqCol: s.seqCol[:0], col: s.col}
 	if err := s.init(block); err != nil {
 		s.Fail = err
 		return err
 	}
 	s.rewind()
-	s.nextFn = (*Seeker).rowNext
 	return nil
 }
 
@@ -116,7 +118,7 @@ func (s *Seeker) init(block []byte) error {
 	p += n
 	if s.enc == RowIndex {
 		iv, n := binary.Uvarint(body[p:])
-		if n <= 0 || iv == 0 || iv > maxRestartInterval {
+		if n <= 0 || iv == 0 || iv > prefixkeys.MaxInterval {
 			return frame.Corrupt(p, "bad restart interval")
 		}
 		p += n
@@ -188,19 +190,28 @@ func (s *Seeker) init(block []byte) error {
 	return nil
 }
 
+// cur is the reader of the current block's layout, with its current cell.
+func (s *Seeker) cur() *prefixkeys.Reader {
+	if s.columnar {
+		return &s.col.Reader
+	}
+	return &s.Reader
+}
+
 // Err returns the error that stopped the Seeker (wrapping ErrCorrupt), or
 // nil. A move that returns false with Err() == nil has reached the end.
-func (s *Seeker) Err() error { return s.Fail }
+func (s *Seeker) Err() error { return s.cur().Fail }
 
 // Cell returns the current cell, or nil if the Seeker is not on one. The
 // Cell is the Seeker's own: it and its Key and Value (which alias the block
 // or the Seeker's buffers) are valid until the next move or Init; do not
 // modify them. Cell costs no more than Key and Value: nothing is copied.
 func (s *Seeker) Cell() *Cell {
-	if !s.Valid {
+	r := s.cur()
+	if !r.Valid {
 		return nil
 	}
-	return &s.KV
+	return &r.KV
 }
 
 // Key, Value, Seq and Kind return the fields of the current cell one at a
@@ -208,55 +219,65 @@ func (s *Seeker) Cell() *Cell {
 // the next move or Init; do not modify them), and return zero values when
 // the Seeker is not on a cell.
 func (s *Seeker) Key() []byte {
-	if !s.Valid {
+	r := s.cur()
+	if !r.Valid {
 		return nil
 	}
-	return s.KV.Key[:len(s.KV.Key):len(s.KV.Key)]
+	return r.KV.Key[:len(r.KV.Key):len(r.KV.Key)]
 }
 
 // Value returns the current cell's value; see Key.
 func (s *Seeker) Value() []byte {
-	if !s.Valid {
+	r := s.cur()
+	if !r.Valid {
 		return nil
 	}
-	return s.KV.Value
+	return r.KV.Value
 }
 
 // Seq returns the current cell's sequence number; see Key.
 func (s *Seeker) Seq() uint64 {
-	if !s.Valid {
+	r := s.cur()
+	if !r.Valid {
 		return 0
 	}
-	return s.KV.Seq
+	return r.KV.Seq
 }
 
 // Kind returns the current cell's kind; see Key.
 func (s *Seeker) Kind() Kind {
-	if !s.Valid {
+	r := s.cur()
+	if !r.Valid {
 		return 0
 	}
-	return s.KV.Kind
+	return r.KV.Kind
+}
+
+// Next moves to the next cell (from before the first cell: to the first
+// one). It returns false at the end of the block or on error (see Err).
+func (s *Seeker) Next() bool {
+	if s.columnar {
+		return s.col.Next()
+	}
+	return s.rowNext()
 }
 
 // First moves to the first cell. It returns false if the block is empty or
 // on error (see Err).
 func (s *Seeker) First() bool {
-	if s.col != nil {
-		return s.colFirst()
+	if s.columnar {
+		return s.col.First()
 	}
 	if s.Fail != nil {
 		return false
 	}
 	s.rewind()
-	return s.Next()
+	return s.rowNext()
 }
 
 // next is Next for every block but a fast one (scan_rowindex.go), and for
 // the cells of a fast one that Next leaves to the general path.
 func (s *Seeker) next() bool {
-	if s.col != nil {
-		return s.colNext()
-	}
 	if s.Idx >= s.Count || s.Fail != nil {
 		s.Valid = false
 		return false
@@ -280,8 +301,8 @@ func (s *Seeker) next() bool {
 // decompresses the dictionary and the sub-block the answer starts in (if
 // this Seeker has not yet), then seeks inside it as above.
 func (s *Seeker) SeekGE(key []byte) bool {
-	if s.col != nil {
-		return s.colSeekGE(key)
+	if s.columnar {
+		return s.col.SeekGE(key)
 	}
 	if s.Fail != nil {
 		return false
@@ -308,7 +329,7 @@ func (s *Seeker) scan(key []byte) bool {
 			return false
 		}
 		if s.Fast {
-			if !s.Next() { // lands on the cell: decodes its seq too
+			if !s.rowNext() { // lands on the cell: decodes its seq too
 				return false
 			}
 		} else if !s.step() {
@@ -394,14 +415,14 @@ func Verify(block []byte) error {
 	var prev []byte
 	var prevSeq uint64
 	for i := 0; s.Next(); i++ {
+		c := s.Cell()
 		if i > 0 {
-			c := bytes.Compare(prev, s.KV.Key)
-			if c > 0 || (c == 0 && prevSeq <= s.KV.Seq) {
+			if k := bytes.Compare(prev, c.Key); k > 0 || (k == 0 && prevSeq <= c.Seq) {
 				return fmt.Errorf("%w: cell %d out of order", ErrCorrupt, i)
 			}
 		}
-		prev = append(prev[:0], s.KV.Key...)
-		prevSeq = s.KV.Seq
+		prev = append(prev[:0], c.Key...)
+		prevSeq = c.Seq
 	}
 	return s.Err()
 }

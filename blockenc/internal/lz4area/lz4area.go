@@ -34,6 +34,21 @@ import (
 // refused before a buffer is sized for it.
 const MaxExpansion = 255
 
+// LZ4Dict sub-block sizes (uncompressed bytes): the dictionary, sub-block
+// 0, is about DictSize bytes, every later sub-block about SubBlockSize
+// (row blocks cut at the first cell, or RowIndex restart, at or after the
+// size; Columnar value areas cut at the size). Variables so that tests get
+// many sub-blocks from few cells (SetSizes).
+var DictSize, SubBlockSize = 8 << 10, 8 << 10
+
+// SetSizes sets DictSize and SubBlockSize and returns a function that
+// restores them; for tests.
+func SetSizes(dict, sub int) (restore func()) {
+	d, s := DictSize, SubBlockSize
+	DictSize, SubBlockSize = dict, sub
+	return func() { DictSize, SubBlockSize = d, s }
+}
+
 // Sub is one sub-block of an LZ4Dict area.
 type Sub struct {
 	Raw, RawLen   int  // its bytes in the uncompressed area

@@ -32,6 +32,9 @@ import (
 // RestartLen is the length of one restart offset.
 const RestartLen = 4
 
+// MaxInterval bounds the restart interval of a block.
+const MaxInterval = 1 << 16
+
 // Reader is a position in a cell stream and the cell there. The layouts
 // embed it and decode their cells into it; it checks every bound it reads,
 // and an error (Corrupt) is sticky until the layout resets it.
@@ -291,6 +294,17 @@ func (r *Reader) EndCell() bool {
 	if r.Idx == r.Count && r.Off != len(r.Cells) {
 		return r.Corrupt("bytes after the last cell")
 	}
+	return true
+}
+
+// LandSeq decodes the seq at SeqOff into KV.Seq and makes KV a cell.
+func (r *Reader) LandSeq() bool {
+	if s, ok := DecodeSeq(r.Tail[r.SeqOff:]); ok { // SeqOff < len(Cells): checked by SkipSeq
+		r.KV.Seq = s
+	} else if !r.LandSeqSlow() {
+		return false
+	}
+	r.Valid = true
 	return true
 }
 

@@ -1,7 +1,8 @@
-package blockenc
+package colblk
 
 import (
 	"encoding/binary"
+	"github.com/kvenc/kvenc/blockenc/internal/cell"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/intcol"
 	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
@@ -10,10 +11,6 @@ import (
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
 	"github.com/kvenc/kvenc/vlong"
 )
-
-// Columnar blocks (encoding 5): the cells stored column by column, after
-// Kuzu's string columns and Pebble v2's colblk. The layout is in the
-// package doc; this file writes it, columnar_seek.go reads it.
 
 // Section modes of a Columnar block: part of the format, never reuse.
 const (
@@ -39,7 +36,7 @@ const (
 )
 
 // colPolicy is how a Columnar block's integer columns are encoded: the
-// Smaller target, whose sizes Size can bound (see colEncoder.size), in
+// Smaller target, whose sizes Size can bound (see Writer.size), in
 // chunks of 1024 values or of 256, the smaller kept. Long chunks cost less
 // per value (a chunk's header and end are 5-15 bytes): BenchmarkColumnar's
 // low-cardinality blocks are 14-17% smaller and scan about 8% faster than
@@ -61,14 +58,14 @@ var colPolicy = intcol.Policy{
 // than 64 bits would rarely be enough anyway.
 const maxPackedLen = 32
 
-// maxDict bounds the distinct values a colEncoder tracks; beyond it the
+// maxDict bounds the distinct values a Writer tracks; beyond it the
 // dictionary form is given up for the block.
 const maxDict = 1 << 16
 
-// colEncoder accumulates the columns of a Columnar block.
-type colEncoder struct {
+// Writer accumulates the columns of a Columnar block.
+type Writer struct {
 	interval int
-	comp     Compression
+	comp     byte     // the compression to try: 0, frame.FlagLZ4 or frame.FlagLZ4Dict
 	keys     []byte   // key cells without seqs
 	keysSeq  []byte   // key cells with their seq vlong
 	rst      []uint32 // restart offsets in keys
@@ -104,12 +101,16 @@ type colEncoder struct {
 	cuts             []int // LZ4Dict: where the sub-blocks start
 }
 
-func newColEncoder(opts Options) *colEncoder {
-	return &colEncoder{interval: opts.RestartInterval, comp: opts.Compression, lz: lz4area.Writer{Level: opts.CompressionLevel}, dict: map[string]int64{},
+// NewWriter returns a Writer for blocks with restarts every interval cells
+// whose value area is compressed as compress says (0, frame.FlagLZ4 or
+// frame.FlagLZ4Dict) at the lz4dict level.
+func NewWriter(interval int, compress byte, level int) *Writer {
+	return &Writer{interval: interval, comp: compress, lz: lz4area.Writer{Level: level}, dict: map[string]int64{},
 		w: intcol.Writer{Policy: colPolicy}}
 }
 
-func (c *colEncoder) reset() {
+// Reset empties the Writer for a new block, keeping its buffers.
+func (c *Writer) Reset() {
 	c.keys, c.keysSeq = c.keys[:0], c.keysSeq[:0]
 	c.rst, c.rstSeq = c.rst[:0], c.rstSeq[:0]
 	c.prevKey = c.prevKey[:0]
@@ -122,8 +123,9 @@ func (c *colEncoder) reset() {
 	c.dictData, c.dictEnds, c.dictIdx = c.dictData[:0], c.dictEnds[:0], c.dictIdx[:0]
 }
 
-// add appends a cell that passed Add's checks; n is its index.
-func (c *colEncoder) add(x Cell, n int) {
+// Add appends cell n (0, 1, ...), which the caller checked: in order
+// and within the limits.
+func (c *Writer) Add(x cell.Cell, n int) {
 	shared := 0
 	if n%c.interval == 0 {
 		c.rst = append(c.rst, uint32(len(c.keys)))
@@ -154,7 +156,7 @@ func (c *colEncoder) add(x Cell, n int) {
 	if n%8 == 0 {
 		c.kinds = append(c.kinds, 0)
 	}
-	if x.Kind == KindPut {
+	if x.Kind == cell.KindPut {
 		c.kinds[n/8] |= 1 << (n % 8)
 		c.puts++
 	}
@@ -181,7 +183,7 @@ func (c *colEncoder) add(x Cell, n int) {
 
 // addFixed folds value v of cell n into the per-byte ranges of the
 // packed form, or gives the form up.
-func (c *colEncoder) addFixed(v []byte, n int) {
+func (c *Writer) addFixed(v []byte, n int) {
 	switch {
 	case n == 0 && len(v) >= 1 && len(v) <= maxPackedLen:
 		c.vlen = len(v)
@@ -204,10 +206,10 @@ func foldRanges(lo, hi, v []byte) {
 	}
 }
 
-// size bounds the block Finish writes without compression; n is the cell
+// Size bounds the block Finish writes without compression; n is the cell
 // count. It is exact but for the value ends column (bounded) and the
 // choices Finish makes only when they are smaller.
-func (c *colEncoder) size(n int) int {
+func (c *Writer) Size(n int) int {
 	sz := 3 + frame.UvarintLen(uint64(n)) + frame.UvarintLen(uint64(c.interval))
 	sz += 1 + frame.UvarintLen(uint64(len(c.keysSeq))) + len(c.keysSeq) + prefixkeys.RestartLen*len(c.rstSeq)
 	sz++ // seqs mode
@@ -225,9 +227,9 @@ func (c *colEncoder) size(n int) int {
 // frame.FlagLZ4 (one LZ4 block) or frame.FlagLZ4Dict (sub-blocks with the first as
 // their dictionary; version 2). LZ4Dict falls back to one LZ4 block when
 // the area is no longer than a dictionary.
-func (c *colEncoder) appendArea(dst, area []byte) ([]byte, byte) {
-	if c.comp != NoCompression && len(area) > 0 {
-		if c.comp == LZ4Dict && len(area) > dictSize {
+func (c *Writer) appendArea(dst, area []byte) ([]byte, byte) {
+	if c.comp != 0 && len(area) > 0 {
+		if c.comp == frame.FlagLZ4Dict && len(area) > lz4area.DictSize {
 			if a := c.appendDictArea(c.area[:0], area); len(a) < len(area)+2*frame.UvarintLen(uint64(len(area))) {
 				c.area = a
 				return append(dst, a...), frame.FlagLZ4Dict
@@ -247,16 +249,16 @@ func (c *colEncoder) appendArea(dst, area []byte) ([]byte, byte) {
 
 // appendDictArea appends area as an LZ4Dict value area: rawlen uv | nsub
 // uv | (rawlen uv | complen uv) * nsub | data. Sub-block 0 is the first
-// dictSize bytes, compressed alone; every later one the next
-// subBlockSize bytes (the last fewer), compressed with sub-block 0 as
+// lz4area.DictSize bytes, compressed alone; every later one the next
+// lz4area.SubBlockSize bytes (the last fewer), compressed with sub-block 0 as
 // its preset dictionary; one that does not shrink is stored (complen =
 // rawlen). Cuts ignore value boundaries: a value may span sub-blocks.
-func (c *colEncoder) appendDictArea(dst, area []byte) []byte {
-	nsub := 1 + (len(area)-dictSize+subBlockSize-1)/subBlockSize
+func (c *Writer) appendDictArea(dst, area []byte) []byte {
+	nsub := 1 + (len(area)-lz4area.DictSize+lz4area.SubBlockSize-1)/lz4area.SubBlockSize
 	dst = binary.AppendUvarint(dst, uint64(len(area)))
 	dst = binary.AppendUvarint(dst, uint64(nsub))
 	c.cuts = append(c.cuts[:0], 0)
-	for lo := dictSize; lo < len(area); lo += subBlockSize {
+	for lo := lz4area.DictSize; lo < len(area); lo += lz4area.SubBlockSize {
 		c.cuts = append(c.cuts, lo)
 	}
 	return c.lz.AppendSubs(dst, area, c.cuts, nil)
@@ -264,7 +266,7 @@ func (c *colEncoder) appendDictArea(dst, area []byte) []byte {
 
 // appendValues appends the smallest values section and returns the flags
 // of its area (see appendArea).
-func (c *colEncoder) appendValues(dst []byte) ([]byte, byte) {
+func (c *Writer) appendValues(dst []byte) ([]byte, byte) {
 	n := len(c.ends)
 	c.best = append(c.best[:0], colValsInline)
 	c.best = c.w.Append(c.best, c.ends)
@@ -321,7 +323,7 @@ func (c *colEncoder) appendValues(dst []byte) ([]byte, byte) {
 // colKeysPacked key section, or returns dst unchanged if the keys allow
 // neither (lengths differ; more than 8 bytes vary and their ranges need
 // more than 64 bits).
-func (c *colEncoder) appendFixedKeys(dst []byte) []byte {
+func (c *Writer) appendFixedKeys(dst []byte) []byte {
 	n := len(c.seqs)
 	if !c.fixedOK || n == 0 {
 		return dst
@@ -353,7 +355,7 @@ func (c *colEncoder) appendFixedKeys(dst []byte) []byte {
 }
 
 // appendKeyInts appends the column of every key packed by c.kpack.
-func (c *colEncoder) appendKeyInts(dst []byte) []byte {
+func (c *Writer) appendKeyInts(dst []byte) []byte {
 	L := len(c.klo)
 	c.ints = c.ints[:0]
 	for i := range len(c.seqs) {
@@ -363,7 +365,7 @@ func (c *colEncoder) appendKeyInts(dst []byte) []byte {
 }
 
 // finish appends the columns to a header and returns the flags.
-func (c *colEncoder) finish(b []byte) ([]byte, byte) {
+func (c *Writer) finish(b []byte) ([]byte, byte) {
 	// Keys, with the seqs inline or as a column, or fixed-width keys with
 	// a seq column: whichever is smallest.
 	keys, rst := c.keysSeq, c.rstSeq
@@ -408,7 +410,7 @@ func (c *colEncoder) finish(b []byte) ([]byte, byte) {
 }
 
 // finishValues appends the kinds and values sections.
-func (c *colEncoder) finishValues(b []byte) ([]byte, byte) {
+func (c *Writer) finishValues(b []byte) ([]byte, byte) {
 	if c.puts == len(c.seqs) {
 		b = append(b, colKindsPut)
 	} else {
@@ -422,23 +424,15 @@ func (c *colEncoder) finishValues(b []byte) ([]byte, byte) {
 	return b, flags
 }
 
-// colAdd adds a cell that passed Add's checks to a Columnar block.
-func (e *Encoder) colAdd(c Cell) {
-	e.col.add(c, e.n)
-	e.prevKey = append(e.prevKey[:0], c.Key...)
-	e.prevSeq = c.Seq
-	e.n++
-}
-
-// colFinish returns the Columnar block.
-func (e *Encoder) colFinish() []byte {
-	b := make([]byte, 0, e.Size())
-	b = append(b, frame.Version1, byte(Columnar), 0)
-	b = binary.AppendUvarint(b, uint64(e.n))
-	b = binary.AppendUvarint(b, uint64(e.opts.RestartInterval))
-	b, flags := e.col.finish(b)
+// Finish returns the block of the n cells added.
+func (c *Writer) Finish(n int) []byte {
+	b := make([]byte, 0, c.Size(n))
+	b = append(b, frame.Version1, frame.Columnar, 0)
+	b = binary.AppendUvarint(b, uint64(n))
+	b = binary.AppendUvarint(b, uint64(c.interval))
+	b, flags := c.finish(b)
 	b[2] = flags
-	if e.col.v2 {
+	if c.v2 {
 		b[0] = frame.Version2
 	}
 	return frame.AppendTrailer(b)

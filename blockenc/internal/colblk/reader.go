@@ -1,8 +1,9 @@
-package blockenc
+package colblk
 
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/kvenc/kvenc/blockenc/internal/cell"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/intcol"
 	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
@@ -10,17 +11,20 @@ import (
 	"sort"
 )
 
-// colSeeker is the part of a Seeker that reads a Columnar block. The key
-// stream uses the Seeker's own fields as RowIndex does (cells, restarts,
-// off, idx, ri, nextRestart, key, keyBuf; seqOff and tail for inline
-// seqs); the columns are decoded by Init into buffers kept across Init.
-type colSeeker struct {
+// Reader reads a Columnar block: First, SeekGE, Next and the current cell
+// in its prefixkeys.Reader. Init decodes the columns into buffers kept
+// across Init; the key stream of prefix keys is read as RowIndex's is.
+type Reader struct {
+	prefixkeys.Reader
+	block []byte  // the block (LZ4Dict sub-blocks are read from it)
+	vbuf  [8]byte // integer values: the current value, big-endian
+
 	kmode   byte          // colKeysPrefix or colKeysFixed (also for colKeysPacked)
 	kform   byte          // the keys mode in the block
 	kpack   intcol.Layout // fixed and packed keys: the varying bytes (fixed: 8-bit fields from 0)
 	keyInts []int64       // fixed keys: the varying bytes of each key, big-endian
 	kbuf    []byte        // fixed keys: the current key (template with its bytes)
-	valCall bool          // colNext calls colValue: kinds bitmap, integer or packed values
+	valCall bool          // Next calls value: kinds bitmap, integer or packed values
 	probe   []byte        // fixed keys: a key under comparison in SeekGE
 	seqMode byte
 	seqs    []int64 // seq column
@@ -32,45 +36,50 @@ type colSeeker struct {
 	ints    []int64 // integer and packed values
 	pack    intcol.Layout
 	vtmpl   []byte         // packed values: the current value (template with its bytes)
-	data    []byte         // the value area (in the block, or in Seeker.raw)
+	data    []byte         // the value area (in the block, or decompressed in area)
 	cellLo  int            // the values of cells [cellLo, cellHi) are in data:
-	cellHi  int            // all of them but with an LZ4Dict area (colLoadCell)
-	fast    int            // colNext's own path takes the cells below it (colNextSlow)
+	cellHi  int            // all of them but with an LZ4Dict area (loadCell)
+	fast    int            // Next's own path takes the cells below it (nextSlow)
 	area    lz4area.Reader // LZ4, LZ4Dict value area: the uncompressed values and the sub-block index
 }
 
-// colInit is Init for a Columnar block (byte 1 is 5).
-func (s *Seeker) colInit(block []byte) error {
-	c := s.col
-	if c == nil {
-		c = new(colSeeker)
-	}
-	c.area.Reset()
-	area := s.area // the row blocks' (rewind tests it)
-	area.Reset()
-	*s = Seeker{Reader: prefixkeys.Reader{KeyBuf: s.KeyBuf[:0]}, area: area, col: c}
-	if err := s.colParse(block); err != nil {
+// Init points s at a Columnar block (byte 1 is 5), keeping its buffers,
+// and positions it before the first cell. On error (wrapping
+// frame.ErrCorrupt) every move returns false.
+func (s *Reader) Init(block []byte) error {
+	s.area.Reset()
+	s.Reader = prefixkeys.Reader{KeyBuf: s.KeyBuf[:0], Lens: 2}
+	s.block = nil
+	if err := s.parse(block); err != nil {
 		s.Fail = err
 		return err
 	}
-	s.colRewind()
-	s.nextFn = (*Seeker).colNext
+	s.rewind()
 	return nil
 }
 
-// colRewind positions s before the first cell.
-func (s *Seeker) colRewind() {
-	s.rewind()
-	s.col.fast = 0 // the window may start after cell 0: colNextSlow checks
+// loadSub decompresses sub-block j of the value area if it is not there
+// yet; on bad bytes it stops s.
+func (s *Reader) loadSub(j int) bool {
+	if err := s.area.Load(s.block, j); err != nil {
+		s.Fail, s.Valid = err, false
+		return false
+	}
+	return true
 }
 
-func (s *Seeker) colParse(block []byte) error {
+// rewind positions s before the first cell.
+func (s *Reader) rewind() {
+	s.Rewind()
+	s.fast = 0 // the window may start after cell 0: nextSlow checks
+}
+
+func (s *Reader) parse(block []byte) error {
 	const minBlock = 3 + 1 + 1 + frame.TrailerLen
 	body, err := frame.Check(block, minBlock)
 	if err != nil {
 		return err
 	}
-	s.enc = Columnar
 	flags := body[2]
 	if flags != 0 && flags != frame.FlagLZ4 && (flags != frame.FlagLZ4Dict || body[0] < frame.Version2) {
 		return frame.Corrupt(2, "unsupported flags %#02x for a version %d columnar block", flags, body[0])
@@ -86,11 +95,11 @@ func (s *Seeker) colParse(block []byte) error {
 		return frame.Corrupt(3, "bad cell count")
 	}
 	iv, q := frame.ReadLen(body, p)
-	if q < 0 || iv == 0 || iv > maxRestartInterval {
+	if q < 0 || iv == 0 || iv > prefixkeys.MaxInterval {
 		return frame.Corrupt(p, "bad restart interval")
 	}
 	s.Count, s.Interval = count, iv
-	c := s.col
+	c := s
 	if q >= len(body) {
 		return frame.Corrupt(q, "missing keys")
 	}
@@ -102,7 +111,7 @@ func (s *Seeker) colParse(block []byte) error {
 	}
 	if c.kmode == colKeysFixed || c.kmode == colKeysPacked {
 		c.kmode = colKeysFixed // one reader for both
-		return s.colParseFixed(block, body, q, body[q-1])
+		return s.parseFixed(block, body, q, body[q-1])
 	}
 	if c.kmode != colKeysPrefix {
 		return frame.Corrupt(q-1, "unknown keys mode %d", c.kmode)
@@ -124,16 +133,16 @@ func (s *Seeker) colParse(block []byte) error {
 		return err
 	}
 	p += prefixkeys.RestartLen * s.NRestarts
-	return s.colParseRest(block, body, p)
+	return s.parseRest(block, body, p)
 }
 
-// colParseFixed reads a colKeysFixed or colKeysPacked (mode) key
+// parseFixed reads a colKeysFixed or colKeysPacked (mode) key
 // section at body[p:] (after its mode byte): klen uv | template | nvar u8
 // | pos uv * nvar | column, or klen uv | template | packed fields | column.
-func (s *Seeker) colParseFixed(block, body []byte, p int, mode byte) error {
-	c := s.col
+func (s *Reader) parseFixed(block, body []byte, p int, mode byte) error {
+	c := s
 	L, q := frame.ReadLen(body, p)
-	if q < 0 || L > MaxKeyLen || L+1 > len(body)-q || s.Count == 0 {
+	if q < 0 || L > cell.MaxKeyLen || L+1 > len(body)-q || s.Count == 0 {
 		return frame.Corrupt(p, "bad fixed key length")
 	}
 	c.kbuf = append(c.kbuf[:0], body[q:q+L]...)
@@ -159,12 +168,12 @@ func (s *Seeker) colParseFixed(block, body []byte, p int, mode byte) error {
 	if q >= len(body) || (body[q] != colSeqsColumn && body[q] != colSeqsDelta) {
 		return frame.Corrupt(q, "fixed keys without a seq column")
 	}
-	return s.colParseRest(block, body, q)
+	return s.parseRest(block, body, q)
 }
 
-// colParseRest reads the seqs, kinds and values sections at body[p:].
-func (s *Seeker) colParseRest(block, body []byte, p int) error {
-	c := s.col
+// parseRest reads the seqs, kinds and values sections at body[p:].
+func (s *Reader) parseRest(block, body []byte, p int) error {
+	c := s
 	count, flags := s.Count, body[2]
 	// Seqs.
 	if p >= len(body) {
@@ -217,7 +226,7 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 		return frame.Corrupt(p, "missing values")
 	}
 	c.vmode = body[p]
-	c.cellLo, c.cellHi = 0, count // colDictArea changes it
+	c.cellLo, c.cellHi = 0, count // parseDictArea changes it
 	c.valCall = c.kinds != nil || c.vmode == colValsInt || c.vmode == colValsPacked
 	p++
 	var err error
@@ -226,7 +235,7 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 		if c.ends, p, err = intcol.Read(append(c.ends[:0], 0), body, p, count, "value ends"); err != nil {
 			return err
 		}
-		p, err = s.colArea(body, p, flags, c.ends)
+		p, err = s.parseArea(body, p, flags, c.ends)
 	case colValsInt:
 		if p >= len(body) || body[p]&^colIntDelta == 0 || body[p]&^colIntDelta > 8 {
 			return frame.Corrupt(p, "bad value width")
@@ -262,7 +271,7 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 		if i := intcol.FirstAtLeast(c.idx, uint64(nd)); i >= 0 {
 			return frame.Corrupt(q, "cell %d: dictionary index %d of %d", i, c.idx[i], nd)
 		}
-		p, err = s.colArea(body, q, flags, c.ends)
+		p, err = s.parseArea(body, q, flags, c.ends)
 	case colValsPacked:
 		if body[0] < frame.Version2 {
 			return frame.Corrupt(p-1, "packed values in a version 1 block")
@@ -270,7 +279,7 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 		if flags != 0 {
 			return frame.Corrupt(2, "LZ4 flag without a value area")
 		}
-		p, err = s.colParsePacked(body, p)
+		p, err = s.parsePacked(body, p)
 	default:
 		return frame.Corrupt(p-1, "unknown values mode %d", c.vmode)
 	}
@@ -284,10 +293,10 @@ func (s *Seeker) colParseRest(block, body []byte, p int) error {
 	return nil
 }
 
-// colParsePacked reads a packed values section at body[p:] (after its
+// parsePacked reads a packed values section at body[p:] (after its
 // mode byte) and returns the offset after it.
-func (s *Seeker) colParsePacked(body []byte, p int) (int, error) {
-	c := s.col
+func (s *Reader) parsePacked(body []byte, p int) (int, error) {
+	c := s
 	L, q := frame.ReadLen(body, p)
 	if q < 0 || L < 1 || L > maxPackedLen || L > len(body)-q {
 		return 0, frame.Corrupt(p, "bad packed value length")
@@ -306,13 +315,13 @@ func (s *Seeker) colParsePacked(body []byte, p int) (int, error) {
 	return q, nil
 }
 
-// colArea reads a value area (rawlen uv | alen uv | alen bytes, an LZ4
+// parseArea reads a value area (rawlen uv | alen uv | alen bytes, an LZ4
 // block when the LZ4 flag is set) whose values end at ends (ends[0] = 0,
 // non-decreasing, the last at rawlen).
-func (s *Seeker) colArea(body []byte, p int, flags byte, ends []int64) (int, error) {
-	c := s.col
+func (s *Reader) parseArea(body []byte, p int, flags byte, ends []int64) (int, error) {
+	c := s
 	if flags == frame.FlagLZ4Dict {
-		return s.colDictArea(body, p, ends)
+		return s.parseDictArea(body, p, ends)
 	}
 	raw, q := frame.ReadLen(body, p)
 	alen, q := frame.ReadLen(body, q)
@@ -341,7 +350,7 @@ func (s *Seeker) colArea(body []byte, p int, flags byte, ends []int64) (int, err
 // checkEnds checks the ends of the values of an area of raw bytes at
 // offset p.
 func checkEnds(ends []int64, raw, p int) error {
-	if i := intcol.BadStep(ends, MaxValueLen); i >= 0 {
+	if i := intcol.BadStep(ends, cell.MaxValueLen); i >= 0 {
 		return frame.Corrupt(p, "value %d: bad end %d", i-1, ends[i])
 	}
 	if ends[len(ends)-1] != int64(raw) {
@@ -350,12 +359,12 @@ func checkEnds(ends []int64, raw, p int) error {
 	return nil
 }
 
-// colDictArea reads an LZ4Dict value area at body[p:] (rawlen uv | nsub
+// parseDictArea reads an LZ4Dict value area at body[p:] (rawlen uv | nsub
 // uv | (rawlen uv | complen uv) * nsub | data) and returns the offset
 // after it. Nothing is decompressed: colLoad does that when a value
 // needs a sub-block.
-func (s *Seeker) colDictArea(body []byte, p int, ends []int64) (int, error) {
-	c := s.col
+func (s *Reader) parseDictArea(body []byte, p int, ends []int64) (int, error) {
+	c := s
 	raw, q := frame.ReadLen(body, p)
 	nsub, q := frame.ReadLen(body, q)
 	if q < 0 || raw == 0 || nsub > raw {
@@ -376,17 +385,17 @@ func (s *Seeker) colDictArea(body []byte, p int, ends []int64) (int, error) {
 	return c.area.DataEnd(), nil
 }
 
-// colLoadCell decompresses the LZ4Dict sub-blocks that hold the value
+// loadCell decompresses the LZ4Dict sub-blocks that hold the value
 // of cell i (and the dictionary, sub-block 0) and sets [cellLo, cellHi)
 // to the cells whose values lie in the run of decompressed sub-blocks
 // around it, so that the moves after it check one range. Dictionary
 // values are referenced in any order: all of them are decompressed.
-func (s *Seeker) colLoadCell(i int) bool {
-	c := s.col
-	c.fast = 0 // the window moves: colNextSlow raises it again, not after an error
+func (s *Reader) loadCell(i int) bool {
+	c := s
+	c.fast = 0 // the window moves: nextSlow raises it again, not after an error
 	if c.vmode == colValsDict {
 		for j := range c.area.Subs {
-			if !s.loadSub(&c.area, j) {
+			if !s.loadSub(j) {
 				return false
 			}
 		}
@@ -398,7 +407,7 @@ func (s *Seeker) colLoadCell(i int) bool {
 		c.cellLo, c.cellHi = i, i+1
 		return true
 	}
-	if !s.loadSub(&c.area, 0) {
+	if !s.loadSub(0) {
 		return false
 	}
 	at := 0 // the sub-block holding byte lo
@@ -408,7 +417,7 @@ func (s *Seeker) colLoadCell(i int) bool {
 		if start <= lo && lo < end {
 			at = j
 		}
-		if start < hi && end > lo && !s.loadSub(&c.area, j) {
+		if start < hi && end > lo && !s.loadSub(j) {
 			return false
 		}
 	}
@@ -426,15 +435,15 @@ func (s *Seeker) colLoadCell(i int) bool {
 	return true
 }
 
-// colNext is Next for a Columnar block.
-func (s *Seeker) colNext() bool {
-	c := s.col
+// Next is Next for a Columnar block.
+func (s *Reader) Next() bool {
+	c := s
 	i := s.Idx
 	if i >= c.fast {
-		return s.colNextSlow()
+		return s.nextSlow()
 	}
 	// Fixed keys (always with a seq column), no error, the value in a
-	// decompressed part of the area: colStep and colLand without the
+	// decompressed part of the area: step and land without the
 	// calls, a third of a scan's time per cell before, and one bound to
 	// test.
 	s.Idx = i + 1
@@ -442,49 +451,49 @@ func (s *Seeker) colNext() bool {
 	s.KV.Seq = uint64(c.seqs[i])
 	s.Valid = true
 	if c.valCall {
-		s.colValue(i)
+		s.value(i)
 		return true
 	}
-	s.KV.Kind = KindPut
-	s.colBytes(i)
+	s.KV.Kind = cell.KindPut
+	s.bytes(i)
 	return true
 }
 
-// colNextSlow is colNext past c.fast: at the end, on an error, for prefix
+// nextSlow is Next past c.fast: at the end, on an error, for prefix
 // keys, or to decompress the sub-blocks of the next value; it raises
-// c.fast when colNext's own path can take the cells that follow.
-func (s *Seeker) colNextSlow() bool {
+// c.fast when Next's own path can take the cells that follow.
+func (s *Reader) nextSlow() bool {
 	if s.Idx >= s.Count || s.Fail != nil {
 		s.Valid = false
 		return false
 	}
-	c := s.col
+	c := s
 	if c.kmode != colKeysFixed {
-		return s.colStep() && s.colLand()
+		return s.step() && s.land()
 	}
 	i := s.Idx
-	if uint(i-c.cellLo) >= uint(c.cellHi-c.cellLo) && !s.colLoadCell(i) {
+	if uint(i-c.cellLo) >= uint(c.cellHi-c.cellLo) && !s.loadCell(i) {
 		s.Valid = false
 		return false
 	}
 	c.fast = min(s.Count, c.cellHi) // cells i on, as long as Next moves forward
-	return s.colNext()
+	return s.Next()
 }
 
-// colFirst is First for a Columnar block.
-func (s *Seeker) colFirst() bool {
+// First is First for a Columnar block.
+func (s *Reader) First() bool {
 	if s.Fail != nil {
 		return false
 	}
-	s.colRewind()
-	return s.colNext()
+	s.rewind()
+	return s.Next()
 }
 
-// colStep decodes the key cell at s.Off: shared uv | slen uv | suffix |
+// step decodes the key cell at s.Off: shared uv | slen uv | suffix |
 // [seq vlong].
-func (s *Seeker) colStep() bool {
-	if s.col.kmode == colKeysFixed {
-		s.KV.Key = s.col.kpack.Fill(s.col.kbuf, uint64(s.col.keyInts[s.Idx]))
+func (s *Reader) step() bool {
+	if s.kmode == colKeysFixed {
+		s.KV.Key = s.kpack.Fill(s.kbuf, uint64(s.keyInts[s.Idx]))
 		s.Idx++
 		return true
 	}
@@ -507,7 +516,7 @@ func (s *Seeker) colStep() bool {
 		return false
 	}
 	p += slen
-	if s.col.seqMode == colSeqsInline {
+	if s.seqMode == colSeqsInline {
 		return s.SkipSeq(p)
 	}
 	s.Off = p
@@ -518,32 +527,32 @@ func (s *Seeker) colStep() bool {
 	return true
 }
 
-// colLand makes the cell just stepped over current: its seq, kind and
+// land makes the cell just stepped over current: its seq, kind and
 // value.
-func (s *Seeker) colLand() bool {
-	c := s.col
+func (s *Reader) land() bool {
+	c := s
 	i := s.Idx - 1
 	if c.seqMode == colSeqsInline {
-		if !s.land() {
+		if !s.LandSeq() {
 			return false
 		}
 	} else {
 		s.KV.Seq = uint64(c.seqs[i])
 		s.Valid = true
 	}
-	if uint(i-c.cellLo) >= uint(c.cellHi-c.cellLo) && !s.colLoadCell(i) {
+	if uint(i-c.cellLo) >= uint(c.cellHi-c.cellLo) && !s.loadCell(i) {
 		return false
 	}
-	s.colValue(i)
+	s.value(i)
 	return true
 }
 
-// colValue sets the kind and value of cell i.
-func (s *Seeker) colValue(i int) {
-	c := s.col
-	s.KV.Kind = KindPut
+// value sets the kind and value of cell i.
+func (s *Reader) value(i int) {
+	c := s
+	s.KV.Kind = cell.KindPut
 	if c.kinds != nil {
-		s.KV.Kind = Kind(c.kinds[i>>3] >> (i & 7) & 1)
+		s.KV.Kind = cell.Kind(c.kinds[i>>3] >> (i & 7) & 1)
 	}
 	if c.vmode == colValsInt {
 		binary.BigEndian.PutUint64(s.vbuf[:], uint64(c.ints[i]))
@@ -554,13 +563,13 @@ func (s *Seeker) colValue(i int) {
 		s.KV.Value = c.pack.Fill(c.vtmpl, uint64(c.ints[i]))
 		return
 	}
-	s.colBytes(i)
+	s.bytes(i)
 }
 
-// colBytes sets the value of cell i from the value area (inline or
+// bytes sets the value of cell i from the value area (inline or
 // dictionary values); small enough to inline.
-func (s *Seeker) colBytes(i int) {
-	c := s.col
+func (s *Reader) bytes(i int) {
+	c := s
 	j := int64(i) // inline values: cell i's; dict: its distinct value's
 	if c.vmode == colValsDict {
 		j = c.idx[i]
@@ -569,14 +578,14 @@ func (s *Seeker) colBytes(i int) {
 	s.KV.Value = c.data[lo:hi:hi]
 }
 
-// colSeekGE is SeekGE for a Columnar block: the RowIndex search over
+// SeekGE is blockenc.Seeker.SeekGE for a Columnar block: the RowIndex search over
 // restart keys, then a scan of at most one interval.
-func (s *Seeker) colSeekGE(key []byte) bool {
+func (s *Reader) SeekGE(key []byte) bool {
 	if s.Fail != nil {
 		return false
 	}
-	if s.col.kmode == colKeysFixed {
-		return s.colSeekFixed(key)
+	if s.kmode == colKeysFixed {
+		return s.seekFixed(key)
 	}
 	i, ok := s.SeekStart(key)
 	if !ok {
@@ -585,14 +594,14 @@ func (s *Seeker) colSeekGE(key []byte) bool {
 	if i >= 0 {
 		s.ToRestart(i)
 	}
-	return s.colScan(key)
+	return s.scan(key)
 }
 
-// colScan steps forward until the key is >= key, as scan does.
-func (s *Seeker) colScan(key []byte) bool {
+// scan steps forward until the key is >= key, as scan does.
+func (s *Reader) scan(key []byte) bool {
 	m := -1
 	for s.Idx < s.Count {
-		if !s.colStep() {
+		if !s.step() {
 			return false
 		}
 		if m >= 0 && s.Shared > m {
@@ -600,7 +609,7 @@ func (s *Seeker) colScan(key []byte) bool {
 		}
 		var done bool
 		if m, done = s.Reached(m, key); done {
-			return s.colLand()
+			return s.land()
 		}
 	}
 	s.Valid = false
@@ -609,15 +618,15 @@ func (s *Seeker) colScan(key []byte) bool {
 
 // fixedKey writes the varying bytes of key i into buf (the template) and
 // returns it.
-func (c *colSeeker) fixedKey(buf []byte, i int) []byte {
+func (c *Reader) fixedKey(buf []byte, i int) []byte {
 	return c.kpack.Fill(buf, uint64(c.keyInts[i]))
 }
 
-// colSeekFixed is SeekGE over fixed-width keys: a binary search over all
+// seekFixed is SeekGE over fixed-width keys: a binary search over all
 // of them, or when key is after the current cell a galloping search from
 // it.
-func (s *Seeker) colSeekFixed(key []byte) bool {
-	c := s.col
+func (s *Reader) seekFixed(key []byte) bool {
+	c := s
 	lo, hi := 0, s.Count
 	if s.Valid && bytes.Compare(s.KV.Key, key) < 0 {
 		// Ascending: gallop from the current cell (merging iterators
@@ -645,5 +654,19 @@ func (s *Seeker) colSeekFixed(key []byte) bool {
 		return false
 	}
 	s.Idx = lo
-	return s.colStep() && s.colLand()
+	return s.step() && s.land()
+}
+
+// Forms returns the key, seq and value modes of the block (for tests).
+func (s *Reader) Forms() (keys, seqs, values byte) { return s.kform, s.seqMode, s.vmode }
+
+// SubsLoaded returns how many LZ4Dict sub-blocks of the value area s has
+// decompressed since Init, and how many the area has (for tests).
+func (s *Reader) SubsLoaded() (loaded, total int) {
+	for _, sb := range s.area.Subs {
+		if sb.Loaded {
+			loaded++
+		}
+	}
+	return loaded, len(s.area.Subs)
 }
