@@ -52,8 +52,9 @@ type Seeker struct {
 	seqCol   []int64        // seq column: the seqs; empty: seqs inline
 	vbuf     [8]byte        // value column: the current value, big-endian
 
-	columnar bool           // the block is Columnar: col reads it
-	col      *colblk.Reader // Columnar: kept across Init for its buffers
+	columnar bool               // the block is Columnar: col reads it
+	col      *colblk.Reader     // Columnar: kept across Init for its buffers
+	nextFn   func(*Seeker) bool // Next of the layout: rowNext or colNext, set by Init
 }
 
 // NewSeeker returns a Seeker over block, positioned before the first cell.
@@ -75,8 +76,12 @@ func (s *Seeker) Init(block []byte) error {
 		if s.col == nil {
 			s.col = new(colblk.Reader)
 		}
-		s.columnar = true
-		return s.col.Init(block)
+		s.columnar, s.nextFn = true, nil
+		if err := s.col.Init(block); err != nil {
+			return err
+		}
+		s.nextFn = (*Seeker).colNext
+		return nil
 	}
 	area := s.area
 	area.Reset()
@@ -86,6 +91,7 @@ func (s *Seeker) Init(block []byte) error {
 		return err
 	}
 	s.rewind()
+	s.nextFn = (*Seeker).rowNext
 	return nil
 }
 
@@ -255,12 +261,19 @@ func (s *Seeker) Kind() Kind {
 
 // Next moves to the next cell (from before the first cell: to the first
 // one). It returns false at the end of the block or on error (see Err).
+//
+// Next inlines into its caller as one indirect call to the layout's Next
+// (set by Init): a test of the layout and two calls make Next too costly
+// to inline, which costs every move a call.
 func (s *Seeker) Next() bool {
-	if s.columnar {
-		return s.col.Next()
+	if f := s.nextFn; f != nil {
+		return f(s)
 	}
-	return s.rowNext()
+	return false
 }
+
+// colNext is Next for Columnar blocks.
+func (s *Seeker) colNext() bool { return s.col.Next() }
 
 // First moves to the first cell. It returns false if the block is empty or
 // on error (see Err).
