@@ -1,35 +1,13 @@
 package blockenc
 
 import (
-	"bytes"
-	"encoding/binary"
 	"fmt"
-	"github.com/kvenc/kvenc/blockenc/internal/colblk"
-	"github.com/kvenc/kvenc/blockenc/internal/frame"
-	"github.com/kvenc/kvenc/blockenc/internal/intcol"
-	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
 	"math"
 
-	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
-	"github.com/kvenc/kvenc/vlong"
-)
-
-// Diff flags byte: part of the format, never reuse. Other bits must be 0.
-const (
-	diffSameKeyLen   = 1 << 0 // key length omitted: equals the previous key's
-	diffSameValueLen = 1 << 1 // value length omitted: equals the previous value's
-	diffSameKind     = 1 << 2 // kind byte omitted: equals the previous kind
-	diffKnownFlags   = diffSameKeyLen | diffSameValueLen | diffSameKind
-)
-
-// FastDiff flags byte: part of the format, never reuse.
-const (
-	fdSuffixMask   = 0x0f   // suffix length 0..14; 15: suffix length - 15 follows as uvarint
-	fdSuffixEscape = 15     // nibble value meaning "uvarint follows"
-	fdSameKeyLen   = 1 << 4 // shared length omitted: key length equals the previous key's
-	fdSameValueLen = 1 << 5 // value length omitted: equals the previous value's
-	fdSameValue    = 1 << 6 // value omitted: equals the previous value (fdSameValueLen is then 0)
-	fdPut          = 1 << 7 // the kind: 1 = KindPut, 0 = KindDelete
+	"github.com/kvenc/kvenc/blockenc/internal/colblk"
+	"github.com/kvenc/kvenc/blockenc/internal/frame"
+	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
+	"github.com/kvenc/kvenc/blockenc/internal/rowblk"
 )
 
 // Encoder builds one block from cells added in order.
@@ -37,111 +15,66 @@ const (
 // The zero Encoder is not usable; call NewEncoder. An Encoder is not safe
 // for concurrent use.
 type Encoder struct {
-	opts     Options
-	err      error    // sticky: invalid options
-	buf      []byte   // the cells, as they will appear in the block
-	restarts []uint32 // RowIndex: offsets of restart cells in buf
-	n        int      // cells added
-
-	prevKey  []byte // copy of the previous key
-	prevSeq  uint64
-	prevKind Kind
-	prevVal  int // offset of the previous value in buf
-	prevVLen int // length of the previous value
-
-	subs     []subCut       // LZ4Dict: where each sub-block starts (the first at 0)
-	subStart int            // offset in buf of the current sub-block
-	dedup    *dedupTable    // DedupeValues: recent values in the current sub-block
-	ints     *intValues     // IntValues: the values as integers and the cells without them
-	lz       lz4area.Writer // LZ4, LZ4Dict: the compressor
-	cuts     []int          // LZ4Dict: Finish scratch, where the sub-blocks start
-	out      []byte         // Finish scratch: the compressed candidate
-	// subKeys holds the first key of every sub-block after the first;
-	// subIndex bounds the bytes of the LZ4Dict index so far (for Size).
-	subKeys  []byte
-	subIndex int
-	col      *colblk.Writer // Columnar: the columns
-}
-
-// subCut is the start of an LZ4Dict sub-block.
-type subCut struct {
-	off   uint32 // offset in buf
-	first int    // index of its first cell
-	key   int    // offset of its first key in subKeys
+	opts Options
+	err  error // sticky: invalid options
+	n    int   // cells added
+	row  *rowblk.Writer
+	col  *colblk.Writer
+	// Columnar: a copy of the previous key and its seq, for the order
+	// check (a row writer keeps its own).
+	prevKey []byte
+	prevSeq uint64
 }
 
 // NewEncoder returns an Encoder for opts. Invalid options are reported by
 // Add and Finish (ErrInvalidOptions).
 func NewEncoder(opts Options) *Encoder {
 	e := &Encoder{}
-	e.setOptions(opts)
-	e.Reset()
-	return e
-}
-
-// compressFlag is the flag bit that says a block uses c.
-func compressFlag(c Compression) byte {
-	switch c {
-	case LZ4:
-		return frame.FlagLZ4
-	case LZ4Dict:
-		return frame.FlagLZ4Dict
-	}
-	return 0
-}
-
-func (e *Encoder) setOptions(opts Options) {
 	if opts.RestartInterval == 0 {
 		opts.RestartInterval = DefaultRestartInterval
 	}
 	e.opts = opts
-	e.lz.Level = opts.CompressionLevel
 	switch {
 	case !opts.Encoding.IsValid():
-		e.err = fmt.Errorf("%w: encoding %d", ErrInvalidOptions, opts.Encoding)
+		e.err = fmt.Errorf("%w: encoding %d is not one of %v", ErrInvalidOptions, opts.Encoding, Encodings())
 	case opts.RestartInterval < 0 || opts.RestartInterval > prefixkeys.MaxInterval:
 		e.err = fmt.Errorf("%w: restart interval %d not in [1, %d]", ErrInvalidOptions, opts.RestartInterval, prefixkeys.MaxInterval)
 	case !opts.Compression.IsValid():
-		e.err = fmt.Errorf("%w: compression %d", ErrInvalidOptions, opts.Compression)
+		e.err = fmt.Errorf("%w: compression %d is not one of %v", ErrInvalidOptions, opts.Compression, Compressions())
 	case opts.CompressionLevel < 0 || opts.CompressionLevel > MaxCompressionLevel:
 		e.err = fmt.Errorf("%w: compression level %d not in [0, %d]", ErrInvalidOptions, opts.CompressionLevel, MaxCompressionLevel)
 	}
-	if opts.DedupeValues {
-		e.dedup = new(dedupTable)
+	compress := byte(0)
+	switch opts.Compression {
+	case LZ4:
+		compress = frame.FlagLZ4
+	case LZ4Dict:
+		compress = frame.FlagLZ4Dict
 	}
 	if opts.Encoding == Columnar {
-		e.col = colblk.NewWriter(opts.RestartInterval, compressFlag(opts.Compression), opts.CompressionLevel)
+		e.col = colblk.NewWriter(opts.RestartInterval, compress, opts.CompressionLevel)
+	} else {
+		e.row = rowblk.NewWriter(rowblk.Options{
+			Layout:    byte(opts.Encoding),
+			Interval:  opts.RestartInterval,
+			Compress:  compress,
+			Level:     opts.CompressionLevel,
+			Dedupe:    opts.DedupeValues,
+			IntValues: opts.IntValues,
+		})
 	}
-	if opts.IntValues {
-		inner := opts
-		inner.DedupeValues, inner.IntValues = false, false
-		e.ints = &intValues{enc: &Encoder{}, encS: &Encoder{}, cw: intcol.Writer{Policy: rowPolicy}}
-		e.ints.enc.setOptions(inner)
-		e.ints.encS.setOptions(inner)
-	}
+	e.Reset()
+	return e
 }
 
 // Reset empties the encoder for a new block with the same options, keeping
 // its buffers.
 func (e *Encoder) Reset() {
-	e.buf = e.buf[:0]
-	e.restarts = e.restarts[:0]
 	e.n = 0
-	e.prevKey = e.prevKey[:0]
-	e.prevSeq = 0
-	e.prevKind = KindPut
-	e.prevVal, e.prevVLen = 0, 0
-	e.subs = append(e.subs[:0], subCut{})
-	e.subStart = 0
-	e.subKeys = e.subKeys[:0]
-	e.subIndex = 0
-	if e.dedup != nil {
-		e.dedup.startBlock()
-	}
-	if e.ints != nil {
-		e.ints.reset()
-	}
-	if e.col != nil {
+	e.prevKey, e.prevSeq = e.prevKey[:0], 0
+	if e.row != nil {
+		e.row.Reset()
+	} else {
 		e.col.Reset()
 	}
 }
@@ -150,30 +83,16 @@ func (e *Encoder) Reset() {
 func (e *Encoder) Len() int { return e.n }
 
 // Size returns the length in bytes of the block Finish would return now
-// without compression and with values inline: exact when Compression is
-// NoCompression and IntValues is off, an upper bound otherwise (a
-// compressed form or a value column is used only when smaller). Cutting
-// blocks at a Size, as HBase does, makes blocks of equal uncompressed size.
+// without compression and with values inline: exact for the row encodings
+// when Compression is NoCompression and IntValues is off, an upper bound
+// otherwise (a compressed form or a column is used only when smaller).
+// Cutting blocks at a Size, as HBase does, makes blocks of equal
+// uncompressed size.
 func (e *Encoder) Size() int {
-	if e.col != nil {
-		return e.col.Size(e.n)
+	if e.row != nil {
+		return e.row.Size()
 	}
-	n := e.headerLen() + len(e.buf) + prefixkeys.RestartLen*len(e.restarts) + frame.TrailerLen
-	if len(e.subs) > 1 {
-		// Sub-blocks start from an empty previous cell, so the cells are
-		// not a plain stream: they stay LZ4Dict, with incompressible
-		// sub-blocks stored raw, and the index is added.
-		n += e.subIndexBound()
-	}
-	return n
-}
-
-func (e *Encoder) headerLen() int {
-	n := 3 + frame.UvarintLen(uint64(e.n))
-	if e.opts.Encoding == RowIndex {
-		n += frame.UvarintLen(uint64(e.opts.RestartInterval))
-	}
-	return n
+	return e.col.Size(e.n)
 }
 
 // Add appends c to the block. c must sort after the previously added cell
@@ -191,261 +110,31 @@ func (e *Encoder) Add(c Cell) error {
 	case c.Seq > MaxSeq:
 		return fmt.Errorf("%w: seq %d (max %d)", ErrTooLarge, c.Seq, uint64(MaxSeq))
 	case !c.Kind.IsValid():
-		return fmt.Errorf("%w: %d", ErrInvalidKind, c.Kind)
+		return fmt.Errorf("%w: kind %d is neither %d (Delete) nor %d (Put)", ErrInvalidKind, c.Kind, KindDelete, KindPut)
 	}
 	if e.n > 0 {
-		if Compare(Cell{Key: e.prevKey, Seq: e.prevSeq}, c) >= 0 {
+		prevKey, prevSeq := e.prevKey, e.prevSeq
+		if e.row != nil {
+			prevKey, prevSeq = e.row.Last()
+		}
+		if Compare(Cell{Key: prevKey, Seq: prevSeq}, c) >= 0 {
 			return fmt.Errorf("%w: cell %d (key %q seq %d) after key %q seq %d",
-				ErrOutOfOrder, e.n, c.Key, c.Seq, e.prevKey, e.prevSeq)
+				ErrOutOfOrder, e.n, c.Key, c.Seq, prevKey, prevSeq)
 		}
 	}
-	if uint64(len(e.buf))+uint64(len(c.Key))+uint64(len(c.Value))+64 > math.MaxUint32 {
-		return fmt.Errorf("%w: block over 4 GiB", ErrTooLarge)
-	}
-	if e.col != nil {
+	if e.row == nil {
 		e.col.Add(c, e.n)
 		e.prevKey = append(e.prevKey[:0], c.Key...)
 		e.prevSeq = c.Seq
 		e.n++
 		return nil
 	}
-	if e.ints != nil {
-		e.ints.add(c)
+	if uint64(e.row.Buffered())+uint64(len(c.Key))+uint64(len(c.Value))+64 > math.MaxUint32 {
+		return fmt.Errorf("%w: block over 4 GiB", ErrTooLarge)
 	}
-	e.add(c)
-	return nil
-}
-
-// add appends a cell that passed Add's checks.
-func (e *Encoder) add(c Cell) {
-	if e.opts.Compression == LZ4Dict && e.n > 0 && e.cutSubBlock() {
-		// A sub-block starts as a block does: from an empty previous cell
-		// and an empty dedupe table, so it decodes knowing only itself.
-		e.subs = append(e.subs, subCut{off: uint32(len(e.buf)), first: e.n, key: len(e.subKeys)})
-		e.subStart = len(e.buf)
-		e.subKeys = append(e.subKeys, c.Key...)
-		e.subIndex += frame.UvarintLen(uint64(e.n)) + frame.UvarintLen(uint64(len(c.Key))) + len(c.Key)
-		e.prevKey = e.prevKey[:0]
-		e.prevKind = KindPut
-		e.prevVal, e.prevVLen = len(e.buf), 0
-		if e.dedup != nil {
-			e.dedup.reset()
-		}
-	}
-	shared := prefixkeys.SharedPrefixLen(e.prevKey, c.Key)
-	switch e.opts.Encoding {
-	case None:
-		e.addNone(c)
-	case Prefix:
-		e.addPrefix(c, shared)
-	case Diff:
-		e.addDiff(c, shared)
-	case FastDiff:
-		e.addFastDiff(c, shared)
-	case RowIndex:
-		if e.n%e.opts.RestartInterval == 0 {
-			e.restarts = append(e.restarts, uint32(len(e.buf)))
-			shared = 0
-		}
-		e.addPrefix(c, shared)
-	}
-	e.buf = vlong.Append(e.buf, int64(c.Seq))
-	e.prevKey = append(e.prevKey[:0], c.Key...)
-	e.prevSeq = c.Seq
-	e.prevKind = c.Kind
+	e.row.Add(c)
 	e.n++
-}
-
-// cutSubBlock reports whether the next cell starts a new LZ4Dict
-// sub-block: the current one has reached its size, and (RowIndex) the next
-// cell is a restart, so every sub-block starts with a whole key.
-func (e *Encoder) cutSubBlock() bool {
-	if e.opts.Encoding == RowIndex && e.n%e.opts.RestartInterval != 0 {
-		return false
-	}
-	size, last := lz4area.DictSize, e.subs[len(e.subs)-1]
-	if len(e.subs) > 1 {
-		size = lz4area.SubBlockSize
-	}
-	return len(e.buf)-int(last.off) >= size
-}
-
-// putValue appends v and remembers where it is, so FastDiff can compare
-// the next value against the block itself instead of a copy (HBASE-30390).
-// With dedupe, the cell functions call putRef for a back-reference and
-// noteValue after putValue: one function doing all is too big to inline,
-// and with that call FastDiff encoding without dedupe was 13-18% slower
-// than before the features, without it 5-7% (best of 8 alternating runs
-// of BenchmarkBlock op=encode); with dedupe the call per cell was 3% of
-// the instructions of encoding l_shipdate cells.
-func (e *Encoder) putValue(v []byte) {
-	e.prevVal, e.prevVLen = len(e.buf), len(v)
-	e.buf = append(e.buf, v...)
-}
-
-// noteValue tells the dedupe table, if any, where the value just written
-// by putValue is, or counts it as skipped while the cut-off has the table
-// off (see dedupWindow: lookupValue did not look it up).
-func (e *Encoder) noteValue() {
-	if t := e.dedup; t != nil {
-		if t.skip > 0 {
-			t.skip--
-			return
-		}
-		t.insert(e.prevVal, e.prevVLen)
-	}
-}
-
-// putRef writes a back-reference to ref, an earlier copy of v, instead of
-// the bytes of v.
-func (e *Encoder) putRef(v []byte, ref int) {
-	e.prevVal, e.prevVLen = ref, len(v)
-	e.buf = binary.AppendUvarint(e.buf, uint64(len(e.buf)-ref))
-}
-
-// lookupValue returns the offset of an earlier copy of c's value worth a
-// back-reference, or -1. While the dedupe table's cut-off has it off, it
-// returns -1 without a call (noteValue counts the value).
-func (e *Encoder) lookupValue(c Cell) int {
-	if e.dedup == nil || e.dedup.skip > 0 {
-		return -1
-	}
-	return e.lookupDedup(c.Value, len(c.Key))
-}
-
-// lookupDedup is lookupValue's call: kept out of line (with fewer
-// arguments than lookup) so that lookupValue inlines.
-//
-//go:noinline
-func (e *Encoder) lookupDedup(v []byte, klen int) int {
-	return e.dedup.lookup(e.buf, v, e.subStart, klen)
-}
-
-// appendVLen appends the value length field: with DedupeValues doubled, plus
-// one for a back-reference.
-func (e *Encoder) appendVLen(n, ref int) {
-	v := uint64(n)
-	if e.dedup != nil {
-		v <<= 1
-		if ref >= 0 {
-			v |= 1
-		}
-	}
-	e.buf = binary.AppendUvarint(e.buf, v)
-}
-
-func (e *Encoder) addNone(c Cell) {
-	ref := e.lookupValue(c)
-	e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Key)))
-	e.appendVLen(len(c.Value), ref)
-	e.buf = append(e.buf, c.Key...)
-	if ref < 0 {
-		e.putValue(c.Value)
-		e.noteValue()
-	} else {
-		e.putRef(c.Value, ref)
-	}
-	e.buf = append(e.buf, byte(c.Kind))
-}
-
-// addPrefix writes a Prefix cell; RowIndex writes the same cells.
-func (e *Encoder) addPrefix(c Cell, shared int) {
-	ref := e.lookupValue(c)
-	e.buf = binary.AppendUvarint(e.buf, uint64(shared))
-	e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Key)-shared))
-	e.appendVLen(len(c.Value), ref)
-	e.buf = append(e.buf, c.Key[shared:]...)
-	if ref < 0 {
-		e.putValue(c.Value)
-		e.noteValue()
-	} else {
-		e.putRef(c.Value, ref)
-	}
-	e.buf = append(e.buf, byte(c.Kind))
-}
-
-func (e *Encoder) addDiff(c Cell, shared int) {
-	var flags byte
-	ref := e.lookupValue(c)
-	sameKeyLen := len(c.Key) == len(e.prevKey)
-	sameValueLen := len(c.Value) == e.prevVLen && ref < 0
-	sameKind := c.Kind == e.prevKind
-	if sameKeyLen {
-		flags |= diffSameKeyLen
-	}
-	if sameValueLen {
-		flags |= diffSameValueLen
-	}
-	if sameKind {
-		flags |= diffSameKind
-	}
-	e.buf = append(e.buf, flags)
-	if !sameKeyLen {
-		e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Key)))
-	}
-	if !sameValueLen {
-		e.appendVLen(len(c.Value), ref)
-	}
-	e.buf = binary.AppendUvarint(e.buf, uint64(shared))
-	e.buf = append(e.buf, c.Key[shared:]...)
-	if ref < 0 {
-		e.putValue(c.Value)
-		e.noteValue()
-	} else {
-		e.putRef(c.Value, ref)
-	}
-	if !sameKind {
-		e.buf = append(e.buf, byte(c.Kind))
-	}
-}
-
-func (e *Encoder) addFastDiff(c Cell, shared int) {
-	suffix := len(c.Key) - shared
-	var flags byte
-	if suffix < fdSuffixEscape {
-		flags = byte(suffix)
-	} else {
-		flags = fdSuffixEscape
-	}
-	sameKeyLen := len(c.Key) == len(e.prevKey)
-	if sameKeyLen {
-		flags |= fdSameKeyLen
-	}
-	prev := e.buf[e.prevVal : e.prevVal+e.prevVLen]
-	sameValue := bytes.Equal(c.Value, prev)
-	ref := -1
-	if !sameValue {
-		ref = e.lookupValue(c)
-	}
-	sameValueLen := !sameValue && len(c.Value) == len(prev) && ref < 0
-	if sameValue {
-		flags |= fdSameValue
-	}
-	if sameValueLen {
-		flags |= fdSameValueLen
-	}
-	if c.Kind == KindPut {
-		flags |= fdPut
-	}
-	e.buf = append(e.buf, flags)
-	if suffix >= fdSuffixEscape {
-		e.buf = binary.AppendUvarint(e.buf, uint64(suffix-fdSuffixEscape))
-	}
-	if !sameKeyLen {
-		e.buf = binary.AppendUvarint(e.buf, uint64(shared))
-	}
-	if !sameValue && !sameValueLen {
-		e.appendVLen(len(c.Value), ref)
-	}
-	e.buf = append(e.buf, c.Key[shared:]...)
-	if !sameValue {
-		if ref < 0 {
-			e.putValue(c.Value)
-			e.noteValue()
-		} else {
-			e.putRef(c.Value, ref)
-		}
-	}
+	return nil
 }
 
 // Finish returns the block holding every cell added so far, in a new slice
@@ -454,59 +143,13 @@ func (e *Encoder) addFastDiff(c Cell, shared int) {
 //
 // With Compression or IntValues, Finish builds each form the options allow
 // (values inline or as a column; cells compressed or not) and returns the
-// smallest; flags byte 2 says which.
+// smallest; the flags byte says which.
 func (e *Encoder) Finish() ([]byte, error) {
 	if e.err != nil {
 		return nil, e.err
 	}
-	if e.col != nil {
-		return e.col.Finish(e.n), nil
+	if e.row != nil {
+		return e.row.Finish(), nil
 	}
-	b := make([]byte, 0, e.Size())
-	b = append(b, frame.Version1, byte(e.opts.Encoding), 0)
-	b = binary.AppendUvarint(b, uint64(e.n))
-	if e.opts.Encoding == RowIndex {
-		b = binary.AppendUvarint(b, uint64(e.opts.RestartInterval))
-	}
-	h := len(b)
-	var flags byte
-	b, flags = e.appendStream(b)
-	if e.dedup != nil {
-		flags |= frame.FlagValueDedup
-	}
-	if iv := e.ints; iv != nil && iv.ok && e.n > 0 {
-		b, flags = iv.appendColumns(b, h, flags)
-	}
-	b[2] = flags
-	b = frame.AppendTrailer(b)
-	return b, nil
-}
-
-// appendStream appends the cells (compressed when that is smaller) and the
-// restart offsets, and returns the compression flag used.
-func (e *Encoder) appendStream(b []byte) ([]byte, byte) {
-	var flags byte
-	raw := true
-	if e.opts.Compression != NoCompression && e.n > 0 {
-		if e.opts.Compression == LZ4 {
-			e.out = e.appendLZ4(e.out[:0])
-			flags = frame.FlagLZ4
-		} else {
-			e.out = e.appendLZ4Dict(e.out[:0])
-			flags = frame.FlagLZ4Dict
-		}
-		// LZ4Dict sub-blocks after the first start from an empty
-		// previous cell: those cells are no plain stream, so they stay
-		// LZ4Dict even when that is larger (within Size's bound).
-		raw = len(e.out) >= len(e.buf) && len(e.subs) == 1
-	}
-	if raw {
-		b, flags = append(b, e.buf...), 0
-	} else {
-		b = append(b, e.out...)
-	}
-	for _, r := range e.restarts {
-		b = binary.LittleEndian.AppendUint32(b, r)
-	}
-	return b, flags
+	return e.col.Finish(e.n), nil
 }

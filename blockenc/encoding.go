@@ -176,6 +176,3 @@ var (
 	// restart interval; Add and Finish return it.
 	ErrInvalidOptions = errors.New("blockenc: invalid options")
 )
-
-// rowFlags are the flags a row block may have.
-const rowFlags = frame.FlagLZ4 | frame.FlagLZ4Dict | frame.FlagValueDedup | frame.FlagIntValues | frame.FlagSeqColumn

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
+	"github.com/kvenc/kvenc/blockenc/internal/rowblk"
 	"hash/crc32"
 	"math/rand/v2"
 	"testing"
@@ -73,7 +74,7 @@ func collect(s *Seeker, block []byte, general bool) ([]Cell, error) {
 		return nil, err
 	}
 	if general {
-		s.Fast = false
+		s.row.Fast = false
 	}
 	for s.Next() {
 		c := s.Cell()
@@ -108,7 +109,7 @@ func TestNextFastAgreesWithGeneral(t *testing.T) {
 			if err := s.Init(block); err != nil {
 				t.Fatal(err)
 			}
-			if !s.Fast {
+			if !s.row.Fast {
 				t.Fatalf("%+v: block not read by the fast path", opts)
 			}
 			check := func(what string, block []byte) {
@@ -158,13 +159,13 @@ func TestNextFastShortRef(t *testing.T) {
 	b = append(b, 0x85, 0x00, 1)
 	b = append(b, 0, 0, 0, 0) // restart 0
 	b = frame.AppendTrailer(b)
-	b = b[:len(b):len(b)]                                                // no capacity to read past the block into
-	s := Seeker{Reader: prefixkeys.Reader{KeyBuf: make([]byte, 0, 128)}} // as grown by earlier blocks: the fast path needs room
+	b = b[:len(b):len(b)]                                                                    // no capacity to read past the block into
+	s := Seeker{row: rowblk.Reader{Reader: prefixkeys.Reader{KeyBuf: make([]byte, 0, 128)}}} // as grown by earlier blocks: the fast path needs room
 	if err := s.Init(b); err != nil {
 		t.Fatal(err)
 	}
-	if !s.Fast || len(s.Tail) != 3+26+11 {
-		t.Fatalf("fast %v, tail %d bytes: not the case under test", s.Fast, len(s.Tail))
+	if !s.row.Fast || len(s.row.Tail) != 3+26+11 {
+		t.Fatalf("fast %v, tail %d bytes: not the case under test", s.row.Fast, len(s.row.Tail))
 	}
 	_, ferr := collect(&s, b, false)
 	_, gerr := collect(&s, b, true)

@@ -1,7 +1,8 @@
-package blockenc
+package rowblk
 
 import (
 	"encoding/binary"
+	"github.com/kvenc/kvenc/blockenc/internal/cell"
 
 	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
 )
@@ -49,7 +50,7 @@ import (
 // and 1.72x on l_shipdate, now 1.10x and 1.03x (callgrind). The dedupe
 // code sits behind one test of s.dedupe: merged into the common path it
 // cost blocks without dedupe 3.5% more instructions.
-func (s *Seeker) rowNext() bool {
+func (s *Reader) Next() bool {
 	var (
 		idx, p, t    = s.Idx, s.Off, s.Tail
 		w            *[40]byte // the cell's first 40 bytes
@@ -72,7 +73,7 @@ func (s *Seeker) rowNext() bool {
 	v = k + int(h>>16&0xff) // kind, seq
 	key = s.KV.Key
 	if h&0x808080 != 0 || slen > 32 || shared > len(key) || shared+slen+32 > cap(key) || uint(v)+10 > uint(len(t)) {
-		// The key buffer never grows past MaxKeyLen+32 (setKey), so a
+		// The key buffer never grows past cell.MaxKeyLen+32 (setKey), so a
 		// key that leaves it 32 bytes is not too long.
 		goto general
 	}
@@ -113,7 +114,7 @@ func (s *Seeker) rowNext() bool {
 	// The seq as land reads it: one byte or a non-negative vlong of 1..8
 	// payload bytes (marker 0x88+8-payload), the 9 bytes after the kind.
 	seq, ok = prefixkeys.DecodeSeq(x[1:])
-	if !ok || x[0] > byte(KindPut) {
+	if !ok || x[0] > byte(cell.KindPut) {
 		goto general
 	}
 	end = v + 2
@@ -148,7 +149,7 @@ func (s *Seeker) rowNext() bool {
 	} else {
 		s.KV.Value = s.intValue(idx)
 	}
-	s.KV.Kind, s.KV.Seq = Kind(x[0]), seq
+	s.KV.Kind, s.KV.Seq = cell.Kind(x[0]), seq
 	s.Off, s.Idx = end, idx+1
 	s.Shared = shared
 	s.Valid = true

@@ -1,4 +1,4 @@
-package blockenc
+package rowblk
 
 import (
 	"encoding/binary"
@@ -198,7 +198,7 @@ func (t *dedupTable) insert(off, n int) {
 // a call per cell.
 
 // setValueRef reads a back-reference at p to an n-byte value.
-func (s *Seeker) setValueRef(p, n int) int {
+func (s *Reader) setValueRef(p, n int) int {
 	b := s.Cells
 	var d, q int
 	if p+2 <= len(b) && b[p]&b[p+1] < 0x80 { // dedupMaxDist: one or two bytes

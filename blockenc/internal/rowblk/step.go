@@ -1,6 +1,7 @@
-package blockenc
+package rowblk
 
 import (
+	"github.com/kvenc/kvenc/blockenc/internal/cell"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 )
 
@@ -15,7 +16,7 @@ import (
 // scan call nextSub first when s.Off has reached its end. The test is kept
 // out of step so that step stays one call per cell, as before the
 // features.
-func (s *Seeker) step() bool {
+func (s *Reader) step() bool {
 	switch s.enc {
 	case None:
 		return s.stepNone()
@@ -30,8 +31,8 @@ func (s *Seeker) step() bool {
 
 // setValue makes b[p:p+n] the current value and returns the offset after
 // it, or a negative offset if it does not fit.
-func (s *Seeker) setValue(p, n int) int {
-	if n > MaxValueLen || n > len(s.Cells)-p {
+func (s *Reader) setValue(p, n int) int {
+	if n > cell.MaxValueLen || n > len(s.Cells)-p {
 		return -1
 	}
 	s.val = s.Cells[p : p+n : p+n]
@@ -39,20 +40,20 @@ func (s *Seeker) setValue(p, n int) int {
 }
 
 // setKind reads a kind byte at p.
-func (s *Seeker) setKind(p int) int {
-	if p >= len(s.Cells) || s.Cells[p] > byte(KindPut) {
+func (s *Reader) setKind(p int) int {
+	if p >= len(s.Cells) || s.Cells[p] > byte(cell.KindPut) {
 		return -1
 	}
-	s.KV.Kind = Kind(s.Cells[p])
+	s.KV.Kind = cell.Kind(s.Cells[p])
 	return p + 1
 }
 
 // None: klen | vlen | key | value | kind | seq.
-func (s *Seeker) stepNone() bool {
+func (s *Reader) stepNone() bool {
 	b := s.Cells
 	klen, p := frame.ReadLen(b, s.Off)
 	vlen, p := frame.ReadLen(b, p)
-	if p < 0 || klen > MaxKeyLen || klen > len(b)-p {
+	if p < 0 || klen > cell.MaxKeyLen || klen > len(b)-p {
 		return s.Corrupt("bad key")
 	}
 	s.KV.Key = b[p : p+klen : p+klen]
@@ -61,7 +62,7 @@ func (s *Seeker) stepNone() bool {
 
 // valueKindSeq reads the value | kind | seq tail of None, Prefix and
 // RowIndex cells.
-func (s *Seeker) valueKindSeq(p, vlen int) bool {
+func (s *Reader) valueKindSeq(p, vlen int) bool {
 	if vlen&s.refBit != 0 {
 		p = s.setValueRef(p, vlen>>1)
 	} else {
@@ -76,7 +77,7 @@ func (s *Seeker) valueKindSeq(p, vlen int) bool {
 // Prefix and RowIndex: shared | suffix len | vlen | suffix | value | kind |
 // seq. RowIndex restart cells have shared = 0 and sit at the offsets the
 // restart array gives.
-func (s *Seeker) stepPrefix() bool {
+func (s *Reader) stepPrefix() bool {
 	b := s.Cells
 	p := s.Off
 	var shared, slen, vlen int
@@ -95,7 +96,7 @@ func (s *Seeker) stepPrefix() bool {
 }
 
 // Diff: flags | [klen] | [vlen] | shared | suffix | value | [kind] | seq.
-func (s *Seeker) stepDiff() bool {
+func (s *Reader) stepDiff() bool {
 	b := s.Cells
 	p := s.Off
 	if p >= len(b) {
@@ -140,7 +141,7 @@ func (s *Seeker) stepDiff() bool {
 
 // FastDiff: flags | [suffix len - 15] | [shared] | [vlen] | suffix |
 // [value] | seq.
-func (s *Seeker) stepFastDiff() bool {
+func (s *Reader) stepFastDiff() bool {
 	b := s.Cells
 	p := s.Off
 	if p >= len(b) {
@@ -187,6 +188,6 @@ func (s *Seeker) stepFastDiff() bool {
 			return s.Corrupt("bad value")
 		}
 	}
-	s.KV.Kind = Kind(flags >> 7)
+	s.KV.Kind = cell.Kind(flags >> 7)
 	return s.SkipSeq(p)
 }

@@ -1,7 +1,8 @@
-package blockenc
+package rowblk
 
 import (
 	"encoding/binary"
+	"github.com/kvenc/kvenc/blockenc/internal/cell"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/intcol"
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
@@ -82,8 +83,8 @@ type intValues struct {
 	w    int           // 0 before the first cell
 	vals []int64       // the values
 	seqs []int64       // the seqs
-	enc  *Encoder      // the cells with empty values
-	encS *Encoder      // the cells with empty values and seq 0
+	enc  *Writer       // the cells with empty values
+	encS *Writer       // the cells with empty values and seq 0
 	cw   intcol.Writer // the value and seq columns
 	vsec []byte        // Finish scratch: the values section
 	out  []byte        // Finish scratch: the sections and the cells
@@ -95,7 +96,7 @@ func (iv *intValues) reset() {
 	iv.encS.Reset()
 }
 
-func (iv *intValues) add(c Cell) {
+func (iv *intValues) add(c cell.Cell) {
 	if !iv.ok {
 		return
 	}
@@ -119,9 +120,9 @@ func (iv *intValues) add(c Cell) {
 		x = binary.BigEndian.Uint64(c.Value)
 	}
 	iv.vals = append(iv.vals, int64(x))
-	iv.seqs = append(iv.seqs, int64(c.Seq)) // c.Seq <= MaxSeq: Add checked
-	iv.enc.add(Cell{Key: c.Key, Seq: c.Seq, Kind: c.Kind})
-	iv.encS.add(Cell{Key: c.Key, Kind: c.Kind})
+	iv.seqs = append(iv.seqs, int64(c.Seq)) // c.Seq <= cell.MaxSeq: Add checked
+	iv.enc.add(cell.Cell{Key: c.Key, Seq: c.Seq, Kind: c.Kind})
+	iv.encS.add(cell.Cell{Key: c.Key, Kind: c.Kind})
 }
 
 // appendColumn appends a column section: mode (the base mode, with
@@ -163,7 +164,7 @@ func (iv *intValues) appendColumns(b []byte, h int, flags byte) ([]byte, byte) {
 // clen uv | column as colColumn reads it; what, "value" or "seq", says
 // where errors point) into dst, undoing the delta mode, and returns the
 // values, the mode without its delta bit and the offset after it.
-func (s *Seeker) decodeColumn(dst []int64, block []byte, p, end int, what string) ([]int64, byte, int, error) {
+func (s *Reader) decodeColumn(dst []int64, block []byte, p, end int, what string) ([]int64, byte, int, error) {
 	if p >= end {
 		return dst, 0, 0, frame.Corrupt(p, "missing %s column", what)
 	}
@@ -180,7 +181,7 @@ func (s *Seeker) decodeColumn(dst []int64, block []byte, p, end int, what string
 
 // initIntValues reads the values section at block[p:end] into s.ints and
 // returns the offset after it.
-func (s *Seeker) initIntValues(block []byte, p, end int) (int, error) {
+func (s *Reader) initIntValues(block []byte, p, end int) (int, error) {
 	if p < end {
 		if w := block[p] &^ valuesDelta; w != 1 && w != 2 && w != 4 && w != 8 {
 			return 0, frame.Corrupt(p, "value width %d", w)
@@ -205,7 +206,7 @@ func (s *Seeker) initIntValues(block []byte, p, end int) (int, error) {
 
 // initSeqColumn reads the seqs section at block[p:end] into s.seqCol and
 // returns the offset after it.
-func (s *Seeker) initSeqColumn(block []byte, p, end int) (int, error) {
+func (s *Reader) initSeqColumn(block []byte, p, end int) (int, error) {
 	if p < end && block[p]&^valuesDelta != 0 {
 		return 0, frame.Corrupt(p, "seq column mode %#02x", block[p])
 	}
@@ -229,7 +230,7 @@ func (s *Seeker) initSeqColumn(block []byte, p, end int) (int, error) {
 }
 
 // intValue returns the value of cell i from the column, in s.vbuf.
-func (s *Seeker) intValue(i int) []byte {
+func (s *Reader) intValue(i int) []byte {
 	binary.BigEndian.PutUint64(s.vbuf[:], uint64(s.ints[i]))
 	return s.vbuf[8-s.intW:]
 }

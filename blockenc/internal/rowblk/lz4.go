@@ -1,8 +1,9 @@
-package blockenc
+package rowblk
 
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/kvenc/kvenc/blockenc/internal/cell"
 
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
@@ -17,19 +18,19 @@ import (
 //	lz4dict := nsub uv | keyed lz4area index and data      (flag bit 1)
 
 // appendLZ4 appends the LZ4 cell area.
-func (e *Encoder) appendLZ4(dst []byte) []byte {
+func (e *Writer) appendLZ4(dst []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(e.buf)))
 	return e.lz.Compress(dst, e.buf)
 }
 
 // subIndexBound bounds the LZ4Dict index: the per-sub-block lengths (a
 // complen is at most its rawlen) and first keys.
-func (e *Encoder) subIndexBound() int {
+func (e *Writer) subIndexBound() int {
 	return frame.UvarintLen(uint64(len(e.subs))) + 2*len(e.subs)*frame.UvarintLen(uint64(len(e.buf))) + e.subIndex
 }
 
 // appendLZ4Dict appends the LZ4Dict cell area.
-func (e *Encoder) appendLZ4Dict(dst []byte) []byte {
+func (e *Writer) appendLZ4Dict(dst []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(e.subs)))
 	e.cuts = e.cuts[:0]
 	for _, sc := range e.subs {
@@ -39,7 +40,7 @@ func (e *Encoder) appendLZ4Dict(dst []byte) []byte {
 }
 
 // subKey returns the first cell and key of sub-block j > 0.
-func (e *Encoder) subKey(j int) (int, []byte) {
+func (e *Writer) subKey(j int) (int, []byte) {
 	sc := e.subs[j]
 	end := len(e.subKeys)
 	if j+1 < len(e.subs) {
@@ -50,7 +51,7 @@ func (e *Encoder) subKey(j int) (int, []byte) {
 
 // initLZ4 decompresses an LZ4 cell area (area starts at offset at of the
 // block) and returns the cells.
-func (s *Seeker) initLZ4(area []byte, at int) ([]byte, error) {
+func (s *Reader) initLZ4(area []byte, at int) ([]byte, error) {
 	n, k := frame.ReadLen(area, 0)
 	if k < 0 {
 		return nil, frame.Corrupt(at, "bad uncompressed length")
@@ -62,7 +63,7 @@ func (s *Seeker) initLZ4(area []byte, at int) ([]byte, error) {
 
 // initLZ4Dict reads an LZ4Dict index and returns the length of the
 // uncompressed cells; sub-blocks are decompressed when a move reaches them.
-func (s *Seeker) initLZ4Dict(block []byte, at, end int) (int, error) {
+func (s *Reader) initLZ4Dict(block []byte, at, end int) (int, error) {
 	nsub, p := frame.ReadLen(block[:end], at)
 	if p < 0 {
 		return 0, frame.Corrupt(at, "LZ4Dict index: bad sub-block count")
@@ -82,7 +83,7 @@ func (s *Seeker) initLZ4Dict(block []byte, at, end int) (int, error) {
 // toSub positions s before the first cell of sub-block j, decompressing it
 // (and the dictionary) if needed. Cells are read only up to the end of the
 // sub-block: crossing into the next goes through nextSub.
-func (s *Seeker) toSub(j int) bool {
+func (s *Reader) toSub(j int) bool {
 	if !s.loadSub(&s.area, 0) || !s.loadSub(&s.area, j) {
 		return false
 	}
@@ -91,7 +92,7 @@ func (s *Seeker) toSub(j int) bool {
 	s.subStart = sb.Raw
 	s.Cells = s.area.Raw[: sb.Raw+sb.RawLen : sb.Raw+sb.RawLen]
 	s.Off, s.Idx = sb.Raw, sb.First
-	s.KV.Key, s.val, s.KV.Kind = s.KeyBuf[:0], nil, KindPut
+	s.KV.Key, s.val, s.KV.Kind = s.KeyBuf[:0], nil, cell.KindPut
 	s.Valid = false
 	if s.enc == RowIndex {
 		s.RI, s.NextRestart = sb.First/s.Interval, sb.First
@@ -117,7 +118,7 @@ func (s *Seeker) toSub(j int) bool {
 
 // nextSub moves on from the end of one sub-block to the next; the cell
 // count must agree with the index.
-func (s *Seeker) nextSub() bool {
+func (s *Reader) nextSub() bool {
 	j := s.sub + 1
 	if j >= len(s.area.Subs) {
 		return s.Corrupt("cell overruns the block")
@@ -130,7 +131,7 @@ func (s *Seeker) nextSub() bool {
 
 // loadSub decompresses sub-block j of area, whose first is the
 // dictionary, if it is not there yet; on bad bytes it stops the Seeker.
-func (s *Seeker) loadSub(area *lz4area.Reader, j int) bool {
+func (s *Reader) loadSub(area *lz4area.Reader, j int) bool {
 	if err := area.Load(s.block, j); err != nil {
 		s.Fail, s.Valid = err, false
 		return false
@@ -142,7 +143,7 @@ func (s *Seeker) loadSub(area *lz4area.Reader, j int) bool {
 // before the first one whose first key is >= key (the answer starts there,
 // or is the first cell of the next). An ascending seek inside the current
 // sub-block keeps its position.
-func (s *Seeker) seekSub(key []byte) bool {
+func (s *Reader) seekSub(key []byte) bool {
 	lo, hi := 1, len(s.area.Subs)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
