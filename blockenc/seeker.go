@@ -24,11 +24,15 @@ import (
 // After Init the Seeker is positioned before the first cell: Next moves to
 // it. SeekGE, Next and Cell do not allocate once the key buffer has grown to
 // the longest key seen. A Seeker is not safe for concurrent use; many
-// Seekers may read one block at once.
+// Seekers may read one block at once. A Seeker must not be copied after
+// Init.
 type Seeker struct {
 	columnar bool           // the block is Columnar: col reads it, else row
 	row      rowblk.Reader  // the row encodings
 	col      *colblk.Reader // Columnar: kept across Init for its buffers
+	// next is &row or col, set by Init (nil before): Next is one
+	// indirect call to the layout's Next, inlined into its caller.
+	next interface{ Next() bool }
 }
 
 // NewSeeker returns a Seeker over block, positioned before the first cell.
@@ -48,11 +52,13 @@ func NewSeeker(block []byte) (*Seeker, error) {
 func (s *Seeker) Init(block []byte) error {
 	s.columnar = len(block) > 1 && block[1] == byte(Columnar)
 	if !s.columnar {
+		s.next = &s.row
 		return s.row.Init(block)
 	}
 	if s.col == nil {
 		s.col = new(colblk.Reader)
 	}
+	s.next = s.col
 	return s.col.Init(block)
 }
 
@@ -122,10 +128,10 @@ func (s *Seeker) Kind() Kind {
 // Next moves to the next cell (from before the first cell: to the first
 // one). It returns false at the end of the block or on error (see Err).
 func (s *Seeker) Next() bool {
-	if s.columnar {
-		return s.col.Next()
+	if s.next == nil {
+		return false
 	}
-	return s.row.Next()
+	return s.next.Next()
 }
 
 // First moves to the first cell. It returns false if the block is empty or
