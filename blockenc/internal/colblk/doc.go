@@ -1,0 +1,139 @@
+// Package colblk writes and reads Columnar blocks (blockenc encoding 5):
+// the cells stored column by column, as Kuzu stores strings (an index
+// column, offsets and data) and Pebble v2's colblk stores keys (a
+// prefix-compressed column with restarts, internal/prefixkeys). Each
+// section starts with a mode byte; the Writer writes every mode the cells
+// allow and keeps the smallest block. Every integer column is a shapeshift
+// column (blockenc/shapeshift: own header and CRC-32C) read and written by
+// internal/intcol:
+//
+//	            | count uv | interval uv       (restart interval)
+//	keys     := 0 u8 | klen uv | kcell * count | restarts     (prefix)
+//	          | 1 u8 | L uv | template (L bytes) | nvar u8 (0..8)
+//	            | pos uv * nvar | column       (fixed: count values)
+//	          | 2 u8 | L uv | template | packed (packed: count values;
+//	                                            version 2)
+//	kcell    := shared uv | slen uv | suffix | [seq vlong]
+//	                                           (the seq when seqs is 0;
+//	                                            every interval-th cell has
+//	                                            shared = 0)
+//	restarts := offset u32 * ceil(count/interval)   (in the kcells)
+//	seqs     := 0 u8                           (in the kcells; prefix keys only)
+//	          | 1 u8 | column                  (count seqs)
+//	          | 2 u8 | column                  (count zigzag deltas of the
+//	                                            seqs; version 2)
+//	kinds    := 0 u8                           (every cell a Put)
+//	          | 1 u8 | bitmap                  (ceil(count/8) bytes; bit i%8 of
+//	                                            byte i/8 is cell i: 1 Put,
+//	                                            0 Delete; spare bits 0)
+//	values   := 0 u8 | column | area           (inline: count ends)
+//	          | 1 u8 | w u8 (1..8) | column    (integer: count values;
+//	                                            w | 0x80: count zigzag
+//	                                            deltas of them, version 2)
+//	          | 2 u8 | nd uv | column | column | area
+//	                                           (dictionary: nd ends of the
+//	                                            distinct values, then count
+//	                                            indexes into them)
+//	          | 3 u8 | L uv (1..32) | template | packed
+//	                                           (packed: count values;
+//	                                            version 2)
+//	packed   := nvar u8 (0..64) | field * nvar | column
+//	field    := pos uv | base u8 | bits u8 (1..8)
+//	column   := clen uv | clen bytes of a shapeshift column
+//	area     := rawlen uv | alen uv | alen bytes    (the values back to
+//	                                            back: value i is area[end
+//	                                            i-1 : end i]; with flag bit
+//	                                            0 an LZ4 block decoding to
+//	                                            rawlen bytes, else alen =
+//	                                            rawlen and stored)
+//	          | rawlen uv | nsub uv | (sublen uv | complen uv) * nsub
+//	            | data                         (flag bit 1, version 2:
+//	                                            LZ4Dict sub-blocks, below)
+//
+// Version: a block is version 1 unless it uses packed keys or values,
+// zigzag delta columns or an LZ4Dict value area, which version 1 readers
+// do not know; then it is version 2 (a version 1 block with any of them is
+// corrupt, and so is a row block claiming version 2).
+//
+// Zigzag deltas (as the row blocks' value and seq columns):
+// the column holds (d << 1) ^ (d >> 63) of d = x[i] - x[i-1] (x[-1] = 0,
+// wrapping int64 arithmetic). A block of several time series has seqs
+// (ingest order) and values that step evenly within a series and jump,
+// often down, between series; shapeshift's own Delta forms base a chunk
+// at its smallest delta, so a jump down widens every value, where zigzag
+// deltas leave it one exception. The Writer writes both and keeps the
+// deltas when they are an eighth smaller. Pinned by
+// testdata/columnar-deltas.block (TestGoldenColumnarDeltas walks it with
+// its own decoder).
+//
+// Fixed keys: every key of the block has length L and differs from the
+// first key (the template) in at most 8 byte positions pos (increasing);
+// value i of the column is key i's bytes at those positions, big-endian.
+// Packed keys and values: every key (value) has length L, and the bytes
+// that vary are fields: at position pos, the byte minus base (the
+// smallest byte seen there) in bits bits (enough for the largest), the
+// fields of one key concatenated, the first most significant, in at most
+// 64 bits. Key i is the template with, from the last field back, byte pos
+// = base + the low bits bits of integer i, which is then shifted right by
+// bits. The fields keep the keys' order, so the packed integers of sorted
+// keys ascend: lineitem keys (orderkey | linenumber) pack the line number
+// into 3 bits instead of 8 and make smaller deltas; TPC-H's l_shipdate
+// text ("1995-03-13", 5 digits vary in a block) packs into 14 bits where
+// LZ4 left 5 bytes. The Writer writes packed keys when they are smaller
+// than fixed keys, packed values when smaller than the other forms.
+// SeekGE binary-searches the fixed keys; prefix keys are searched as
+// RowIndex cells are.
+//
+// Integer values: every value has the same width w and value i is its
+// big-endian unsigned integer. The Writer tries the three value forms and
+// keeps the smallest: a dictionary (Kuzu's) for few distinct values, an
+// integer column for fixed-width numbers, inline for the rest, with LZ4
+// when the Options ask for compression and it pays. Flags: bit 0 (LZ4)
+// or bit 1 (LZ4Dict), for the value area only; DedupeValues and
+// IntValues are ignored (the dictionary and integer forms replace them).
+//
+// LZ4Dict value area (Lucene's layout, as for row blocks, but cut by
+// bytes): the area's first 8 KiB are sub-block 0, compressed
+// alone, and the preset dictionary of every later sub-block of
+// 8 KiB (the last fewer), each one LZ4 block (complen =
+// sublen: stored). Cuts ignore values: a value may span sub-blocks, and
+// nothing limits its length. Init reads the index and decompresses
+// nothing; a move decompresses the dictionary and the sub-blocks holding
+// the value it lands on, and then knows the run of cells whose values are
+// in decompressed sub-blocks, so a scan checks one range per cell and a
+// cold SeekGE decompresses about 16 KiB of a
+// 128 KiB area instead of all of it. Dictionary values (referenced in any
+// order) are all decompressed on the first move. An area no longer than
+// the dictionary is compressed as one LZ4 block (flag bit 0) instead.
+//
+// Init checks the checksum and every section (restarts increasing, ends
+// non-decreasing and ending at the area's length, dictionary indexes
+// below nd, integers within w bytes, fixed keys within nvar bytes; each
+// range check one branch-free OR or max pass over the column, the
+// culprit looked for only when it fails) and decodes the shapeshift
+// columns into slices the Reader keeps across Init, so a move reads plain
+// []int64 and allocates nothing, and neither does Init once the slices
+// have grown (shapeshift.Open would allocate a Column per column and
+// Init). The current value aliases the block, the Reader's decompressed
+// area, or (integer values) an 8-byte buffer of the Reader; the key the
+// Reader's key buffer. Size is an
+// upper bound (the block with prefix keys, inline seqs and inline values,
+// the ends column bounded): cut blocks by it and they come out smaller.
+//
+// Packed values (version 2): four dates with prefix keys "a" to "d", seqs
+// 5 to 8 inline (91 bytes):
+//
+//	02 05 00 04 02                         version 2, Columnar, 4 cells, interval 2
+//	00 10 00016105 00016206 00016307 00016408   prefix keys, seqs inline
+//	00000000 08000000                      restart offsets
+//	00 00                                  seqs in the kcells, all Put
+//	03 0a 313939352d30332d3133             packed values, L 10, template "1995-03-13"
+//	05                                     5 fields (pos, base, bits):
+//	03 35 01  05 30 01  06 31 02           digit 3 from '5' in 1 bit, 5 from
+//	08 30 02  09 30 03                     '0' in 1, 6 from '1' in 2, 8 in 2, 9 in 3
+//	26 01 04 0a ... 91d8                   column of 38 bytes: 75 79 258 184
+//	                                       ("1995-03-13" = 0 0 10 01 011 = 75)
+//	.. .. .. ..                            CRC-32C
+//
+// Pinned by testdata/columnar-packed.block and TestGoldenColumnarPacked.
+package colblk
