@@ -2,9 +2,10 @@ package blockenc
 
 import (
 	"errors"
+	"strconv"
+
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/lz4dict"
-	"strconv"
 )
 
 // Encoding says how the cells of a block are laid out. The id is byte 1 of
@@ -71,16 +72,16 @@ type Options struct {
 	// Encoding is the cell layout. The zero value is None; DefaultOptions
 	// picks RowIndex.
 	Encoding Encoding
-	// RestartInterval is the number of cells between RowIndex restart
-	// points (cells whose key is stored whole). 0 means
-	// DefaultRestartInterval (16); it must be at most 65536. Other
+	// RestartInterval is the number of cells between restart points
+	// (cells whose key is stored whole) of RowIndex blocks and of
+	// Columnar blocks with prefix-compressed keys. 0 means
+	// DefaultRestartInterval (16); it must be at most 65536. The other
 	// encodings ignore it.
 	RestartInterval int
-	// Compression compresses the cells with LZ4, whole (LZ4) or as
-	// sub-blocks against a preset dictionary (LZ4Dict). The zero value,
-	// NoCompression, keeps blocks byte-identical to blocks without it. A
-	// block is stored uncompressed when compressing does not make it
-	// smaller.
+	// Compression compresses the cells (Columnar: the value area) with
+	// LZ4, whole (LZ4) or as sub-blocks against a preset dictionary
+	// (LZ4Dict). The zero value, NoCompression, compresses nothing. Cells
+	// that compressing does not make smaller are stored as they are.
 	Compression Compression
 	// DedupeValues writes a value equal to one seen earlier in the block
 	// (or in the same LZ4Dict sub-block) as a back-reference to it, found
@@ -89,18 +90,20 @@ type Options struct {
 	// IntValues stores the values as one shapeshift integer column when
 	// every value of the block has the same width, 1, 2, 4 or 8 bytes (read
 	// as a big-endian unsigned integer; 8 bytes as the bits of an int64)
-	// and that makes the block smaller. It makes Add do the cell encoding
-	// twice (with and without values) until a value of another width
-	// arrives. Default false.
+	// and that makes the block smaller, and the seqs as a second column
+	// when that makes it smaller still. Add then encodes the cells three
+	// times (values inline, without values, without values and seqs) until
+	// a value of another width arrives. Columnar blocks ignore it (they
+	// choose their value forms themselves), and DedupeValues too. Default
+	// false.
 	IntValues bool
 	// CompressionLevel is how hard LZ4 and LZ4Dict look for matches: 0
 	// (the default) is LZ4's fast greedy parse; 1..9 search hash chains
 	// 1<<(level-1) deep with lazy matching (9 is LZ4HC's usual depth);
 	// 10..MaxCompressionLevel parse optimally. Higher levels make blocks
-	// smaller and encoding slower (blockenc/internal/lz4dict, 64 KiB of
-	// TPC-H-like comments: 0.37 of the input at 0, ~440 MB/s; 0.25 at 9,
-	// ~13 MB/s); reading is as fast at every level, the blocks being
-	// plain LZ4. Not recorded in the block.
+	// smaller and encoding slower (BenchmarkCompress in
+	// internal/lz4dict); reading is as fast at every level, the blocks
+	// being plain LZ4. Not recorded in the block. Default 0.
 	CompressionLevel int
 }
 
@@ -150,12 +153,10 @@ func Compressions() []Compression { return []Compression{NoCompression, LZ4, LZ4
 // DefaultOptions returns RowIndex with a restart interval of 16.
 //
 // RowIndex is the default because seeks dominate the read path and it is
-// the only encoding whose SeekGE does not grow with the block: on the 32
-// KiB benchmark blocks its random SeekGE takes 260-300 ns against 4-12 us
-// for the sequential encodings (15-40x), and its Next scan (15-18 ns/cell)
-// is as fast as theirs. It costs 8-28% more bytes than FastDiff on the
-// benchmark key sets (table in the package doc); choose FastDiff for cold
-// data that is mostly scanned.
+// the only row encoding whose SeekGE does not grow with the block, while
+// its Next is as fast as the others'. Its restarts cost bytes that
+// FastDiff saves: choose FastDiff for cold data that is mostly scanned
+// (BenchmarkBlock measures both).
 func DefaultOptions() Options {
 	return Options{Encoding: RowIndex, RestartInterval: DefaultRestartInterval}
 }

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"github.com/kvenc/kvenc/blockenc/internal/frame"
-	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
-	"github.com/kvenc/kvenc/blockenc/internal/rowblk"
 	"hash/crc32"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/kvenc/kvenc/blockenc/internal/frame"
+	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
+	"github.com/kvenc/kvenc/blockenc/internal/rowblk"
 )
 
 // fastCells returns n sorted cells that reach every branch of the RowIndex

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
 )
 

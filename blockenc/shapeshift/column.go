@@ -138,14 +138,6 @@ func Open(src []byte) (*Column, error) {
 	return c, nil
 }
 
-// Clone returns a Column over the same bytes. Since Get no longer mutates a
-// Column, Clone is only a shallow copy, kept for callers that gave each
-// goroutine its own.
-func (c *Column) Clone() *Column {
-	d := *c
-	return &d
-}
-
 // Len returns the number of values in the column.
 func (c *Column) Len() int { return c.n }
 

@@ -214,21 +214,6 @@ func TestEncodeAppendsAndIsDeterministic(t *testing.T) {
 	}
 }
 
-func TestCloneIndependent(t *testing.T) {
-	v := genData(datasets[5], 4, 70000) // gauge: Delta chunks, expanded by Open
-	col, err := Open(Encode(nil, v, Options{LogChunkSize: 10}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c2 := col.Clone()
-	for i := 0; i < len(v); i += 333 {
-		j := len(v) - 1 - i
-		if col.Get(i) != v[i] || c2.Get(j) != v[j] {
-			t.Fatalf("clone mismatch at %d/%d", i, j)
-		}
-	}
-}
-
 // TestGetConcurrent reads one Column from several goroutines (run with
 // -race: Get must not write to the Column).
 func TestGetConcurrent(t *testing.T) {

@@ -3,12 +3,13 @@ package colblk
 import (
 	"bytes"
 	"encoding/binary"
+	"sort"
+
 	"github.com/kvenc/kvenc/blockenc/internal/cell"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/intcol"
 	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
 	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
-	"sort"
 )
 
 // Reader reads a Columnar block: First, SeekGE, Next and the current cell
@@ -361,7 +362,7 @@ func checkEnds(ends []int64, raw, p int) error {
 
 // parseDictArea reads an LZ4Dict value area at body[p:] (rawlen uv | nsub
 // uv | (rawlen uv | complen uv) * nsub | data) and returns the offset
-// after it. Nothing is decompressed: colLoad does that when a value
+// after it. Nothing is decompressed: loadCell does that when a value
 // needs a sub-block.
 func (s *Reader) parseDictArea(body []byte, p int, ends []int64) (int, error) {
 	c := s

@@ -2,12 +2,12 @@ package colblk
 
 import (
 	"encoding/binary"
+
 	"github.com/kvenc/kvenc/blockenc/internal/cell"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/intcol"
-	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
-
 	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
+	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
 	"github.com/kvenc/kvenc/vlong"
 )

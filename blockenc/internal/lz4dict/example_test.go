@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kvenc/kvenc/blockenc/internal/lz4dict"
 	"github.com/pierrec/lz4/v4"
+
+	"github.com/kvenc/kvenc/blockenc/internal/lz4dict"
 )
 
 // Compress a block at the default high-compression level against a

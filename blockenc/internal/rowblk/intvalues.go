@@ -2,6 +2,7 @@ package rowblk
 
 import (
 	"encoding/binary"
+
 	"github.com/kvenc/kvenc/blockenc/internal/cell"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/intcol"

@@ -3,8 +3,8 @@ package rowblk
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/kvenc/kvenc/blockenc/internal/cell"
 
+	"github.com/kvenc/kvenc/blockenc/internal/cell"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
 )

@@ -2,8 +2,8 @@ package rowblk
 
 import (
 	"encoding/binary"
-	"github.com/kvenc/kvenc/blockenc/internal/cell"
 
+	"github.com/kvenc/kvenc/blockenc/internal/cell"
 	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
 )
 
@@ -15,9 +15,10 @@ import (
 // the feature fields in each; Next decodes the common cell in one
 // function and leaves any other to the general path.
 
-// rowNext is Next for the row encodings.
+// Next moves to the next cell (from before the first cell: to the first
+// one). It returns false at the end of the block or on error.
 //
-// On a fast block rowNext decodes the common cell itself: three one-byte
+// On a fast block Next decodes the common cell itself: three one-byte
 // lengths (with dedupe the value length field doubled, odd for a
 // back-reference of a one- or two-byte distance), a kind byte, a seq of one byte or a non-negative multi-byte
 // vlong, a key suffix of up to 32 bytes that leaves the key buffer 32
@@ -84,7 +85,7 @@ func (s *Reader) Next() bool {
 		// saw, but for a two-byte distance after a field of 1 (an empty
 		// value): checked there.
 		if vf := int(h >> 16 & 0xff); vf&1 != 0 {
-			// A back-reference (dedupe.go): a distance of one or two
+			// A back-reference (see dedupe.go): a distance of one or two
 			// bytes (dedupMaxDist) at k, inside w (slen <= 32), to the
 			// value's copy before it. A fast block has no sub-blocks:
 			// the copy may be anywhere before k. The width is a branch,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
 	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
@@ -153,7 +154,7 @@ func (s *Reader) init(block []byte) error {
 	}
 	s.Cells = cells
 	s.RILo, s.RIHi, s.Lens = 0, s.NRestarts, 3
-	// nextRowIndex reads 8 bytes past a seq marker in the cells.
+	// Next reads 8 bytes past a seq marker in the cells.
 	s.Fast = s.enc == RowIndex && len(s.area.Subs) == 0 && len(s.Tail) >= len(cells)+8
 	return nil
 }
@@ -168,7 +169,7 @@ func (s *Reader) First() bool {
 	return s.Next()
 }
 
-// next is Next for every block but a fast one (scan_rowindex.go), and for
+// next is Next for every block but a fast one (next.go), and for
 // the cells of a fast one that Next leaves to the general path.
 func (s *Reader) next() bool {
 	if s.Idx >= s.Count || s.Fail != nil {
