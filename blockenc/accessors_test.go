@@ -30,7 +30,7 @@ func TestFieldAccessors(t *testing.T) {
 		for _, intValues := range []bool{false, true} {
 			opts := blockenc.DefaultOptions()
 			opts.Encoding, opts.IntValues = enc, intValues
-			block := encode2(t, opts, cells)
+			block := encodeAny(t, opts, cells)
 			s, err := blockenc.NewSeeker(block)
 			if err != nil {
 				t.Fatal(err)

@@ -94,7 +94,7 @@ var colVariants = []struct {
 func sameCuts(tb testing.TB, opts blockenc.Options, cells []blockenc.Cell, cuts []int) [][]byte {
 	var blocks [][]byte
 	for _, n := range cuts {
-		blocks = append(blocks, encode2(tb, opts, cells[:n]))
+		blocks = append(blocks, encodeAny(tb, opts, cells[:n]))
 		cells = cells[n:]
 	}
 	return blocks
@@ -122,7 +122,7 @@ func columnCuts(tb testing.TB, cells []blockenc.Cell) []int {
 type colResult struct{ bpc, seek, cold, scan float64 }
 
 // BenchmarkColumnar compares Columnar with the row encodings on the
-// lineitem columns (issue 9's goals). Each variant's timings are
+// lineitem columns. Each variant's timings are
 // interleaved round by round in one process and the medians reported:
 //
 //	go test -run '^$' -bench Columnar -benchtime 1x -count 5 ./blockenc/
@@ -199,11 +199,11 @@ func BenchmarkColumnar(b *testing.B) {
 				b.ReportMetric(0, "ns/op")
 			})
 		}
-		// The goals, against FastDiff+LZ4Dict (size, scan) and the
+		// Columnar against FastDiff+LZ4Dict (size, scan) and the
 		// smallest row encoding (size).
 		c, fl := res[0], res[3]
 		best := min(res[2].bpc, res[3].bpc, res[4].bpc)
-		b.Run(fmt.Sprintf("col=%s/goals", set.name), func(b *testing.B) {
+		b.Run(fmt.Sprintf("col=%s/ratios", set.name), func(b *testing.B) {
 			b.ReportMetric(fl.bpc/c.bpc, "x-smaller-than-fastdiff+lz4dict")
 			b.ReportMetric(fl.scan/c.scan, "x-faster-scan")
 			b.ReportMetric(c.bpc/best, "x-size-of-best-row")

@@ -170,8 +170,8 @@ func benchEncoding(b *testing.B, prefix string, cells []blockenc.Cell, opts bloc
 	})
 }
 
-// TestBenchSizes pins the size goal on the benchmark data: FastDiff is the
-// smallest encoding on every key set, and the blocks are about 32 KiB.
+// TestBenchSizes pins the sizes of the benchmark data: FastDiff is the
+// smallest row encoding on every key set, and the blocks are about 32 KiB.
 func TestBenchSizes(t *testing.T) {
 	for _, set := range benchSets() {
 		sizes := map[blockenc.Encoding]int{}
@@ -182,7 +182,7 @@ func TestBenchSizes(t *testing.T) {
 			t.Errorf("keys=%s: RowIndex block is %d bytes", set.name, rs)
 		}
 		for e, n := range sizes {
-			if n < sizes[blockenc.FastDiff] && e != blockenc.Columnar { // issue 3's goal: of the row encodings
+			if n < sizes[blockenc.FastDiff] && e != blockenc.Columnar { // of the row encodings
 				t.Errorf("keys=%s: %v (%d bytes) smaller than fastdiff (%d)", set.name, e, n, sizes[blockenc.FastDiff])
 			}
 		}

@@ -79,7 +79,7 @@ func TestColumnarForms(t *testing.T) {
 		for _, comp := range []blockenc.Compression{blockenc.NoCompression, blockenc.LZ4} {
 			opts := blockenc.Options{Encoding: blockenc.Columnar, RestartInterval: 4, Compression: comp}
 			t.Run(fmt.Sprintf("cells=%s/compression=%v", set.name, comp), func(t *testing.T) {
-				block := encode2(t, opts, set.cells)
+				block := encodeAny(t, opts, set.cells)
 				k, sq, v, err := blockenc.ColumnarForms(block)
 				// With LZ4 on the value area another value form may win.
 				if err != nil || (comp == blockenc.NoCompression && [3]byte{k, sq, v} != set.want) {
@@ -185,7 +185,7 @@ func TestColumnarEmptyFirstValue(t *testing.T) {
 func TestColumnarVersion(t *testing.T) {
 	opts := blockenc.Options{Encoding: blockenc.Columnar, RestartInterval: 4}
 	for _, set := range colSets() {
-		block := encode2(t, opts, set.cells)
+		block := encodeAny(t, opts, set.cells)
 		v2 := set.want[0] == 2 || set.want[1] == 2 || set.want[2] == 3
 		if want := map[bool]byte{false: 1, true: 2}[v2]; block[0] != want {
 			t.Errorf("%s: version %d, want %d", set.name, block[0], want)
@@ -200,7 +200,7 @@ func TestColumnarVersion(t *testing.T) {
 			t.Errorf("%s as version 1: %v, want ErrCorrupt", set.name, err)
 		}
 	}
-	row := encode2(t, blockenc.Options{Encoding: blockenc.RowIndex}, colSets()[0].cells)
+	row := encodeAny(t, blockenc.Options{Encoding: blockenc.RowIndex}, colSets()[0].cells)
 	row[0] = 2
 	fixCRC(row)
 	if _, err := blockenc.NewSeeker(row); !errors.Is(err, blockenc.ErrCorrupt) {
@@ -239,7 +239,7 @@ func TestColumnarLZ4Dict(t *testing.T) {
 		values byte
 	}{{"inline", text, 0}, {"dictionary", dict, 2}, {"prefix-keys", sortCells(prefix), 0}} {
 		t.Run(set.name, func(t *testing.T) {
-			block := encode2(t, opts, set.cells)
+			block := encodeAny(t, opts, set.cells)
 			k, _, v, err := blockenc.ColumnarForms(block)
 			if (set.name == "prefix-keys") != (k == 0) {
 				t.Fatalf("keys form %d", k)
@@ -301,7 +301,7 @@ func TestCompressionLevel(t *testing.T) {
 			sizes := map[int]int{}
 			for _, level := range []int{0, 4, 9, 10} {
 				opts := blockenc.Options{Encoding: enc, Compression: comp, CompressionLevel: level}
-				block := encode2(t, opts, cells)
+				block := encodeAny(t, opts, cells)
 				conform(t, &s, rng, block, cells)
 				sizes[level] = len(block)
 			}
@@ -363,7 +363,7 @@ func TestColumnarLZ4DictSeekBack(t *testing.T) {
 		v := fmt.Appendf(nil, "value %d %s", i, bytes.Repeat([]byte{'a' + byte(i%26)}, rng.IntN(20)))
 		cells = append(cells, blockenc.Cell{Key: binary.BigEndian.AppendUint32(nil, uint32(i*5)), Value: v, Seq: 7, Kind: blockenc.KindPut})
 	}
-	block := encode2(t, blockenc.Options{Encoding: blockenc.Columnar, Compression: blockenc.LZ4Dict}, cells)
+	block := encodeAny(t, blockenc.Options{Encoding: blockenc.Columnar, Compression: blockenc.LZ4Dict}, cells)
 	if blockenc.Flags(block) != blockenc.FlagLZ4Dict {
 		t.Fatalf("flags %#x: not an LZ4Dict area", blockenc.Flags(block))
 	}

@@ -30,7 +30,7 @@ func FuzzColumnarForms(f *testing.F) {
 		if len(cells) == 0 {
 			return
 		}
-		block := encode2(t, opts, cells) // checks that Size bounds the block
+		block := encodeAny(t, opts, cells) // checks that Size bounds the block
 		var s blockenc.Seeker
 		conform(t, &s, rand.New(rand.NewPCG(uint64(len(data)), 1)), block, cells)
 	})
@@ -84,7 +84,7 @@ func fuzzColumnarCells(data []byte) (opts blockenc.Options, cells []blockenc.Cel
 // columns (seqs mode 2), so the fuzzer starts from them.
 func TestFuzzColumnarSeeds(t *testing.T) {
 	opts, cells := fuzzColumnarCells(append([]byte{0x61, 0x01}, bytes.Repeat([]byte{0x05, 0x01, 0x02}, 100)...))
-	block := encode2(t, opts, cells)
+	block := encodeAny(t, opts, cells)
 	if _, seqs, vals, err := blockenc.ColumnarForms(block); err != nil || seqs != 2 || vals != 1 {
 		t.Fatalf("forms seqs %d values %d (%v), want 2 and 1", seqs, vals, err)
 	}

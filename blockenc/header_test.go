@@ -13,7 +13,7 @@ func TestReadHeader(t *testing.T) {
 	for _, enc := range blockenc.Encodings() {
 		for _, c := range blockenc.Compressions() {
 			opts := blockenc.Options{Encoding: enc, Compression: c}
-			block := encode2(t, opts, cells)
+			block := encodeAny(t, opts, cells)
 			h, err := blockenc.ReadHeader(block)
 			require.NoError(t, err)
 			require.Equal(t, enc, h.Encoding)
@@ -26,7 +26,7 @@ func TestReadHeader(t *testing.T) {
 	for i := range 100 {
 		many = append(many, blockenc.Cell{Key: []byte{'k', byte(i)}, Value: []byte("the same long value, again"), Kind: blockenc.KindPut})
 	}
-	h, err := blockenc.ReadHeader(encode2(t, blockenc.Options{Encoding: blockenc.RowIndex, Compression: blockenc.LZ4}, many))
+	h, err := blockenc.ReadHeader(encodeAny(t, blockenc.Options{Encoding: blockenc.RowIndex, Compression: blockenc.LZ4}, many))
 	require.NoError(t, err)
 	require.Equal(t, blockenc.Header{Encoding: blockenc.RowIndex, Compression: blockenc.LZ4}, h)
 	require.True(t, h.Buffered())

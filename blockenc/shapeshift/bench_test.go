@@ -183,7 +183,7 @@ func BenchmarkGet(b *testing.B) {
 	}
 }
 
-// Baselines, for checking the goals in this package: LZ4 over fixed-width
+// Baselines to compare the column with: LZ4 over fixed-width
 // byte packing in 64 KiB buffers (Druid's CompressedVSizeColumnarInts; the
 // width is the column's, values taken relative to the column min so that
 // negative values pack too) and zigzag uvarint.

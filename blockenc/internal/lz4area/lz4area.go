@@ -247,8 +247,8 @@ func (r *Reader) Load(block []byte, j int) error {
 // scratch as dictionary followed by dst, with every match inside its
 // output, and dst is copied out: three copies of about 8 KiB instead of a
 // call per match. A cold SeekGE on lineitem LZ4Dict blocks takes about two
-// thirds of the time it takes with UncompressBlockWithDict (BenchmarkGoals
-// op=seek-cold); on text with few dictionary matches the copies can cost
+// thirds of the time it takes with UncompressBlockWithDict (BenchmarkRatios,
+// data=lineitem); on text with few dictionary matches the copies can cost
 // more than the calls. A block that reaches before the dictionary fails
 // either way.
 func (r *Reader) uncompressWithDict(src, dst, dict []byte) (int, error) {

@@ -23,7 +23,7 @@ import (
 // back-reference always writes it (with the flag bit for "same length"
 // clear).
 
-// Dedupe table size: Kudu's and the 256-1024 slots. 512 slots of 8
+// Dedupe table size: Kudu's 256-1024 slots. 512 slots of 8
 // bytes stay in L1 while encoding.
 const (
 	dedupLog   = 9
@@ -61,7 +61,7 @@ const dedupMaxDist = 1 << 14
 // before. Only the encoder changes: the format does not say which values
 // must be back-references, and a literal is always valid.
 //
-// Measured on the goal benchmark's columns (RowIndex, 64 KiB blocks):
+// Measured on BenchmarkDedupe's columns (RowIndex, 64 KiB blocks):
 // l_shipmode (7 distinct) hits 99% of lookups, l_shipdate (~2500
 // distinct) 13%, with windows of 64 ranging 0-28%. Probing 96 values in
 // 1119 (warm-up, window, skip) costs a twelfth of the lookups on

@@ -28,7 +28,7 @@
 // Diff (63 bytes): flags [klen] [vlen] shared suffix value [kind] seq.
 //
 //	01 02 00 05
-//	04 05 03 00 6170706c65 726564 09       kind Put as before: no kind byte
+//	04 05 03 00 6170706c65 726564 09       kind Put as the cell before: no kind byte
 //	01 00 05 00 07                         same klen; vlen 0, shares 5, Delete
 //	00 06 03 05 74 726564 01 08            nothing the same: klen 6 vlen 3
 //	06 05 04 79 726564 05                  same vlen and kind; klen 5, shares 4

@@ -41,16 +41,16 @@ import (
 // the key is set by reslicing it (Cell caps it).
 //
 // Measured with callgrind: BenchmarkBlock's RowIndex scan (Next and Cell)
-// runs 170-190 instructions per cell, 355-359 before; Next alone is about
-// 150, where Pebble's rowblk spends about 200 in Next, readEntry and
-// memmove.
+// runs 170-190 instructions per cell against 355-359 on the general
+// path; Next alone is about 150, where Pebble's rowblk spends about 200 in
+// Next, readEntry and memmove.
 //
-// Dedupe blocks take this path too (before, the general one): a scan of
-// the dedupe goal's cells (Init, Next, Cell and a copy of each value) ran
-// 1.88x the instructions of the same cells without dedupe on l_shipmode
-// and 1.72x on l_shipdate, now 1.10x and 1.03x (callgrind). The dedupe
-// code sits behind one test of s.dedupe: merged into the common path it
-// cost blocks without dedupe 3.5% more instructions.
+// Dedupe blocks take this path too: a scan of BenchmarkDedupe's cells
+// (Init, Next, Cell and a copy of each value) runs 1.10x the instructions
+// of the same cells without dedupe on l_shipmode and 1.03x on l_shipdate
+// (1.88x and 1.72x on the general path; callgrind). The dedupe code sits
+// behind one test of s.dedupe: merged into the common path it cost blocks
+// without dedupe 3.5% more instructions.
 func (s *Reader) Next() bool {
 	var (
 		idx, p, t    = s.Idx, s.Off, s.Tail

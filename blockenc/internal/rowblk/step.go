@@ -14,8 +14,7 @@ import (
 //
 // An LZ4Dict block's s.Cells ends with the current sub-block: Next and
 // scan call nextSub first when s.Off has reached its end. The test is kept
-// out of step so that step stays one call per cell, as before the
-// features.
+// out of step so that step stays one call per cell.
 func (s *Reader) step() bool {
 	switch s.enc {
 	case None:

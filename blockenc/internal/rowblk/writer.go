@@ -225,10 +225,10 @@ func (e *Writer) cutSubBlock() bool {
 // the next value against the block itself instead of a copy (HBASE-30390).
 // With dedupe, the cell functions call putRef for a back-reference and
 // noteValue after putValue: one function doing all is too big to inline,
-// and with that call FastDiff encoding without dedupe was 13-18% slower
-// than before the features, without it 5-7% (best of 8 alternating runs
-// of BenchmarkBlock op=encode); with dedupe the call per cell was 3% of
-// the instructions of encoding l_shipdate cells.
+// and its call made FastDiff encoding without dedupe 13-18% slower than
+// without the call (best of 8 alternating runs of BenchmarkBlock
+// op=encode); with dedupe the call per cell is 3% of the instructions of
+// encoding l_shipdate cells.
 func (e *Writer) putValue(v []byte) {
 	e.prevVal, e.prevVLen = len(e.buf), len(v)
 	e.buf = append(e.buf, v...)

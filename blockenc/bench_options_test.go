@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvenc/kvenc/blockenc"
 )
 
@@ -339,26 +341,20 @@ func BenchmarkDedupe(b *testing.B) {
 	}
 }
 
-// TestFeatureBenchData: the benchmark blocks round-trip, and report sizes.
-func TestFeatureBenchData(t *testing.T) {
+// TestBenchData: the benchmark blocks round-trip, and report sizes.
+func TestBenchData(t *testing.T) {
 	check := func(name string, opts blockenc.Options, cells []blockenc.Cell, size int) int {
 		blocks, _ := cutBlocks(t, opts, cells, size)
 		i := 0
 		var s blockenc.Seeker
 		for _, blk := range blocks {
-			if err := s.Init(blk); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, s.Init(blk))
 			for ok := s.First(); ok; ok = s.Next() {
-				if !sameCell(cellOf(&s), cells[i]) {
-					t.Fatalf("%s: cell %d differs", name, i)
-				}
+				require.Equal(t, norm(cells[i]), cellOf(&s), "%s: cell %d", name, i)
 				i++
 			}
 		}
-		if i != len(cells) {
-			t.Fatalf("%s: %d of %d cells", name, i, len(cells))
-		}
+		require.Equal(t, len(cells), i, "%s: cells read", name)
 		n := totalLen(blocks)
 		t.Logf("%-28s %3d blocks %8d bytes %6.2f B/cell", name, len(blocks), n, float64(n)/float64(len(cells)))
 		return n

@@ -11,36 +11,36 @@ import (
 	"github.com/kvenc/kvenc/blockenc"
 )
 
-// BenchmarkGoals measures the goals as ratios, with the variants
+// BenchmarkRatios measures what each option costs and saves as ratios against the block without it, with the variants
 // interleaved round by round (medians of rounds), so that load from other
 // processes on a shared machine hits every variant alike. Run it with
 // -benchtime 1x -count 5 (each run is the whole measurement) and read the
 // metrics; ns figures are per operation.
-func BenchmarkGoals(b *testing.B) {
+func BenchmarkRatios(b *testing.B) {
 	b.Run("data=lineitem", func(b *testing.B) {
 		for b.Loop() {
-			goalLineitem(b)
+			ratiosLineitem(b)
 		}
 	})
 	b.Run("data=timeseries", func(b *testing.B) {
 		for b.Loop() {
-			goalTimeSeries(b)
+			ratiosTimeSeries(b)
 		}
 	})
 	b.Run("data=dedupe", func(b *testing.B) {
 		for b.Loop() {
-			goalDedupe(b)
+			ratiosDedupe(b)
 		}
 	})
 }
 
-const goalRounds = 15
+const ratioRounds = 15
 
 // interleave runs every fn once per round, in rotating order, and returns
 // each one's median.
 func interleave(fns []func() float64) []float64 {
 	res := make([][]float64, len(fns))
-	for r := range goalRounds {
+	for r := range ratioRounds {
 		for i := range fns {
 			j := (i + r) % len(fns)
 			res[j] = append(res[j], fns[j]())
@@ -78,7 +78,7 @@ func coldSeeks(b *testing.B, blocks, firsts [][]byte, cells []blockenc.Cell, n i
 	}
 }
 
-func goalLineitem(b *testing.B) {
+func ratiosLineitem(b *testing.B) {
 	cells := lineitemBench()
 	type variant struct {
 		name string
@@ -122,7 +122,7 @@ func goalLineitem(b *testing.B) {
 	}
 }
 
-func goalTimeSeries(b *testing.B) {
+func ratiosTimeSeries(b *testing.B) {
 	cells := timeSeriesCells()
 	inline, _ := cutBlocks(b, blockenc.Options{Encoding: blockenc.FastDiff, Compression: blockenc.LZ4}, cells, featBlockSize)
 	col, _ := cutBlocks(b, blockenc.Options{Encoding: blockenc.FastDiff, IntValues: true}, cells, featBlockSize)
@@ -176,9 +176,9 @@ func dedupeColumns() []columnSet {
 	}
 }
 
-// goalDedupe: for each column, encode and scan with and without dedupe,
+// ratiosDedupe: for each column, encode and scan with and without dedupe,
 // interleaved; reports dedupe/plain ratios of size, encode and scan time.
-func goalDedupe(b *testing.B) {
+func ratiosDedupe(b *testing.B) {
 	for _, col := range dedupeColumns() {
 		cells := col.cells
 		var fns []func() float64

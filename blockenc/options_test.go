@@ -14,7 +14,7 @@ import (
 
 // featureOptions is every encoding (and RowIndex restart edge cases) x
 // compression x dedupe x value column.
-func featureOptions() []blockenc.Options {
+func optionCombos() []blockenc.Options {
 	var opts []blockenc.Options
 	for _, base := range allOptions() {
 		if base.RestartInterval == 1000 {
@@ -36,11 +36,11 @@ func featureOptions() []blockenc.Options {
 	return opts
 }
 
-func featName(o blockenc.Options) string {
+func comboName(o blockenc.Options) string {
 	return fmt.Sprintf("%s/compression=%v/dedupe=%v/ints=%v", optName(o), o.Compression, o.DedupeValues, o.IntValues)
 }
 
-func hasFeatures(o blockenc.Options) bool {
+func hasOptions(o blockenc.Options) bool {
 	return o.Compression != blockenc.NoCompression || o.DedupeValues || o.IntValues
 }
 
@@ -127,11 +127,11 @@ func conform(t *testing.T, s *blockenc.Seeker, rng *rand.Rand, block []byte, cel
 	checkAll(t, s, cells)
 }
 
-// TestFeatureConformance runs the conformance checks over every encoding x
+// TestOptionsConformance runs the conformance checks over every encoding x
 // compression x dedupe x value column, with small LZ4Dict sub-blocks (many
 // per block) and, for a few, the default sizes; and checks that each
 // feature is used where it pays and that Size bounds the block.
-func TestFeatureConformance(t *testing.T) {
+func TestOptionsConformance(t *testing.T) {
 	defer blockenc.SetSubBlockSizes(512, 1024)()
 	rng := rand.New(rand.NewPCG(11, 12))
 	sets := []struct {
@@ -149,8 +149,8 @@ func TestFeatureConformance(t *testing.T) {
 	var s blockenc.Seeker // one seeker through every block: Init reuses its buffers
 	for _, set := range sets {
 		plain := map[string]int{} // block size without features, per encoding
-		for _, opts := range featureOptions() {
-			t.Run("cells="+set.name+"/"+featName(opts), func(t *testing.T) {
+		for _, opts := range optionCombos() {
+			t.Run("cells="+set.name+"/"+comboName(opts), func(t *testing.T) {
 				e := blockenc.NewEncoder(opts)
 				for _, c := range set.cells {
 					if err := e.Add(c); err != nil {
@@ -161,7 +161,7 @@ func TestFeatureConformance(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if size := e.Size(); size < len(block) || (!hasFeatures(opts) && size != len(block) && opts.Encoding != blockenc.Columnar) {
+				if size := e.Size(); size < len(block) || (!hasOptions(opts) && size != len(block) && opts.Encoding != blockenc.Columnar) {
 					t.Fatalf("Size %d, block %d bytes", size, len(block))
 				}
 				conform(t, &s, rng, block, set.cells)
@@ -169,7 +169,7 @@ func TestFeatureConformance(t *testing.T) {
 					return // the flags are the row encodings'; columnar_test.go checks its forms
 				}
 				flags := blockenc.Flags(block)
-				if !hasFeatures(opts) {
+				if !hasOptions(opts) {
 					plain[optName(opts)] = len(block)
 					if flags != 0 {
 						t.Fatalf("flags %#x without features", flags)
@@ -200,38 +200,31 @@ func TestFeatureConformance(t *testing.T) {
 	}
 }
 
-// TestFeatureDefaultSizes: LZ4Dict at its default sub-block sizes, on
+// TestOptionsDefaultSizes: LZ4Dict at its default sub-block sizes, on
 // blocks of about 64 KiB.
-func TestFeatureDefaultSizes(t *testing.T) {
+func TestOptionsDefaultSizes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	cells := poolCells(rng, 1500, 300)
 	var s blockenc.Seeker
 	for _, enc := range []blockenc.Encoding{blockenc.FastDiff, blockenc.RowIndex} {
 		for _, dedupe := range []bool{false, true} {
 			opts := blockenc.Options{Encoding: enc, Compression: blockenc.LZ4Dict, DedupeValues: dedupe}
-			block := encode2(t, opts, cells)
+			block := encodeAny(t, opts, cells)
 			if blockenc.Flags(block)&blockenc.FlagLZ4Dict == 0 {
-				t.Fatalf("%s: not LZ4Dict", featName(opts))
+				t.Fatalf("%s: not LZ4Dict", comboName(opts))
 			}
 			conform(t, &s, rng, block, cells)
 		}
 	}
 }
 
-// encode2 is encode for blocks whose Size is a bound, not exact.
-func encode2(t testing.TB, opts blockenc.Options, cells []blockenc.Cell) []byte {
-	t.Helper()
-	b, _ := encodeSized(t, opts, cells)
-	return b
-}
-
-// TestFeatureReuse: Reset gives identical bytes, Finish twice continues the
+// TestOptionsReuse: Reset gives identical bytes, Finish twice continues the
 // block, Add copies, for every feature combination.
-func TestFeatureReuse(t *testing.T) {
+func TestOptionsReuse(t *testing.T) {
 	defer blockenc.SetSubBlockSizes(256, 512)()
 	rng := rand.New(rand.NewPCG(15, 16))
 	a, b := poolCells(rng, 150, 8), intCells(rng, 300, 4)
-	for _, opts := range featureOptions() {
+	for _, opts := range optionCombos() {
 		e := blockenc.NewEncoder(opts)
 		var blocks [2][]byte
 		for round := range 2 {
@@ -255,10 +248,10 @@ func TestFeatureReuse(t *testing.T) {
 					t.Fatal(err)
 				}
 				if round == 1 && !bytes.Equal(blk, blocks[i]) {
-					t.Fatalf("%s: re-encoding after Reset differs at offset %d", featName(opts), firstDiff(blk, blocks[i]))
+					t.Fatalf("%s: re-encoding after Reset differs at offset %d", comboName(opts), firstDiff(blk, blocks[i]))
 				}
-				if want := encode2(t, opts, cells); !bytes.Equal(blk, want) {
-					t.Fatalf("%s: Finish in the middle changed the block at offset %d", featName(opts), firstDiff(blk, want))
+				if want := encodeAny(t, opts, cells); !bytes.Equal(blk, want) {
+					t.Fatalf("%s: Finish in the middle changed the block at offset %d", comboName(opts), firstDiff(blk, want))
 				}
 				blocks[i] = blk
 				s, err := blockenc.NewSeeker(blk)
@@ -271,15 +264,15 @@ func TestFeatureReuse(t *testing.T) {
 	}
 }
 
-// TestFeatureZeroAllocs: SeekGE, Next and Cell allocate nothing after
+// TestOptionsZeroAllocs: SeekGE, Next and Cell allocate nothing after
 // Init, nor does Init once the seeker's buffers have grown.
-func TestFeatureZeroAllocs(t *testing.T) {
+func TestOptionsZeroAllocs(t *testing.T) {
 	defer blockenc.SetSubBlockSizes(512, 1024)()
 	rng := rand.New(rand.NewPCG(17, 18))
 	sets := [][]blockenc.Cell{poolCells(rng, 300, 10), intCells(rng, 400, 8)}
-	for _, opts := range featureOptions() {
+	for _, opts := range optionCombos() {
 		for _, cells := range sets {
-			block := encode2(t, opts, cells)
+			block := encodeAny(t, opts, cells)
 			targets := seekTargets(cells)
 			var s blockenc.Seeker
 			if err := s.Init(block); err != nil {
@@ -303,15 +296,15 @@ func TestFeatureZeroAllocs(t *testing.T) {
 				}
 			})
 			if allocs != 0 {
-				t.Errorf("%s: %v allocs per SeekGE+Next+Cell", featName(opts), allocs)
+				t.Errorf("%s: %v allocs per SeekGE+Next+Cell", comboName(opts), allocs)
 			}
 			_ = sink
 		}
 	}
 }
 
-// TestFeatureOptionsErrors: an unknown compression is reported.
-func TestFeatureOptionsErrors(t *testing.T) {
+// TestOptionsErrors: an unknown compression is reported.
+func TestOptionsErrors(t *testing.T) {
 	e := blockenc.NewEncoder(blockenc.Options{Compression: 3})
 	if err := e.Add(blockenc.Cell{Key: []byte("a")}); !errors.Is(err, blockenc.ErrInvalidOptions) {
 		t.Errorf("Add with compression 3: %v", err)

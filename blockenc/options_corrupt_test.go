@@ -13,7 +13,7 @@ import (
 // smallFeatureCells are short blocks on which every feature is used (with
 // sub-block sizes of 40 and 60 bytes): repeated keys and values that LZ4
 // compresses and dedupe finds, or 4-byte counters for a value column.
-func smallFeatureCells(ints bool) []blockenc.Cell {
+func smallOptionCells(ints bool) []blockenc.Cell {
 	var cells []blockenc.Cell
 	vals := []string{"alpha-value", "beta-value", "", "alpha-value", "gamma"}
 	for i := range 14 {
@@ -31,40 +31,40 @@ func smallFeatureCells(ints bool) []blockenc.Cell {
 	return cells
 }
 
-// TestFeatureCorruptBytes: every single-byte change and every truncation of
+// TestOptionsCorruptBytes: every single-byte change and every truncation of
 // a block with features is an error from NewSeeker; blocks whose checksum
 // was fixed up after a change never panic and give ErrCorrupt or cells in
 // order.
-func TestFeatureCorruptBytes(t *testing.T) {
+func TestOptionsCorruptBytes(t *testing.T) {
 	defer blockenc.SetSubBlockSizes(40, 60)()
 	errs, oks := 0, 0
-	for _, opts := range featureOptions() {
-		if !hasFeatures(opts) {
+	for _, opts := range optionCombos() {
+		if !hasOptions(opts) {
 			continue
 		}
-		cells := smallFeatureCells(opts.IntValues)
-		block := encode2(t, opts, cells)
+		cells := smallOptionCells(opts.IntValues)
+		block := encodeAny(t, opts, cells)
 		flags := blockenc.Flags(block)
 		if opts.Compression != blockenc.NoCompression && flags&(blockenc.FlagLZ4|blockenc.FlagLZ4Dict) == 0 ||
 			opts.IntValues && opts.Compression == blockenc.NoCompression && flags&blockenc.FlagIntValues == 0 {
-			t.Fatalf("%s: feature not used (flags %#x): the test would miss it", featName(opts), flags)
+			t.Fatalf("%s: feature not used (flags %#x): the test would miss it", comboName(opts), flags)
 		}
 		if exercise(t, block) != nil {
-			t.Fatalf("%s: good block fails", featName(opts))
+			t.Fatalf("%s: good block fails", comboName(opts))
 		}
 		bad := bytes.Clone(block)
 		for i := range block {
 			for _, x := range []byte{0x01, 0x80, 0xff} {
 				bad[i] ^= x
 				if _, err := blockenc.NewSeeker(bad); !errors.Is(err, blockenc.ErrCorrupt) {
-					t.Fatalf("%s: byte %d ^ %#x: NewSeeker error %v", featName(opts), i, x, err)
+					t.Fatalf("%s: byte %d ^ %#x: NewSeeker error %v", comboName(opts), i, x, err)
 				}
 				bad[i] ^= x
 			}
 		}
 		for n := range len(block) {
 			if _, err := blockenc.NewSeeker(block[:n]); !errors.Is(err, blockenc.ErrCorrupt) {
-				t.Fatalf("%s: truncated to %d bytes: NewSeeker error %v", featName(opts), n, err)
+				t.Fatalf("%s: truncated to %d bytes: NewSeeker error %v", comboName(opts), n, err)
 			}
 		}
 		// Hostile: changed and checksum fixed up. Prefix and Diff share
@@ -99,8 +99,8 @@ func TestFeatureCorruptBytes(t *testing.T) {
 	}
 }
 
-// TestFeatureCorruptHeader: specific faults in the feature sections.
-func TestFeatureCorruptHeader(t *testing.T) {
+// TestOptionsCorruptHeader: specific faults in the feature sections.
+func TestOptionsCorruptHeader(t *testing.T) {
 	defer blockenc.SetSubBlockSizes(40, 60)()
 	for _, tc := range []struct {
 		name string
@@ -125,8 +125,8 @@ func TestFeatureCorruptHeader(t *testing.T) {
 		{"value width 2", blockenc.Options{IntValues: true}, func(b []byte) []byte { b[4] = 2 | b[4]&0x80; return b }},
 		{"value column length", blockenc.Options{IntValues: true}, func(b []byte) []byte { b[5]--; return b }},
 	} {
-		cells := smallFeatureCells(tc.opts.IntValues)
-		good := encode2(t, tc.opts, cells)
+		cells := smallOptionCells(tc.opts.IntValues)
+		good := encodeAny(t, tc.opts, cells)
 		if err := blockenc.Verify(good); err != nil {
 			t.Fatalf("%s: good block: %v", tc.name, err)
 		}
