@@ -33,9 +33,14 @@ type dataset struct {
 
 var datasets = sync.OnceValue(func() []*dataset {
 	rng := rand.New(rand.NewPCG(42, 42))
+	return []*dataset{ycsbRows(rng, benchCells), timeSeries(rng, benchCells), lineitemRows(rng, benchCells)}
+})
+
+// ycsbRows is n keys "user%012d" with 100-byte values of random words.
+func ycsbRows(rng *rand.Rand, n int) *dataset {
 	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima"}
 	y := &dataset{name: "ycsb"}
-	for i := 0; i < benchCells; i++ {
+	for i := 0; i < n; i++ {
 		y.keys = append(y.keys, []byte(fmt.Sprintf("user%012d", i)))
 		v := make([]byte, 0, 100)
 		for len(v) < 100 {
@@ -44,11 +49,17 @@ var datasets = sync.OnceValue(func() []*dataset {
 		}
 		y.vals = append(y.vals, v[:100])
 	}
+	return y
+}
+
+// timeSeries is n cells "series%03d|" + 8-byte big-endian timestamp ->
+// 8-byte value, 1,000 series of slowly moving values.
+func timeSeries(rng *rand.Rand, n int) *dataset {
 	ts := &dataset{name: "ts"}
 	const series = 1000
 	for s := 0; s < series; s++ {
 		x := uint64(1000 + rng.IntN(1000))
-		for i := 0; i < benchCells/series; i++ {
+		for i := 0; i < n/series; i++ {
 			k := fmt.Appendf(nil, "series%03d|", s)
 			k = binary.BigEndian.AppendUint64(k, uint64(1700000000000+i*10000))
 			x += uint64(rng.IntN(5))
@@ -56,24 +67,24 @@ var datasets = sync.OnceValue(func() []*dataset {
 			ts.vals = append(ts.vals, binary.BigEndian.AppendUint64(nil, x))
 		}
 	}
-	return []*dataset{y, ts, lineitemRows(rng)}
-})
+	return ts
+}
 
 // lineitemRows is a lineitem-like row layout, as kvbench's store lineitem
 // dataset: key 8-byte big-endian orderkey + 4-byte linenumber (1 to 7 lines
 // per order), value the other columns as pipe-separated text (partkey,
 // suppkey, quantity, price, discount, tax, flags, three day numbers, and a
 // comment of TPC-H-like words), about 100 bytes.
-func lineitemRows(rng *rand.Rand) *dataset {
+func lineitemRows(rng *rand.Rand, n int) *dataset {
 	words := []string{"furiously", "quickly", "carefully", "blithely", "slyly", "final", "regular", "special",
 		"pending", "express", "ironic", "even", "bold", "silent", "packages", "deposits", "requests", "accounts",
 		"instructions", "theodolites", "foxes", "pinto", "beans", "asymptotes", "platelets", "sleep", "wake",
 		"haggle", "nag", "use", "boost", "affix", "detect", "integrate", "among", "above", "across", "the"}
 	d := &dataset{name: "lineitem"}
-	for o := uint64(1); len(d.keys) < benchCells; o++ {
+	for o := uint64(1); len(d.keys) < n; o++ {
 		lines := 1 + rng.IntN(7)
 		order := uint64(1 + rng.IntN(2400)) // order date, days
-		for ln := 1; ln <= lines && len(d.keys) < benchCells; ln++ {
+		for ln := 1; ln <= lines && len(d.keys) < n; ln++ {
 			k := binary.BigEndian.AppendUint64(make([]byte, 0, 12), o*4)
 			k = binary.BigEndian.AppendUint32(k, uint32(ln))
 			price := 90000 + rng.IntN(10000000)
