@@ -28,67 +28,114 @@ type cachedBlock struct {
 	// uncompressed size; see blockCost).
 	cost int64
 	slot [seekerSlots]atomic.Pointer[blockenc.Seeker]
+	gone atomic.Bool // out of the cache (evicted or dropped)
 	elem *list.Element
 	// ref is set only on Stores built with refcountHot (benchmark): the
 	// per-cell check of HBase's design, measured against none.
 	ref *refBuf
 }
 
-// blockCache is an LRU of decoded blocks bounded by bytes. One mutex guards
-// the map per lookup; nothing is counted per cell.
+// blockCache holds decoded blocks, bounded by their cost in bytes: an LRU
+// split into shards by block id, each with its own mutex, so concurrent
+// lookups of different blocks rarely meet on one lock. A block read by a
+// Get goes in at the hot end; a block read by an Iterator (scans, and the
+// first visit of a seek) goes in at the cold end, next in line for
+// eviction, and moves to the hot end only when read again. So a scan
+// bigger than the cache evicts the blocks of the scan itself, not the hot
+// set (midpoint insertion, as InnoDB's buffer pool protects its young
+// sublist from scans).
 type blockCache struct {
+	max    int64
+	shards []cacheShard
+}
+
+type cacheShard struct {
 	mu     sync.Mutex
 	max    int64
 	size   int64
 	m      map[blockID]*cachedBlock
-	lru    list.List // front: most recently used
+	lru    list.List // front: hot end
 	hits   atomic.Int64
 	misses atomic.Int64
+	_      [64]byte // keep shards' locks on their own cache lines
 }
 
-func newBlockCache(max int64) *blockCache {
-	return &blockCache{max: max, m: make(map[blockID]*cachedBlock)}
+// maxCacheShards bounds the shards; a shard holds at least 1 MiB, so a
+// small cache is one LRU.
+const maxCacheShards = 16
+
+func newBlockCache(size int64) *blockCache {
+	c := &blockCache{max: size}
+	if size <= 0 {
+		return c
+	}
+	n := 1
+	for n < maxCacheShards && size/int64(2*n) >= 1<<20 {
+		n *= 2
+	}
+	c.shards = make([]cacheShard, n)
+	for i := range c.shards {
+		c.shards[i].max = size / int64(n)
+		c.shards[i].m = make(map[blockID]*cachedBlock)
+	}
+	return c
+}
+
+// shard returns the shard of id.
+func (c *blockCache) shard(id blockID) *cacheShard {
+	h := (id.seg*0x9e3779b97f4a7c15 ^ uint64(id.block)) * 0xbf58476d1ce4e5b9
+	return &c.shards[(h>>32)%uint64(len(c.shards))]
 }
 
 func (c *blockCache) get(id blockID) *cachedBlock {
 	if c.max <= 0 {
 		return nil
 	}
-	c.mu.Lock()
-	b := c.m[id]
+	sh := c.shard(id)
+	sh.mu.Lock()
+	b := sh.m[id]
 	if b != nil {
-		c.lru.MoveToFront(b.elem)
+		sh.lru.MoveToFront(b.elem)
 	}
-	c.mu.Unlock()
+	sh.mu.Unlock()
 	if b != nil {
-		c.hits.Add(1)
+		sh.hits.Add(1)
 	} else {
-		c.misses.Add(1)
+		sh.misses.Add(1)
 	}
 	return b
 }
 
-// add inserts b (or returns the block another reader inserted first).
-func (c *blockCache) add(b *cachedBlock) *cachedBlock {
-	if c.max <= 0 || b.cost > c.max {
+// add inserts b, at the cold end when cold is set (an Iterator's block),
+// and returns it, or the block another reader inserted first.
+func (c *blockCache) add(b *cachedBlock, cold bool) *cachedBlock {
+	if c.max <= 0 {
 		return b
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old := c.m[b.id]; old != nil {
+	sh := c.shard(b.id)
+	if b.cost > sh.max {
+		return b
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if old := sh.m[b.id]; old != nil {
 		return old
 	}
-	b.elem = c.lru.PushFront(b)
-	c.m[b.id] = b
-	c.size += b.cost
-	for c.size > c.max {
-		e := c.lru.Back()
+	for sh.size+b.cost > sh.max {
+		e := sh.lru.Back()
 		old := e.Value.(*cachedBlock)
-		c.lru.Remove(e)
-		delete(c.m, old.id)
-		c.size -= old.cost
-		old.recycleSeekers()
+		sh.lru.Remove(e)
+		delete(sh.m, old.id)
+		sh.size -= old.cost
+		old.evicted()
 	}
+	if cold {
+		b.elem = sh.lru.PushBack(b)
+	} else {
+		b.elem = sh.lru.PushFront(b)
+	}
+	sh.m[b.id] = b
+	sh.size += b.cost
 	return b
 }
 
@@ -107,10 +154,17 @@ func newSeeker(data []byte) (*blockenc.Seeker, error) {
 	return s, nil
 }
 
-// recycleSeekers moves the Seekers in b's slots, idle by construction (a
-// reader swaps one out before using it), to seekerPool: b has left the
-// cache. A reader still holding b finds empty slots and gets a Seeker
-// from the pool or a new one.
+// evicted marks b as out of the cache and moves the Seekers in its slots,
+// idle by construction (a reader swaps one out before using it), to
+// seekerPool. A reader still holding b finds empty slots and gets a Seeker
+// from the pool or a new one, and gives its Seeker to the pool too
+// (putSeeker).
+func (b *cachedBlock) evicted() {
+	b.gone.Store(true)
+	b.recycleSeekers()
+}
+
+// recycleSeekers moves the Seekers in b's slots to seekerPool.
 func (b *cachedBlock) recycleSeekers() {
 	for i := range b.slot {
 		if s := b.slot[i].Swap(nil); s != nil {
@@ -121,22 +175,32 @@ func (b *cachedBlock) recycleSeekers() {
 
 // dropSegment forgets every block of a deleted segment.
 func (c *blockCache) dropSegment(seg uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for id, b := range c.m {
-		if id.seg == seg {
-			c.lru.Remove(b.elem)
-			delete(c.m, id)
-			c.size -= b.cost
-			b.recycleSeekers()
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.mu.Lock()
+		for id, b := range sh.m {
+			if id.seg == seg {
+				sh.lru.Remove(b.elem)
+				delete(sh.m, id)
+				sh.size -= b.cost
+				b.evicted()
+			}
 		}
+		sh.mu.Unlock()
 	}
 }
 
-func (c *blockCache) bytes() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.size
+// stats returns the bytes held, the hits and the misses.
+func (c *blockCache) stats() (bytes, hits, misses int64) {
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.mu.Lock()
+		bytes += sh.size
+		sh.mu.Unlock()
+		hits += sh.hits.Load()
+		misses += sh.misses.Load()
+	}
+	return bytes, hits, misses
 }
 
 // seekerSlots is how many decoded Seekers a cached block keeps. With one,
@@ -179,6 +243,9 @@ func (b *cachedBlock) putSeeker(s *blockenc.Seeker) {
 	}
 	for i := range b.slot {
 		if b.slot[i].CompareAndSwap(nil, s) {
+			if b.gone.Load() { // evicted meanwhile: evicted may have missed s
+				b.recycleSeekers()
+			}
 			return
 		}
 	}

@@ -195,9 +195,23 @@
 // all readers: they are never reused, so nothing is counted per access and
 // the garbage collector frees an evicted block when its last reader lets go
 // (HBASE-27730: a refcount check on every buffer access cost HBase up to 2x
-// on scans). A cache lookup locks a mutex once per block, never per cell.
-// Each cached block also keeps one Seeker in an atomic slot, so a hot Get
-// does not re-verify the block's CRC.
+// on scans). A cache lookup locks the mutex of one shard once per block,
+// never per cell: the cache is an LRU split by block id into up to 16
+// shards of at least 1 MiB, so concurrent readers of different blocks
+// rarely share a lock. Each cached block also keeps decoded Seekers in
+// atomic slots, so a hot Get does not re-verify the block's CRC.
+//
+// The cache resists scans: a block a Get reads goes in at the hot end of
+// its shard's LRU, a block an Iterator reads at the cold end, where the
+// next insertion evicts it unless it is read again first (midpoint
+// insertion, as InnoDB's buffer pool keeps scans out of its young list).
+// A scan bigger than the cache then evicts its own blocks, not the hot
+// set (TestCacheScanResistant). Ristretto (Badger's own cache, already a
+// dependency) was tried first: its TinyLFU admission also keeps scans out,
+// but it records accesses lossily and inserts asynchronously, so whether a
+// hot block survived a scan varied from run to run (the same test failed
+// 22 times in 30), and a refused block's decoded Seekers were lost to the
+// pool.
 //
 // Blocks read from Badger on a miss go into pooled buffers that are
 // reference counted: a Get or Iterator that reads past the cache (CacheSize

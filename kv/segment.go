@@ -30,67 +30,81 @@ func (g *segment) findBlock(key []byte) int {
 	return sort.Search(len(g.lastKeys), func(i int) bool { return bytes.Compare(g.lastKeys[i], key) >= 0 })
 }
 
-// loadBlock returns block i of g. With fill, a miss is verified, copied into
-// the cache and released at once. Without fill (compaction), a miss stays in
-// the pooled buffer, returned with one reference the caller releases.
-func (s *Store) loadBlock(g *segment, i int, fill bool) (*cachedBlock, *refBuf, error) {
+// loadBlock returns block i of g. With fill and a cache, a miss is copied
+// once out of Badger into an exact-size slice and cached, at the cold end
+// with cold (see blockCache). Otherwise (compaction, no cache) a miss is
+// read into a pooled buffer, returned with one reference the caller
+// releases.
+func (s *Store) loadBlock(g *segment, i int, fill, cold bool) (*cachedBlock, *refBuf, error) {
 	id := blockID{seg: g.meta.id, block: i}
 	if cb := s.cache.get(id); cb != nil {
 		return cb, nil, nil
 	}
-	rb, err := s.readBlock(g, i)
+	cached := fill && s.cache.max > 0
+	var rb *refBuf
+	var data []byte
+	err := s.viewBlock(g, i, func(v []byte) {
+		if cached {
+			data = append([]byte(nil), v...)
+		} else {
+			rb = s.pool.get(len(v))
+			copy(rb.b, v)
+			data = rb.b
+		}
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	cb := &cachedBlock{id: id, data: rb.b}
-	if fill && s.cache.max > 0 {
-		// The decode step: today a copy into an exact-size immutable slice
-		// (blocks are not compressed yet); with compression, the
-		// decompression into it.
-		cb.data = append([]byte(nil), rb.b...)
-		rb.release()
-		rb = nil
-	}
-	sk, err := newSeeker(cb.data)
+	cb, err := s.newCachedBlock(g, i, data)
 	if err != nil {
 		if rb != nil {
 			rb.release()
 		}
-		return nil, nil, fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], err)
+		return nil, nil, err
 	}
-	cb.slot[0].Store(sk)
-	cb.cost = blockCost(cb.data, s.opts.BlockSize)
-	if s.refcountHot {
-		cb.ref = &refBuf{}
-		cb.ref.refs.Store(1)
-	}
-	if rb == nil {
-		cb = s.cache.add(cb)
+	if cached {
+		if got := s.cache.add(cb, cold); got != cb { // another reader's
+			cb.evicted()
+			cb = got
+		}
 	}
 	return cb, rb, nil
 }
 
-// readBlock reads block i from Badger into a pooled buffer.
-func (s *Store) readBlock(g *segment, i int) (*refBuf, error) {
-	var rb *refBuf
+// newCachedBlock verifies data, block i of g, and wraps it with a Seeker
+// on it in its first slot.
+func (s *Store) newCachedBlock(g *segment, i int, data []byte) (*cachedBlock, error) {
+	cb := &cachedBlock{id: blockID{seg: g.meta.id, block: i}, data: data}
+	sk, err := newSeeker(data)
+	if err != nil {
+		return nil, fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], err)
+	}
+	cb.slot[0].Store(sk)
+	cb.cost = blockCost(data, s.opts.BlockSize)
+	if s.refcountHot {
+		cb.ref = &refBuf{}
+		cb.ref.refs.Store(1)
+	}
+	return cb, nil
+}
+
+// viewBlock calls f with the bytes of block i of g as Badger holds them
+// (for a value-log value its mmapped file), valid only during f.
+func (s *Store) viewBlock(g *segment, i int, f func(v []byte)) error {
 	err := s.db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(g.blockKeys[i])
 		if err != nil {
 			return err
 		}
-		return item.Value(func(v []byte) error {
-			rb = s.pool.get(len(v))
-			copy(rb.b, v)
-			return nil
-		})
+		return item.Value(func(v []byte) error { f(v); return nil })
 	})
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil, fmt.Errorf("%w: segment %d block %d (key %q) missing", ErrCorrupt, g.meta.id, i, g.blockKeys[i])
+		return fmt.Errorf("%w: segment %d block %d (key %q) missing", ErrCorrupt, g.meta.id, i, g.blockKeys[i])
 	}
 	if err != nil {
-		return nil, fmt.Errorf("kv: segment %d block %d: %w", g.meta.id, i, err)
+		return fmt.Errorf("kv: segment %d block %d: %w", g.meta.id, i, err)
 	}
-	return rb, nil
+	return nil
 }
 
 // getFrom looks key up in g at read point rp: the newest version with
@@ -103,12 +117,28 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 	if i < 0 {
 		return nil, 0, false, nil
 	}
-	cb, rb, err := s.loadBlock(g, i, true)
+	if s.cache.max <= 0 {
+		// No cache: the block is read where Badger holds it, not copied.
+		var serr error
+		err = s.viewBlock(g, i, func(v []byte) {
+			var sk *blockenc.Seeker
+			if sk, serr = newSeeker(v); serr == nil {
+				val, kind, found = lookup(sk, key, rp, dst, nil)
+				serr = sk.Err()
+				seekerPool.Put(sk)
+			}
+		})
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if serr != nil {
+			return nil, 0, false, fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], serr)
+		}
+		return val, kind, found, nil
+	}
+	cb, _, err := s.loadBlock(g, i, true, false)
 	if err != nil {
 		return nil, 0, false, err
-	}
-	if rb != nil { // no cache: the block lives in a pooled buffer
-		defer rb.release()
 	}
 	if cb.ref != nil { // refcountHot: HBase's scheme, for the benchmark
 		cb.ref.retain()
@@ -118,28 +148,31 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("segment %d block %d: %w", g.meta.id, i, err)
 	}
+	val, kind, found = lookup(sk, key, rp, dst, cb.ref)
+	if err := sk.Err(); err != nil {
+		return nil, 0, false, fmt.Errorf("segment %d block %d: %w", g.meta.id, i, err)
+	}
+	cb.putSeeker(sk)
+	return val, kind, found, nil
+}
+
+// lookup finds in sk's block the newest version of key with Seq <= rp and
+// appends its value to dst. ref, if not nil, is checked per cell read
+// (refcountHot).
+func lookup(sk *blockenc.Seeker, key []byte, rp uint64, dst []byte, ref *refBuf) (val []byte, kind blockenc.Kind, found bool) {
 	for ok := sk.SeekGE(key); ok; ok = sk.Next() {
 		c := sk.Cell()
 		if !bytes.Equal(c.Key, key) {
 			break
 		}
 		if c.Seq <= rp {
-			if cb.ref != nil {
-				cb.ref.check()
+			if ref != nil {
+				ref.check()
 			}
-			if invariants && rb != nil {
-				rb.check()
-			}
-			val = append(dst, c.Value...)
-			kind, found = c.Kind, true
-			break
+			return append(dst, c.Value...), c.Kind, true
 		}
 	}
-	if err := sk.Err(); err != nil {
-		return nil, 0, false, fmt.Errorf("segment %d block %d: %w", g.meta.id, i, err)
-	}
-	cb.doneWith(sk, rb != nil)
-	return val, kind, found, nil
+	return nil, 0, false
 }
 
 // segWriter writes one segment: blocks as they fill, the meta last.

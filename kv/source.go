@@ -105,7 +105,7 @@ func (it *segSource) load(i int) bool {
 		it.fail(fmt.Errorf("segment %d block %d: %w", it.g.meta.id, i, ErrClosed))
 		return false
 	}
-	cb, rb, err := it.s.loadBlock(it.g, i, it.fill)
+	cb, rb, err := it.s.loadBlock(it.g, i, it.fill, true)
 	if err != nil {
 		it.fail(err)
 		return false

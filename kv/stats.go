@@ -39,9 +39,7 @@ func (s *Store) Stats() Stats {
 		st.MemBytes += mt.ms.Size()
 	}
 	s.mu.RUnlock()
-	st.CacheBytes = s.cache.bytes()
-	st.CacheHits = s.cache.hits.Load()
-	st.CacheMisses = s.cache.misses.Load()
+	st.CacheBytes, st.CacheHits, st.CacheMisses = s.cache.stats()
 	st.Flushes = s.flushes.Load()
 	st.Compactions = s.compactions.Load()
 	s.snapMu.Lock()
