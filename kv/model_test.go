@@ -134,7 +134,7 @@ func (r *modelRun) do(i int, st step) {
 		if err := s.Compact(); err != nil {
 			r.fail(i, st, err)
 		}
-		if st.Key%3 == 0 {
+		if st.Key%8 == 0 {
 			if err := s.Reclaim(); err != nil {
 				r.fail(i, st, fmt.Errorf("Reclaim: %w", err))
 			}
