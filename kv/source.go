@@ -102,7 +102,7 @@ func (it *segSource) load(i int) bool {
 		return false
 	}
 	if it.fill && it.s.closed.Load() && it.s.cache.get(blockID{it.g.meta.id, i}) == nil {
-		it.fail(fmt.Errorf("segment %d block %d: %w", it.g.meta.id, i, ErrClosed))
+		it.fail(fmt.Errorf("segment %d block %d: %w", it.g.meta.id, i, it.s.errClosed()))
 		return false
 	}
 	cb, rb, err := it.s.loadBlock(it.g, i, it.fill, true)
