@@ -95,6 +95,19 @@ func crashChild(dir string, seed uint64) {
 	}
 }
 
+// startCrashChild re-executes the test binary as a child running only the
+// test named run, with env added, and returns it with its stdout.
+func startCrashChild(t *testing.T, run string, env ...string) (*exec.Cmd, io.Reader) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+run+"$")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Start())
+	return cmd, out
+}
+
 // applyLine applies a T line's write to m.
 func applyLine(m model, line string) {
 	f := strings.SplitN(line, " ", 4)
@@ -130,12 +143,7 @@ func TestCrash(t *testing.T) {
 	m := model{}
 	acked := 0
 	for round := 0; round < rounds; round++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrash$")
-		cmd.Env = append(os.Environ(), crashDirEnv+"="+dir, fmt.Sprintf("%s=%d", crashSeedEnv, round+1))
-		out, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		cmd.Stderr = os.Stderr
-		require.NoError(t, cmd.Start())
+		cmd, out := startCrashChild(t, "TestCrash", crashDirEnv+"="+dir, fmt.Sprintf("%s=%d", crashSeedEnv, round+1))
 		lines := make(chan string, 1024)
 		go func() {
 			defer close(lines)

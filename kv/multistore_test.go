@@ -6,7 +6,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -305,12 +304,7 @@ func TestMultiStoreCrash(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(2026, 15))
 	for round := 0; round < rounds; round++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestMultiStoreCrash$")
-		cmd.Env = append(os.Environ(), multiCrashEnv+"="+dir, fmt.Sprintf("%s=%d", crashSeedEnv, round+1))
-		out, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		cmd.Stderr = os.Stderr
-		require.NoError(t, cmd.Start())
+		cmd, out := startCrashChild(t, "TestMultiStoreCrash", multiCrashEnv+"="+dir, fmt.Sprintf("%s=%d", crashSeedEnv, round+1))
 		killAt := 100 + rng.IntN(1200)
 		br := bufio.NewReader(out)
 		var pending string
