@@ -30,7 +30,7 @@ func writeResults(path string, args []string, output string, e *env) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# kvbench results\n\n")
-	fmt.Fprintf(&b, "Written by `kvbench %s` (`make bench` runs `kvbench all -quick -out out -results RESULTS.md`).\n", strings.Join(args, " "))
+	fmt.Fprintf(&b, "Written by `kvbench %s`; `make bench` regenerates it.\n", strings.Join(args, " "))
 	fmt.Fprintf(&b, "The machine, Go version and settings are in the first lines. Single numbers move with the machine's load;\n")
 	fmt.Fprintf(&b, "ratios taken in the same run are the point. What each table measures: [README.md](README.md).\n\n")
 	fmt.Fprintf(&b, "```\n%s```\n", output)
