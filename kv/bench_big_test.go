@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -58,6 +59,11 @@ var bigVariants = []bigVariant{
 	{"kv-dict-32k-l4", func(o *Options) {
 		o.Block.Compression = blockenc.LZ4Dict
 		o.BlockSize = 32 << 10
+		o.CompactionLevel = 4
+	}},
+	{"kv-dict-16k-l4", func(o *Options) {
+		o.Block.Compression = blockenc.LZ4Dict
+		o.BlockSize = 16 << 10
 		o.CompactionLevel = 4
 	}},
 	{"kv-dict-64k", func(o *Options) { o.Block.Compression = blockenc.LZ4Dict; o.BlockSize = 64 << 10 }},
@@ -117,15 +123,26 @@ func bigStore(b *testing.B, d *dataset, store string) *bigLoaded {
 	if l.bopt != nil {
 		loadBadgerInto(b, d, l.bopt(l.dir))
 	} else {
-		loadKVInto(b, d, l.dir, l.tune)
+		_, _, _, _ = loadKVInto(b, d, l.dir, l.tune)
 	}
 	bigDirs[key] = l
 	return l
 }
 
+// cpuSeconds is the process's user and system CPU time so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
 // loadKVInto loads d into a Store in dir, compacts and closes it, and
-// returns the seconds spent writing, flushing and compacting.
-func loadKVInto(b *testing.B, d *dataset, dir string, tune func(*Options)) (write, flush, compact float64) {
+// returns the seconds spent writing, flushing and compacting, and the CPU
+// seconds of the process during the compaction (on a shared machine,
+// steadier than its wall time).
+func loadKVInto(b *testing.B, d *dataset, dir string, tune func(*Options)) (write, flush, compact, compactCPU float64) {
 	o := DefaultOptions(dir)
 	if tune != nil {
 		tune(&o)
@@ -149,15 +166,16 @@ func loadKVInto(b *testing.B, d *dataset, dir string, tune func(*Options)) (writ
 	if err := s.Flush(); err != nil {
 		b.Fatal(err)
 	}
-	t2 := time.Now()
+	t2, c2 := time.Now(), cpuSeconds()
 	if err := s.Compact(); err != nil {
 		b.Fatal(err)
 	}
+	compactCPU = cpuSeconds() - c2
 	if err := s.Close(); err != nil {
 		b.Fatal(err)
 	}
 	t3 := time.Now()
-	return t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds()
+	return t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds(), compactCPU
 }
 
 // loadBadgerInto loads d into a Badger DB with o, one key per cell,
@@ -366,7 +384,10 @@ func BenchmarkBigLoad(b *testing.B) {
 								tune = v.tune
 							}
 						}
-						w, f, c := loadKVInto(b, d, dir, tune)
+						c0 := cpuSeconds()
+						w, f, c, cc := loadKVInto(b, d, dir, tune)
+						b.ReportMetric(cpuSeconds()-c0, "load-cpu-s")
+						b.ReportMetric(cc, "compact-cpu-s")
 						b.ReportMetric(w, "write-s")
 						b.ReportMetric(f, "flush-s")
 						b.ReportMetric(c, "compact-s")

@@ -125,61 +125,36 @@
 // exist, the first run of adjacent segments in which each next older one is
 // at most twice the run so far is merged. Compact merges everything.
 //
-// # Blocks: defaults and what a scan costs
+// # Blocks: defaults and what a read costs
 //
-// Blocks default to Columnar with LZ4 on the value area, cut at 128 KiB
-// (DefaultBlockOptions, DefaultBlockSize; the table behind the choice is
-// on DefaultBlockOptions). On kvbench's lineitem rows (150,143 rows, key 12
-// B, value ~98 B of text) they took disk from 9.8 to 8.3 MB (kvbench store
-// -quick; raw Badger 18.8, badger-zstd 9.3, pebble-zstd 8.5), and to 6.6
-// MB with compaction at LZ4 level 6 (below), time series from 1.0 to 0.4
-// MB, ycsb (random values) from 9.2 to 9.0 MB.
+// Blocks default to Columnar with an LZ4Dict value area, cut at 32 KiB
+// (DefaultBlockOptions, DefaultBlockSize; the tables behind the choice are
+// on DefaultBlockOptions), and compactions write them at LZ4 level 4
+// (Options.CompactionLevel; flushes keep Block's level 0, LZ4's fast
+// parse). Compacted blocks are written once and read until the next
+// compaction, and read as fast at every level (plain LZ4).
 //
-// Where a full scan's time goes, profiled on those rows: a warm scan
-// (every block cached, its slot Seeker decoded) is the Seeker's Next plus
-// the Iterator's per-cell work, nothing per block but a cache lookup; a
-// cold scan (the first after Open) is dominated by one Badger point Get
-// per block (a page-faulting read of the inline value from Badger's
-// mmapped tables), then the copy, CRC, LZ4 and column decode of each block
-// once. Measured with a probe that opens a compacted Store and scans it
-// nine times (medians of three processes, shared 2-core machine): old
-// defaults (RowIndex+LZ4, 32 KiB) warm 42 ns/cell, these 20 ns/cell; cold
-// 230-510 against 260-470 ns/cell (noise of the size of the difference).
-// kvbench's "scan ns/cell" is the median of three rounds of which the
-// first is cold, so it is the slower warm round, and on a loaded machine
-// it swings 2x from run to run. Three interleaved pairs of kvbench store
-// -quick, old defaults then these, lineitem scan: 39.7 -> 62.4, 38.6 ->
-// 27.4, 44.1 -> 19.3 ns/cell (raw Badger 220-270); get p50 1.35-1.44 ->
-// 1.03-1.18 us. The Iterator's own per-cell work is small: Next calls a
-// lone segment source directly (no interface call) and the source takes
-// the Seeker's cell straight into place.
+// A Get that misses the cache reads one block from Badger (one point Get:
+// an inline value costs Badger about 0.5 us per KiB before kvenc sees a
+// byte), copies it once into the cache, checks its CRC, decodes its key,
+// seq and value-end columns, and decompresses the value area's dictionary
+// (the first sub-block) and the one 8 KiB sub-block that holds the value,
+// not the whole area. On 600,000 lineitem-like rows with an 8 MiB cache
+// (BenchmarkBig) that is 67 KB allocated and touched per Get against 236
+// KB with 128 KiB LZ4 blocks; Badger with its defaults (Snappy, 4 KiB
+// blocks) allocates 5 KB and stays faster per miss, kvenc's blocks take
+// 0.67x its disk.
 //
-// Costs of the defaults: Columnar's Encoder tries every form of every
-// section, so loading is slower (lineitem 0.56-1.21 s against 0.63-1.03 s
-// in the runs above); and a cold Get decodes the whole 128 KiB block (LZ4
-// and every column) where RowIndex decompressed 32 KiB and scanned one
-// restart interval. Cached blocks keep up to four decoded Seekers so that
-// concurrent readers of one hot block do not decode it again; an evicted
-// block's Seekers go to a pool that the next miss Inits on its block, so
-// a miss does not allocate a Seeker's buffers (BenchmarkGetMiss, 1 MiB
-// cache: lineitem 120 -> 100 us and 408 -> 253 KB a Get, time series 42
-// -> 21 us and 159 -> 16 KB, ycsb 85 -> 65 us; what is left is Badger's
-// read and the cached copy of the block). A miss stays far dearer than a
-// raw Badger Get of one cell on the same data (3.6-5.5 us in the same
-// benchmark, its tables in the page cache): it reads and decodes a whole
-// block of up to 128 KiB for one cell. Gets are fast when the blocks they
-// touch are cached (BenchmarkGet: 1.1-1.5 us against Badger's 3.5-5.5).
-//
-// Compaction writes its blocks at Options.CompactionLevel (default 6, a
-// hash-chain LZ4 parse 32 candidates deep; flushes keep Block's level 0,
-// LZ4's fast parse): compacted blocks are written once and read until the
-// next compaction, and they read as fast at every level (plain LZ4).
-// BenchmarkSize, lineitem rows loaded and compacted: 54.7 bytes/cell on
-// disk at level 0, 44.8 at 6 (0.82x), for 1.37 s against 3.0 s of load
-// and compaction; time series the same (their values are integer columns,
-// not LZ4):
-//
-//	go test -run '^$' -bench 'Size/data=lineitem/block=default' -benchtime 1x ./kv/
+// A warm scan (every block cached, its slot Seeker decoded) is the
+// Seeker's Next plus the Iterator's per-cell work, nothing per block but
+// a cache lookup; a cold scan (the first after Open) pays per block one
+// Badger point Get, then the copy, CRC, LZ4 and column decode once. The
+// Iterator's own per-cell work is small: Next calls a lone segment source
+// directly (no interface call) and the source takes the Seeker's cell
+// straight into place. Cached blocks keep up to four decoded Seekers so
+// that concurrent readers of one hot block do not decode it again; an
+// evicted block's Seekers go to a pool that the next miss Inits on its
+// block, so a miss does not allocate a Seeker's buffers.
 //
 // # Reads
 //
@@ -240,16 +215,22 @@
 //   - BlockCacheSize 0: with compression off Badger reads its tables from
 //     mmap; the cache that matters is kvenc's cache of decoded blocks.
 //   - ValueThreshold 1 MiB (Badger's maximum): blocks stay inline in the
-//     LSM. A Get that misses the cache reads an uncompressed 32 KiB block
-//     in 14.5 us from the value log and 62 us inline (BenchmarkBlockRead,
-//     medians of 5; Badger allocates and copies the block). But deleted
-//     blocks in the value log are reclaimed only by value-log GC, which
-//     leaves up to half of a file as garbage, never touches the newest
-//     file, and races with concurrent writes in Badger v4.9.6 (-race
-//     reports DB.MaxVersion): after load and compaction a Store with its
-//     blocks in the value log took 340 bytes/cell on ycsb against 113
-//     inline (uncompressed blocks; with LZ4 205 against 46, BenchmarkSize).
-//     The block cache makes the miss cost rare; size on disk is permanent.
+//     LSM. From the value log Badger hands a block over as mmapped bytes in
+//     about 2.5 us at any size; inline it costs about 0.5 us per KiB, and
+//     Badger rewrites inline blocks in its own compactions. But deleted
+//     blocks (and WAL records) in the value log are reclaimed only by
+//     value-log GC, which leaves up to half of a file as garbage, never
+//     touches the newest file, and races with concurrent writes in Badger
+//     v4.9.6 (-race reports DB.MaxVersion). BenchmarkBigLoad, 600,000
+//     lineitem-like rows in 32 KiB LZ4Dict blocks, loaded, compacted and
+//     closed: 28.7 MB on disk inline, 116.7 MB in the value log (its 1 GiB
+//     file is the newest, never collected), 43.4 MB with 16 MiB value-log
+//     files; Badger wrote 2.7x the loaded bytes inline against 2.2x. A Get
+//     that misses the cache took 35 us from the value log against 72-184
+//     inline in runs of BenchmarkBig on a loaded machine. Size on disk is
+//     permanent and the cache makes misses rarer, so blocks stay inline
+//     until value-log space can be reclaimed as promptly as DropPrefix
+//     reclaims the LSM's.
 //   - Compact on an owned DB ends with Badger DropPrefix of the WAL and of
 //     the deleted segments (with kvenc's writes held), because Badger drops
 //     deleted keys only when it rewrites their table into the last level.
@@ -276,7 +257,7 @@
 //	            when the memstore starts), and while they flush up to two
 //	            frozen ones (the third freeze stalls writers)
 //	cache       up to CacheSize (64 MiB) of decoded blocks
-//	index       the last key of every block: about one key per 128 KiB
+//	index       the last key of every block: about one key per 32 KiB
 //	            of blocks (BlockSize)
 //	Badger      (Open) one memtable arena of DefaultBadgerMemTableSize
 //	            (16 MiB) plus room for one batch (about 5 MiB), up to

@@ -19,18 +19,18 @@ type Options struct {
 	// (DefaultOptions), and required non-empty for Wrap.
 	Prefix []byte
 	// Block configures the block encoder. Default (also when Block is the
-	// zero value): DefaultBlockOptions(), Columnar with LZ4 on the value
+	// zero value): DefaultBlockOptions(), Columnar with an LZ4Dict value
 	// area.
 	Block blockenc.Options
 	// CompactionLevel is the blockenc CompressionLevel of the blocks a
 	// compaction writes; flushes write Block's. Compacted blocks are
 	// written once and read until the next compaction, so they are worth
 	// a slower, denser LZ4 parse; reads are as fast at every level.
-	// Default DefaultCompactionLevel (6); negative: Block's level.
+	// Default DefaultCompactionLevel (4); negative: Block's level.
 	CompactionLevel int
 	// BlockSize is the target size of one encoded block: a block is cut at
-	// the first key boundary at or past it. Default 128 KiB; at most 256
-	// KiB.
+	// the first key boundary at or past it. Default 32 KiB
+	// (DefaultBlockSize, chosen on DefaultBlockOptions); at most 256 KiB.
 	// A key's versions never straddle two blocks, so one block can be larger
 	// (a key with many versions held by snapshots).
 	BlockSize int
@@ -66,12 +66,12 @@ type Options struct {
 
 // Defaults (see Options).
 const (
-	DefaultBlockSize         = 128 << 10
+	DefaultBlockSize         = 32 << 10
 	DefaultMemstoreSize      = 32 << 20
 	DefaultCacheSize         = 64 << 20
 	DefaultCompactionTrigger = 4
 	DefaultValueThreshold    = 1 << 20
-	DefaultCompactionLevel   = 6
+	DefaultCompactionLevel   = 4
 	// DefaultBadgerMemTableSize is the MemTableSize of the Badger DB that
 	// Open makes (Badger's own default is 64 MiB; see the package doc,
 	// Memory).
@@ -102,23 +102,43 @@ const (
 //	128K   columnar+lz4               55.3    8.1
 //	256K   columnar+lz4               54.2    8.5
 //
-// kvbench store -quick, disk MB after load and compaction, old defaults
-// (RowIndex+LZ4, 32 KiB) -> these (Columnar+LZ4, 128 KiB): lineitem 9.8 ->
-// 8.3 (pebble-zstd 8.5, badger-zstd 9.3, badger 18.8), time series 1.0 ->
-// 0.4, ycsb 9.2 -> 9.0 (random bytes: no encoding gets it to 0.5x).
+// The block size, the value area's compression and the compaction level
+// were then chosen on data eight times bigger than the cache, where most
+// Gets miss it and read one block from Badger: 600,000 lineitem-like rows
+// (67 MB of keys and values), an 8 MiB cache (BenchmarkBig and
+// BenchmarkBigLoad, one load each, Gets medians of three runs of 3,000 on
+// a shared 2-core machine whose load made times swing 2-4x; bytes
+// allocated per Get, mostly the block copied out of Badger and its
+// decoding, are steady):
+//
+//	block  value area  level  disk MB  compaction CPU s  uniform Get us  KB/Get
+//	128K   lz4          6      24.7                      222-474          236
+//	64K    lz4dict      6      27.8                      120-324          148
+//	32K    lz4dict      6      28.7     6.6               89-184           67
+//	32K    lz4dict      4      29.1     2.8               85-198           67
+//	32K    lz4dict      2      30.1     2.6               51-83            68
+//	32K    lz4dict      0      33.9     3.9               39-198           78
+//	16K    lz4dict      4      30.6     4.8               36-111           35
+//	(Badger with its defaults: 43.3 MB, 49-55 us, 5 KB; raw Badger 63.3 MB)
+//
+// LZ4Dict lets a Get decompress the value area's dictionary and one 8 KiB
+// sub-block instead of the whole area; 32 KiB blocks cut what a miss reads
+// and decodes 3.5x against 128 KiB for 16% more disk, and 16 KiB cuts it
+// again for 5% more disk and more compaction work. Level 4 costs 2% more
+// disk than 6 for less than half of its compaction CPU.
 func DefaultBlockOptions() blockenc.Options {
 	o := blockenc.DefaultOptions()
 	o.Encoding = blockenc.Columnar
-	o.Compression = blockenc.LZ4
+	o.Compression = blockenc.LZ4Dict
 	o.DedupeValues = true
 	o.IntValues = true
 	return o
 }
 
 // DefaultOptions returns the defaults for a Store in dir ("" for memory):
-// Prefix "kv", DefaultBlockOptions(), BlockSize 128 KiB, MemstoreSize 32
+// Prefix "kv", DefaultBlockOptions(), BlockSize 32 KiB, MemstoreSize 32
 // MiB, CacheSize 64 MiB, SyncWrites false, CompactionTrigger 4,
-// CompactionLevel 6, a silent Badger and ValueThreshold 1 MiB.
+// CompactionLevel 4, a silent Badger and ValueThreshold 1 MiB.
 func DefaultOptions(dir string) Options {
 	return Options{
 		Dir:               dir,
