@@ -44,40 +44,14 @@ type bigVariant struct {
 
 var bigVariants = []bigVariant{
 	{"kv", func(*Options) {}},
-	{"kv-dict-32k", func(o *Options) { o.Block.Compression = blockenc.LZ4Dict; o.BlockSize = 32 << 10 }},
-	{"kv-dict-16k", func(o *Options) { o.Block.Compression = blockenc.LZ4Dict; o.BlockSize = 16 << 10 }},
-	{"kv-dict-32k-l0", func(o *Options) {
-		o.Block.Compression = blockenc.LZ4Dict
-		o.BlockSize = 32 << 10
-		o.CompactionLevel = -1
-	}},
-	{"kv-dict-32k-l2", func(o *Options) {
-		o.Block.Compression = blockenc.LZ4Dict
-		o.BlockSize = 32 << 10
-		o.CompactionLevel = 2
-	}},
-	{"kv-dict-32k-l4", func(o *Options) {
-		o.Block.Compression = blockenc.LZ4Dict
-		o.BlockSize = 32 << 10
-		o.CompactionLevel = 4
-	}},
-	{"kv-dict-16k-l4", func(o *Options) {
-		o.Block.Compression = blockenc.LZ4Dict
-		o.BlockSize = 16 << 10
-		o.CompactionLevel = 4
-	}},
-	{"kv-dict-64k", func(o *Options) { o.Block.Compression = blockenc.LZ4Dict; o.BlockSize = 64 << 10 }},
-	{"kv-vlog-dict-32k", func(o *Options) {
+	// Blocks in Badger's value log (package doc, Badger settings).
+	{"kv-vlog", func(o *Options) {
 		o.ValueThreshold = 1 << 10
-		o.Block.Compression = blockenc.LZ4Dict
-		o.BlockSize = 32 << 10
-	}},
-	{"kv-vlog-dict-32k-f16", func(o *Options) {
-		o.ValueThreshold = 1 << 10
-		o.Block.Compression = blockenc.LZ4Dict
-		o.BlockSize = 32 << 10
 		o.Badger = func(bo badger.Options) badger.Options { return bo.WithValueLogFileSize(16 << 20) }
 	}},
+	// The block sizes and value areas DefaultBlockOptions was chosen among.
+	{"kv-128k-lz4", func(o *Options) { o.Block.Compression = blockenc.LZ4; o.BlockSize = 128 << 10 }},
+	{"kv-16k", func(o *Options) { o.BlockSize = 16 << 10 }},
 }
 
 // bigLoaded is a dataset loaded once into a directory.
