@@ -342,13 +342,13 @@ func TestStoreGoalsTable(t *testing.T) {
 	for _, row := range goals.Rows {
 		got[row[1]] = row[2:]
 	}
-	assert.Equal(t, []string{"0.50", "1.00", "yes"}, got["get p50 <= 1.0x badger"])
-	assert.Equal(t, []string{"2.00", "1.50", "no"}, got["get p50 <= 1.5x badger-none"])
-	assert.Equal(t, []string{"1.00", "1.00", "yes"}, got["zipf gets/s >= 1.0x badger"])
-	assert.Equal(t, []string{"0.50", "0.90", "no"}, got["zipf gets/s after a scan >= 0.9x badger's"])
+	assert.Equal(t, []string{"0.500", "1.00", "yes"}, got["get p50 <= 1.0x badger"])
+	assert.Equal(t, []string{"2.000", "1.50", "no"}, got["get p50 <= 1.5x badger-none"])
+	assert.Equal(t, []string{"1.000", "1.00", "yes"}, got["zipf gets/s >= 1.0x badger"])
+	assert.Equal(t, []string{"0.500", "0.90", "no"}, got["zipf gets/s after a scan >= 0.9x badger's"])
 	assert.Equal(t, []string{"-", "1.00", "-"}, got["seek+10 <= 1.0x pebble"], "pebble failed: no number")
-	assert.Equal(t, []string{"0.30", "0.35", "yes"}, got["disk <= 0.35x badger-none"])
-	assert.Equal(t, []string{"0.75", "0.80", "yes"}, got["disk <= 0.8x pebble-zstd"])
-	assert.Equal(t, []string{"2.00", "1.60", "yes"}, got["4-goroutine gets/s >= 1.6x kvenc's 1-goroutine"])
+	assert.Equal(t, []string{"0.300", "0.35", "yes"}, got["disk <= 0.35x badger-none"])
+	assert.Equal(t, []string{"0.750", "0.80", "yes"}, got["disk <= 0.8x pebble-zstd"])
+	assert.Equal(t, []string{"2.000", "1.60", "yes"}, got["4-goroutine gets/s >= 1.6x kvenc's 1-goroutine"])
 	assert.Len(t, goals.Rows, 15)
 }

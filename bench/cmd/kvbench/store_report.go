@@ -170,7 +170,7 @@ func storeGoals(sets []storeSet, all [][]storebench.Result) *report.Table {
 			if math.IsNaN(v) {
 				met = "-"
 			}
-			t.Add(sets[i].name, goal, report.Float(v, 2), report.Float(limit, 2), met)
+			t.Add(sets[i].name, goal, report.Float(v, 3), report.Float(limit, 2), met) // 3 decimals: a ratio at the limit shows which side it is on
 		}
 		vs := func(peer string, kf, pf func(storebench.Result) float64) float64 {
 			return storeMetric(k, kf) / storeMetric(by[peer], pf)
