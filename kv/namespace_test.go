@@ -2,6 +2,7 @@ package kv
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -235,11 +236,11 @@ func TestDBClosedFirst(t *testing.T) {
 		it2 := s.NewIterator(IterOptions{})
 		assert.False(t, it2.First())
 		closedDB(it2.Err())
-		require.NoError(t, it2.Close())
+		assert.NoError(t, it2.Close())
 		closedDB(it.Close())
 		closedDB(s.Flush())
 		closedDB(s.Compact())
-		require.NoError(t, snap.Close())
+		assert.NoError(t, snap.Close())
 		closedDB(s.Close())
 		assert.ErrorIs(t, s.Close(), ErrClosed)
 	}()
@@ -333,4 +334,60 @@ func TestErrorMessages(t *testing.T) {
 	assert.Contains(t, err.Error(), `store "errs"`)
 	_, err = s.Get([]byte("k"))
 	assert.Contains(t, err.Error(), `store "errs"`)
+}
+
+// The caller's DB closed while writers, readers and the background flush
+// of a Store run: every call returns, with nil before the close and an
+// error wrapping ErrDBClosed or ErrClosed (or Badger's refusal of writes
+// while it closes) after it, and Close returns.
+func TestDBClosedUnderLoad(t *testing.T) {
+	db, err := badger.Open(badger.DefaultOptions(t.TempDir()).WithLogger(nil))
+	require.NoError(t, err)
+	o := testOptions("")
+	o.Prefix = []byte("busy/")
+	s, err := Wrap(db, o)
+	require.NoError(t, err)
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			var last error
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					errs <- last
+					return
+				default:
+				}
+				k := []byte(fmt.Sprintf("g%d-%05d", g, i%3000))
+				if g == 3 {
+					_, last = s.Get(k)
+				} else {
+					last = s.Put(k, []byte("value"))
+				}
+			}
+		}(g)
+	}
+	time.Sleep(300 * time.Millisecond) // let the writers fill memstores
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		assert.NoError(t, db.Close())
+		time.Sleep(50 * time.Millisecond)
+		close(stop)
+		for g := 0; g < 4; g++ {
+			if err := <-errs; err != nil && !errors.Is(err, ErrNotFound) {
+				assert.True(t, errors.Is(err, badger.ErrDBClosed) || errors.Is(err, badger.ErrBlockedWrites) || errors.Is(err, ErrClosed), "%v", err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			assert.ErrorIs(t, err, badger.ErrDBClosed)
+		}
+		assert.ErrorIs(t, s.Put([]byte("k"), nil), ErrClosed)
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute): // a hang detector, not a speed goal
+		t.Fatal("a Store method hung on a DB closed under load")
+	}
 }
