@@ -245,8 +245,8 @@
 //     burst of writes leaves its WAL records and their deletions in a
 //     level 0 table that Badger's compaction (Flatten included) does not
 //     rewrite: 1,000,000 cells of 16-byte keys and 8-byte values, written
-//     in batches of 100, flushed and compacted, then Flatten: Open 1.5 MB
-//     on disk, Wrap 12.0 MB, Wrap with Reclaim 1.3 MB (TestWrapSpace with
+//     in batches of 100, flushed and compacted, then Flatten: Open 1.6 MB
+//     on disk, Wrap 12.4 MB, Wrap with Reclaim 1.3 MB (TestWrapSpace with
 //     KV_SPACE_CELLS=1000000).
 //   - MemTableSize DefaultBadgerMemTableSize (16 MiB, Badger's default 64):
 //     Badger's memtable holds only WAL records and blocks on their way to
@@ -277,7 +277,7 @@
 // TestMemoryModel checks it: 1,000,000 cells of 16-byte keys and 8-byte
 // values written in batches of 100, flushed, compacted and scanned, then
 // the live heap after a collection: raw Badger 85.7 MiB, the Store
-// 118.8-120.5 MiB after the writes and 78.7-106.8 MiB steady (a heap
+// 118.4-120.5 MiB after the writes and 78.7-107.8 MiB steady (a heap
 // profile of the latter: 32 MiB memstore, 20.8 Badger memtable, 28 of
 // decoded blocks in the cache, 28 of Badger's table builder buffers that
 // it frees a few seconds later), against a limit of 149.7
