@@ -43,7 +43,8 @@
 // Every option is off (zero) by default but Encoding and RestartInterval.
 // Benchmarks: BenchmarkBlock (every encoding on three key sets),
 // BenchmarkColumnar (TPC-H lineitem columns), BenchmarkLineitem,
-// BenchmarkTimeSeries and BenchmarkDedupe (the options), and kvbench seek
+// BenchmarkTimeSeries and BenchmarkDedupe (the options), BenchmarkRatios
+// (what each option saves and costs, interleaved), and kvbench seek
 // against Pebble's blocks; bench/RESULTS.md has the numbers.
 //
 // # Block format

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
 )
@@ -33,19 +35,15 @@ func encodeCells(t *testing.T, opts Options, cells []Cell) []byte {
 }
 
 // encodeWith resets e, adds cells and returns the block (the package's
-// own tests; blockenc_test has encode and encode2).
+// own tests; blockenc_test has encode and encodeAny).
 func encodeWith(t *testing.T, e *Encoder, cells []Cell) []byte {
 	t.Helper()
 	e.Reset()
-	for _, c := range cells {
-		if err := e.Add(c); err != nil {
-			t.Fatal(err)
-		}
+	for i, c := range cells {
+		require.NoError(t, e.Add(c), "Add cell %d", i)
 	}
 	b, err := e.Finish()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return b
 }
 
@@ -91,7 +89,7 @@ func TestSeqColumn(t *testing.T) {
 }
 
 // TestSeqColumnCorrupt: a bad seq column or flag is ErrCorrupt at Init,
-// a seq left in the cells at Verify.
+// a seq left in the cells at the move that reaches it (and at Verify).
 func TestSeqColumnCorrupt(t *testing.T) {
 	cells := seriesCells(3, 40)
 	good := encodeCells(t, Options{Encoding: FastDiff, IntValues: true}, cells)
@@ -150,19 +148,32 @@ func TestSeqColumnCorrupt(t *testing.T) {
 			t.Errorf("%s: %v, want ErrCorrupt with %q", tc.name, err, tc.want)
 		}
 	}
-	// A seq in the cells: readable (the column wins), rejected by Verify.
-	b := bytes.Clone(good)
-	last := len(b) - frame.TrailerLen - 1 // the last cell's seq byte
-	if b[last] != 0 {
-		t.Fatalf("last seq byte %#x", b[last])
-	}
-	b[last] = 5
-	reseal(b)
-	if _, err := NewSeeker(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := Verify(b); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "a seq in the cells") {
-		t.Errorf("Verify: %v, want a seq in the cells", err)
+	// A seq in the cells (cell 1's): Init does not look, a scan and Verify
+	// refuse it, on the general path (FastDiff) and RowIndex's fast path
+	// alike.
+	for _, enc := range []Encoding{FastDiff, RowIndex} {
+		b := encodeCells(t, Options{Encoding: enc, IntValues: true}, cells)
+		require.Equal(t, byte(frame.FlagIntValues|frame.FlagSeqColumn), b[2], "%v flags", enc)
+		s, err := NewSeeker(b)
+		require.NoError(t, err)
+		s.row.Fast = false // the general path notes where each seq is
+		require.True(t, s.Next() && s.Next())
+		at := s.row.HdrLen + s.row.SeqOff
+		require.Zero(t, b[at], "%v: cell 1's seq byte", enc)
+		b[at] = 5
+		reseal(b)
+		require.NoError(t, s.Init(b))
+		require.Equal(t, enc == RowIndex, s.row.Fast, "%v: fast path", enc)
+		n := 0
+		for ok := s.First(); ok; ok = s.Next() {
+			n++
+		}
+		require.Equal(t, 1, n, "%v: cells before the bad one", enc)
+		require.ErrorIs(t, s.Err(), ErrCorrupt)
+		require.ErrorContains(t, s.Err(), "a seq in the cells")
+		err = Verify(b)
+		require.ErrorIs(t, err, ErrCorrupt)
+		require.ErrorContains(t, err, "a seq in the cells")
 	}
 }
 
