@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/pierrec/lz4/v4"
+	"github.com/stretchr/testify/require"
 
 	"github.com/kvenc/kvenc/blockenc"
 )
 
-// tsCells are the value column example of doc.go: six 8-byte counters.
+// tsCells are the value column example of internal/rowblk's doc: six 8-byte counters.
 func tsCells() []blockenc.Cell {
 	var cells []blockenc.Cell
 	for i := range 6 {
@@ -25,7 +26,7 @@ func tsCells() []blockenc.Cell {
 	return cells
 }
 
-// tsSeqCells are the seq column example of doc.go: eight 8-byte counters
+// tsSeqCells are the seq column example of internal/rowblk's doc: eight 8-byte counters
 // with seqs 2^40 + 200i, as one series among 200 gets them.
 func tsSeqCells() []blockenc.Cell {
 	var cells []blockenc.Cell
@@ -39,7 +40,7 @@ func tsSeqCells() []blockenc.Cell {
 	return cells
 }
 
-// lz4Cells are the LZ4 examples of doc.go: four cells with one value.
+// lz4Cells are the LZ4 examples of internal/rowblk's doc: four cells with one value.
 func lz4Cells() []blockenc.Cell {
 	var cells []blockenc.Cell
 	for i := range 4 {
@@ -61,7 +62,7 @@ const lz4Raw = `05 11 7573657230 76616c75652d76616c75652d76616c7565 01 09
 
 // TestGoldenOptions pins one block per feature: the bytes must match
 // testdata/ (-rewrite regenerates: a format change) and an independent
-// check: the hand-derived worked example of doc.go for dedupe and the value
+// check: the hand-derived worked example of internal/rowblk's doc for dedupe and the value
 // column; for LZ4 and LZ4Dict the hand-derived header and index, and
 // pierrec/lz4's decoder turning the compressed bytes into the
 // hand-derived cells.
@@ -157,9 +158,7 @@ func TestGoldenOptions(t *testing.T) {
 func checkBody(t *testing.T, got, want []byte, tab *crc32.Table) {
 	t.Helper()
 	want = binary.LittleEndian.AppendUint32(want, crc32.Checksum(want, tab))
-	if !bytes.Equal(got, want) {
-		t.Fatalf("encoder and doc.go example differ at offset %d:\n got %x\nwant %x", firstDiff(got, want), got, want)
-	}
+	require.Equal(t, want, got, "encoder and the worked example differ at offset %d", firstDiff(got, want))
 }
 
 // checkLZ4 decodes src with pierrec/lz4 (against dict) and compares.
@@ -167,7 +166,6 @@ func checkLZ4(t *testing.T, src, want, dict []byte) {
 	t.Helper()
 	out := make([]byte, len(want)+64)
 	n, err := lz4.UncompressBlockWithDict(src, out, dict)
-	if err != nil || !bytes.Equal(out[:n], want) {
-		t.Fatalf("pierrec decodes % x to %x (err %v), want %x", src, out[:n], err, want)
-	}
+	require.NoError(t, err, "pierrec decodes % x", src)
+	require.Equal(t, want, out[:n], "pierrec decodes % x", src)
 }

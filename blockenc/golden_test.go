@@ -12,13 +12,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden blocks in testdata/ (a format change)")
 
-// docCells are the five cells of the worked examples in doc.go.
+// docCells are the five cells of the worked examples in the package docs (blockenc, internal/rowblk).
 func docCells() []blockenc.Cell {
 	return []blockenc.Cell{
 		{Key: []byte("apple"), Value: []byte("red"), Seq: 9, Kind: blockenc.KindPut},
@@ -33,7 +35,7 @@ func docOptions(e blockenc.Encoding) blockenc.Options {
 	return blockenc.Options{Encoding: e, RestartInterval: 2}
 }
 
-// docBytes are the worked examples of doc.go, derived by hand from the
+// docBytes are the worked examples of the package docs, derived by hand from the
 // format description (not from the encoder), without the CRC trailer.
 var docBytes = map[blockenc.Encoding]string{
 	blockenc.None: `01 00 00 05
@@ -84,25 +86,17 @@ func checkGoldenFile(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
 	if *rewrite {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, got, 0o644))
 	}
 	file, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -rewrite to create it)", err)
-	}
-	if !bytes.Equal(got, file) {
-		t.Fatalf("%s differs from the encoder at offset %d (%d vs %d bytes)", path, firstDiff(got, file), len(file), len(got))
-	}
+	require.NoError(t, err, "run with -rewrite to create it")
+	require.Equal(t, file, got, "%s differs from the encoder at offset %d", path, firstDiff(got, file))
 }
 
 func unhex(t *testing.T, s string) []byte {
 	t.Helper()
 	b, err := hex.DecodeString(strings.Join(strings.Fields(s), ""))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return b
 }
 
@@ -117,7 +111,7 @@ func TestGolden(t *testing.T) {
 			want := unhex(t, docBytes[e])
 			want = binary.LittleEndian.AppendUint32(want, crc32.Checksum(want, crc32.MakeTable(crc32.Castagnoli)))
 			if !bytes.Equal(got, want) {
-				t.Fatalf("encoder and doc.go example differ at offset %d:\n got %x\nwant %x", firstDiff(got, want), got, want)
+				t.Fatalf("encoder and the worked example differ at offset %d:\n got %x\nwant %x", firstDiff(got, want), got, want)
 			}
 			s, err := blockenc.NewSeeker(got)
 			if err != nil {
@@ -131,7 +125,7 @@ func TestGolden(t *testing.T) {
 }
 
 // TestGoldenColumnarPacked pins the packed values form (format version 2)
-// with the worked example of doc.go: four dates, whose five varying
+// with the worked example of internal/colblk's doc: four dates, whose five varying
 // digits pack into 9 bits. The block is derived by hand from the format
 // description but for the shapeshift column's bytes, whose format
 // shapeshift's own golden tests pin; here they must decode to the packed
@@ -164,7 +158,7 @@ func TestGoldenColumnarPacked(t *testing.T) {
 	}
 	got := encode(t, blockenc.Options{Encoding: blockenc.Columnar, RestartInterval: 2}, cells)
 	if !bytes.Equal(got, want) {
-		t.Fatalf("encoder and doc.go example differ at offset %d:\n got %x\nwant %x", firstDiff(got, want), got, want)
+		t.Fatalf("encoder and the worked example differ at offset %d:\n got %x\nwant %x", firstDiff(got, want), got, want)
 	}
 	s, err := blockenc.NewSeeker(got)
 	if err != nil {
