@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvenc/kvenc/blockenc"
 )
 
@@ -32,9 +34,7 @@ func TestFieldAccessors(t *testing.T) {
 			opts.Encoding, opts.IntValues = enc, intValues
 			block := encodeAny(t, opts, cells)
 			s, err := blockenc.NewSeeker(block)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if s.Key() != nil || s.Value() != nil || s.Seq() != 0 || s.Kind() != 0 {
 				t.Fatalf("%v: accessors not zero before the first move", enc)
 			}

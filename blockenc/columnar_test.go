@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvenc/kvenc/blockenc"
 )
 
@@ -141,9 +143,7 @@ func checkHostile(t *testing.T, block []byte, next func(int) int) {
 func checkColumnarAllocs(t *testing.T, block []byte, cells []blockenc.Cell) {
 	t.Helper()
 	s, err := blockenc.NewSeeker(block)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	i, sink := 0, 0
 	if a := testing.AllocsPerRun(100, func() {
 		s.SeekGE(cells[i%len(cells)].Key)
@@ -250,14 +250,10 @@ func TestColumnarLZ4Dict(t *testing.T) {
 			var s blockenc.Seeker
 			conform(t, &s, rng, block, set.cells)
 			checkColumnarAllocs(t, block, set.cells)
-			if err := blockenc.Verify(block); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, blockenc.Verify(block))
 			// A cold SeekGE of a late cell loads the dictionary and the
 			// sub-blocks of that value, not the area.
-			if err := s.Init(block); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, s.Init(block))
 			c := set.cells[len(set.cells)*3/4]
 			if !s.SeekGE(c.Key) || !bytes.Equal(s.Cell().Value, c.Value) {
 				t.Fatalf("SeekGE %q: %q, want %q", c.Key, s.Cell().Value, c.Value)
@@ -331,15 +327,11 @@ func TestColumnarDense(t *testing.T) {
 			if versions {
 				c.Key, c.Seq = []byte("k"), uint64(1<<40-n)
 			}
-			if err := e.Add(c); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, e.Add(c))
 			cells = append(cells, c)
 		}
 		block, err := e.Finish()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if len(cells) < 20*len(block) {
 			t.Fatalf("versions %v: %d cells in %d bytes: not a dense block", versions, len(cells), len(block))
 		}
@@ -368,9 +360,7 @@ func TestColumnarLZ4DictSeekBack(t *testing.T) {
 		t.Fatalf("flags %#x: not an LZ4Dict area", blockenc.Flags(block))
 	}
 	s, err := blockenc.NewSeeker(block)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for round := range 40 {
 		from := rng.IntN(len(cells))
 		if round%4 == 0 {

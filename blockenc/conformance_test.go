@@ -240,9 +240,7 @@ func TestConformance(t *testing.T) {
 					t.Fatalf("Verify: %v", err)
 				}
 				s, err := blockenc.NewSeeker(block)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				checkAll(t, s, cells)
 				targets := seekTargets(cells)
 				for _, tg := range targets { // in key order of cells: mostly ascending
@@ -275,21 +273,15 @@ func TestReuse(t *testing.T) {
 			for i, cells := range [][]blockenc.Cell{a, b} {
 				e.Reset()
 				for _, c := range cells {
-					if err := e.Add(c); err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, e.Add(c))
 				}
 				blk, err := e.Finish()
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				if round == 1 && !bytes.Equal(blk, blocks[i]) {
 					t.Fatalf("%s: re-encoding after Reset differs at offset %d", optName(opts), firstDiff(blk, blocks[i]))
 				}
 				blocks[i] = blk
-				if err := s.Init(blk); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, s.Init(blk))
 				checkAll(t, &s, cells)
 				checkSeek(t, &s, cells, cells[len(cells)/2].Key)
 			}
@@ -311,22 +303,16 @@ func TestFinishTwice(t *testing.T) {
 	for _, opts := range allOptions() {
 		e := blockenc.NewEncoder(opts)
 		for _, c := range cells[:20] {
-			if err := e.Add(c); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, e.Add(c))
 		}
 		if _, err := e.Finish(); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range cells[20:] {
-			if err := e.Add(c); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, e.Add(c))
 		}
 		blk, err := e.Finish()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if want := encode(t, opts, cells); !bytes.Equal(blk, want) {
 			t.Fatalf("%s: differs at offset %d", optName(opts), firstDiff(blk, want))
 		}
@@ -340,16 +326,12 @@ func TestAddCopies(t *testing.T) {
 		key, val := []byte("key0"), []byte("val0")
 		for i := range 5 {
 			key[3], val[3] = byte('0'+i), byte('0'+i%2)
-			if err := e.Add(blockenc.Cell{Key: key, Value: val, Seq: 1, Kind: blockenc.KindPut}); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, e.Add(blockenc.Cell{Key: key, Value: val, Seq: 1, Kind: blockenc.KindPut}))
 		}
 		key[3], val[3] = 'x', 'x'
 		blk, _ := e.Finish()
 		s, err := blockenc.NewSeeker(blk)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for i := 0; s.Next(); i++ {
 			c := cellOf(s)
 			if string(c.Key) != "key"+string(rune('0'+i)) || string(c.Value) != "val"+string(rune('0'+i%2)) {
@@ -365,9 +347,7 @@ func TestAddErrors(t *testing.T) {
 	}
 	for _, opts := range allOptions() {
 		e := blockenc.NewEncoder(opts)
-		if err := e.Add(put("b", 5)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, e.Add(put("b", 5)))
 		size := e.Size()
 		for _, tc := range []struct {
 			c    blockenc.Cell
@@ -393,9 +373,7 @@ func TestAddErrors(t *testing.T) {
 			t.Errorf("%s: Add at the limits: %v", optName(opts), err)
 		}
 		blk, err := e.Finish()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if err := blockenc.Verify(blk); err != nil {
 			t.Errorf("%s: block at the limits: %v", optName(opts), err)
 		}
@@ -429,9 +407,7 @@ func TestZeroAllocs(t *testing.T) {
 	targets := seekTargets(cells)
 	for _, opts := range allOptions() {
 		s, err := blockenc.NewSeeker(encode(t, opts, cells))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var sink int
 		i := 0
 		allocs := testing.AllocsPerRun(200, func() {

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvenc/kvenc/blockenc"
 )
 
@@ -127,9 +129,7 @@ func TestHostileBlocks(t *testing.T) {
 func checkConsistent(t *testing.T, block []byte) {
 	t.Helper()
 	s, err := blockenc.NewSeeker(block)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var cells []blockenc.Cell
 	for ok := s.First(); ok; ok = s.Next() {
 		c := s.Cell()

@@ -145,9 +145,7 @@ func TestGoldenOptions(t *testing.T) {
 			got := encodeAny(t, tc.opts, tc.cells)
 			tc.check(t, got)
 			s, err := blockenc.NewSeeker(got)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			checkAll(t, s, tc.cells)
 			checkGoldenFile(t, tc.name+".block", got) // equal to got, which read back
 		})

@@ -114,9 +114,7 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("encoder and the worked example differ at offset %d:\n got %x\nwant %x", firstDiff(got, want), got, want)
 			}
 			s, err := blockenc.NewSeeker(got)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			checkAll(t, s, docCells())
 
 			checkGoldenFile(t, e.String()+".block", got)
@@ -161,9 +159,7 @@ func TestGoldenColumnarPacked(t *testing.T) {
 		t.Fatalf("encoder and the worked example differ at offset %d:\n got %x\nwant %x", firstDiff(got, want), got, want)
 	}
 	s, err := blockenc.NewSeeker(got)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checkAll(t, s, cells)
 	checkGoldenFile(t, "columnar-packed.block", got)
 }
@@ -232,9 +228,7 @@ func TestGoldenColumnarLZ4Dict(t *testing.T) {
 		t.Fatalf("%d bytes after the sub-blocks", len(got)-4-p)
 	}
 	s, err := blockenc.NewSeeker(got)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checkAll(t, s, cells)
 	checkGoldenFile(t, "columnar-lz4dict.block", got)
 }
@@ -336,9 +330,7 @@ func TestGoldenColumnarDeltas(t *testing.T) {
 		t.Fatalf("%d bytes after the values", len(body)-p)
 	}
 	s, err := blockenc.NewSeeker(got)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checkAll(t, s, cells)
 	checkGoldenFile(t, "columnar-deltas.block", got)
 }

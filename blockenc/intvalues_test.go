@@ -68,9 +68,7 @@ func TestSeqColumn(t *testing.T) {
 				t.Fatalf("%v %v: %v", enc, c, err)
 			}
 			var s Seeker
-			if err := s.Init(b); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, s.Init(b))
 			for i := 0; s.Next(); i++ {
 				if got := s.Cell(); Compare(*got, cells[i]) != 0 || !bytes.Equal(got.Value, cells[i].Value) {
 					t.Fatalf("%v %v: Next cell %d: %+v, want %+v", enc, c, i, got, cells[i])

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvenc/kvenc/blockenc"
 )
 
@@ -153,9 +155,7 @@ func TestSeekShorterShared(t *testing.T) {
 	fuzzed := []byte("\x01\x03\x00\f\x88\x00\v0000000000000000000x00000000000001100000000000b\xd001200000000000a0000000000000\xd13a00000000000001400000000000a\xd0[1400000000000Z00000000000000000")
 	fixCRC(fuzzed)
 	for _, b := range [][]byte{prefix, fuzzed} {
-		if err := blockenc.Verify(b); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, blockenc.Verify(b))
 		checkConsistent(t, b)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvenc/kvenc/blockenc"
 )
 
@@ -100,9 +102,7 @@ func conform(t *testing.T, s *blockenc.Seeker, rng *rand.Rand, block []byte, cel
 	if err := blockenc.Verify(block); err != nil {
 		t.Fatalf("Verify: %v", err)
 	}
-	if err := s.Init(block); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Init(block))
 	checkAll(t, s, cells)
 	targets := seekTargets(cells)
 	for _, tg := range targets {
@@ -111,9 +111,7 @@ func conform(t *testing.T, s *blockenc.Seeker, rng *rand.Rand, block []byte, cel
 	rng.Shuffle(len(targets), func(i, j int) { targets[i], targets[j] = targets[j], targets[i] })
 	// A fresh seeker per random seek: sub-blocks decompressed on demand.
 	for _, tg := range targets[:min(len(targets), 30)] {
-		if err := s.Init(block); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Init(block))
 		checkSeek(t, s, cells, tg)
 	}
 	targets = targets[:min(len(targets), 200)]
@@ -153,14 +151,10 @@ func TestOptionsConformance(t *testing.T) {
 			t.Run("cells="+set.name+"/"+comboName(opts), func(t *testing.T) {
 				e := blockenc.NewEncoder(opts)
 				for _, c := range set.cells {
-					if err := e.Add(c); err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, e.Add(c))
 				}
 				block, err := e.Finish()
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				if size := e.Size(); size < len(block) || (!hasOptions(opts) && size != len(block) && opts.Encoding != blockenc.Columnar) {
 					t.Fatalf("Size %d, block %d bytes", size, len(block))
 				}
@@ -232,9 +226,7 @@ func TestOptionsReuse(t *testing.T) {
 				e.Reset()
 				for j, c := range cells {
 					c.Key, c.Value = bytes.Clone(c.Key), bytes.Clone(c.Value)
-					if err := e.Add(c); err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, e.Add(c))
 					clear(c.Key) // the encoder copied what it needs
 					clear(c.Value)
 					if j == len(cells)/2 {
@@ -244,9 +236,7 @@ func TestOptionsReuse(t *testing.T) {
 					}
 				}
 				blk, err := e.Finish()
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				if round == 1 && !bytes.Equal(blk, blocks[i]) {
 					t.Fatalf("%s: re-encoding after Reset differs at offset %d", comboName(opts), firstDiff(blk, blocks[i]))
 				}
@@ -255,9 +245,7 @@ func TestOptionsReuse(t *testing.T) {
 				}
 				blocks[i] = blk
 				s, err := blockenc.NewSeeker(blk)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				checkAll(t, s, cells)
 			}
 		}
@@ -275,18 +263,14 @@ func TestOptionsZeroAllocs(t *testing.T) {
 			block := encodeAny(t, opts, cells)
 			targets := seekTargets(cells)
 			var s blockenc.Seeker
-			if err := s.Init(block); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, s.Init(block))
 			for ok := s.First(); ok; ok = s.Next() { // grow the key buffer
 			}
 			var sink int
 			i := 0
 			allocs := testing.AllocsPerRun(200, func() {
 				if i%10 == 0 {
-					if err := s.Init(block); err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, s.Init(block))
 				}
 				s.SeekGE(targets[i%len(targets)])
 				i += 7

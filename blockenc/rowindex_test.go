@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
 	"github.com/kvenc/kvenc/blockenc/internal/rowblk"
@@ -107,9 +109,7 @@ func TestNextFastAgreesWithGeneral(t *testing.T) {
 			}
 			block := encodeWith(t, e, cells)
 			var s Seeker
-			if err := s.Init(block); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, s.Init(block))
 			if !s.row.Fast {
 				t.Fatalf("%+v: block not read by the fast path", opts)
 			}
@@ -162,9 +162,7 @@ func TestNextFastShortRef(t *testing.T) {
 	b = frame.AppendTrailer(b)
 	b = b[:len(b):len(b)]                                                                    // no capacity to read past the block into
 	s := Seeker{row: rowblk.Reader{Reader: prefixkeys.Reader{KeyBuf: make([]byte, 0, 128)}}} // as grown by earlier blocks: the fast path needs room
-	if err := s.Init(b); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Init(b))
 	if !s.row.Fast || len(s.row.Tail) != 3+26+11 {
 		t.Fatalf("fast %v, tail %d bytes: not the case under test", s.row.Fast, len(s.row.Tail))
 	}

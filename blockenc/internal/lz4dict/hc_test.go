@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pierrec/lz4/v4"
+	"github.com/stretchr/testify/require"
 )
 
 // hcLevels are the levels the HC tests run: the shallowest, a middle one,
@@ -129,13 +130,9 @@ func TestHCSmaller(t *testing.T) {
 		hc := len((&Compressor{Level: LevelHC}).CompressBlock(nil, src, nil))
 		buf := make([]byte, lz4.CompressBlockBound(len(src)))
 		pfast, err := (&lz4.Compressor{}).CompressBlock(src, buf)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		phc, err := (&lz4.CompressorHC{Level: 256}).CompressBlock(src, buf)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		opt := len((&Compressor{Level: LevelOpt}).CompressBlock(nil, src, nil))
 		t.Logf("%s: %d bytes -> fast %d, HC %d, opt %d, pierrec fast %d, pierrec HC-256 %d", name, len(src), fast, hc, opt, pfast, phc)
 		if opt > hc {
