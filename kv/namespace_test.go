@@ -329,6 +329,21 @@ func TestErrorMessages(t *testing.T) {
 	require.ErrorIs(t, err, ErrTooLarge)
 	assert.Contains(t, err.Error(), "split the batch")
 	require.NoError(t, s.Close())
+
+	// A batch the memstore takes but one Badger transaction does not.
+	o = testOptions("")
+	o.MemstoreSize = 32 << 20
+	big := mustOpen(t, o)
+	b = big.NewBatch()
+	for i := 0; i < 2000; i++ {
+		b.Put([]byte(fmt.Sprintf("k%05d", i)), make([]byte, 1000))
+	}
+	err = big.Apply(b)
+	require.ErrorIs(t, err, ErrTooLarge)
+	require.ErrorIs(t, err, badger.ErrTxnTooBig)
+	assert.Regexp(t, `WAL record of \d+ bytes \(2000 ops\) exceeds Badger's transaction limit of \d+ bytes; split the batch`, err.Error())
+	require.NoError(t, big.Close())
+
 	err = s.Close()
 	require.ErrorIs(t, err, ErrClosed)
 	assert.Contains(t, err.Error(), `store "errs"`)
