@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pierrec/lz4/v4"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzCompressDict: any input and dictionary compress, at the level the mode
@@ -32,27 +33,20 @@ func FuzzCompressDict(f *testing.F) {
 		}
 		guard := []byte{0xde, 0xad}
 		enc := c.CompressBlock(append([]byte(nil), guard...), src, dict)
-		if !bytes.Equal(enc[:2], guard) {
-			t.Fatal("dst prefix overwritten")
-		}
+		require.Equal(t, guard, enc[:2], "dst prefix overwritten")
 		enc = enc[2:]
-		if len(enc) > CompressBound(len(src)) {
-			t.Fatalf("%d bytes > bound %d", len(enc), CompressBound(len(src)))
-		}
+		require.LessOrEqual(t, len(enc), CompressBound(len(src)), "bytes > bound")
 		checkSpec(t, enc, len(src))
 		got := make([]byte, len(src))
 		n, err := lz4.UncompressBlockWithDict(enc, got, dict)
-		if err != nil || n != len(src) || !bytes.Equal(got, src) {
-			t.Fatalf("decode: n=%d err=%v", n, err)
-		}
+		require.NoError(t, err, "decode")
+		require.Equal(t, len(src), n, "decode: n")
+		require.Equal(t, string(src), string(got), "decode") // string: an empty src may be nil
 		// Reuse: an unrelated call in between changes nothing.
 		c.CompressBlock(nil, dict, src)
-		if again := c.CompressBlock(nil, src, dict); !bytes.Equal(again, enc) {
-			t.Fatal("output differs after reuse")
-		}
+		require.Equal(t, enc, c.CompressBlock(nil, src, dict), "output differs after reuse")
 		other.Level = c.Level
-		if fresh := other.CompressBlock(nil, src, dict); !bytes.Equal(fresh, enc) {
-			t.Fatal("output differs between compressors")
-		}
+		require.Equal(t, enc, other.CompressBlock(nil, src, dict), "output differs between compressors")
 	})
+
 }

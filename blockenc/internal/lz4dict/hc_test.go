@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pierrec/lz4/v4"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -81,15 +82,11 @@ func TestHCDictionaryIsUsed(t *testing.T) {
 	src = append(src, src[:200]...)
 	src = append(src, "end of the input."...)
 	enc := roundTrip(t, &c, src, dict)
-	if len(enc) > len(src)/2+350 {
-		t.Errorf("%d bytes for %d: matches into the dictionary were not found", len(enc), len(src))
-	}
+	assert.LessOrEqual(t, len(enc), len(src)/2+350, "bytes for %d: matches into the dictionary were not found", len(src))
 	// A match that starts in the dictionary and runs on into the input.
 	src = append(append([]byte(nil), dict[len(dict)-100:]...), dict[len(dict)-100:]...)
 	src = append(src, "tail of it, literal"...)
-	if enc := roundTrip(t, &c, src, dict); len(enc) > 40 {
-		t.Errorf("%d bytes for a 200-byte repeat of the dictionary's end", len(enc))
-	}
+	assert.LessOrEqual(t, len(roundTrip(t, &c, src, dict)), 40, "bytes for a 200-byte repeat of the dictionary's end")
 }
 
 // TestHCWithinCompressBound: incompressible inputs of many lengths, with and
@@ -135,19 +132,13 @@ func TestHCSmaller(t *testing.T) {
 		require.NoError(t, err)
 		opt := len((&Compressor{Level: LevelOpt}).CompressBlock(nil, src, nil))
 		t.Logf("%s: %d bytes -> fast %d, HC %d, opt %d, pierrec fast %d, pierrec HC-256 %d", name, len(src), fast, hc, opt, pfast, phc)
-		if opt > hc {
-			t.Errorf("%s: LevelOpt %d bytes, LevelHC %d", name, opt, hc)
-		}
+		assert.LessOrEqual(t, opt, hc, "%s: LevelOpt bytes vs LevelHC", name)
 		want := 0.9
 		if name == "keys" {
 			want = 1
 		}
-		if float64(hc) >= want*float64(min(fast, pfast)) {
-			t.Errorf("%s: HC %d bytes, not 10%% below fast %d / pierrec fast %d", name, hc, fast, pfast)
-		}
-		if hc > phc {
-			t.Errorf("%s: HC %d bytes, pierrec HC-256 %d", name, hc, phc)
-		}
+		assert.Less(t, float64(hc), want*float64(min(fast, pfast)), "%s: HC %d bytes, not 10%% below fast %d / pierrec fast %d", name, hc, fast, pfast)
+		assert.LessOrEqual(t, hc, phc, "%s: HC bytes vs pierrec HC-256", name)
 	}
 }
 
@@ -157,18 +148,12 @@ func TestHCSmaller(t *testing.T) {
 func TestLevels(t *testing.T) {
 	src := textData(50000)["comments"]
 	enc := func(level int) []byte { return (&Compressor{Level: level}).CompressBlock(nil, src, nil) }
-	if !bytes.Equal(enc(-3), enc(LevelFast)) {
-		t.Error("Level -3 differs from LevelFast")
-	}
-	if !bytes.Equal(enc(LevelMax+1), enc(LevelMax)) {
-		t.Error("Level LevelMax+1 differs from LevelMax")
-	}
+	assert.Equal(t, enc(LevelFast), enc(-3), "Level -3 differs from LevelFast")
+	assert.Equal(t, enc(LevelMax), enc(LevelMax+1), "Level LevelMax+1 differs from LevelMax")
 	prevLevel, prev := 1, len(enc(1))
 	for _, level := range []int{3, 5, 7, 9, 10, 11, 12} {
 		n := len(enc(level))
-		if n > prev {
-			t.Errorf("level %d: %d bytes, more than %d at level %d", level, n, prev, prevLevel)
-		}
+		assert.LessOrEqual(t, n, prev, "level %d: bytes, more than at level %d", level, prevLevel)
 		prevLevel, prev = level, n
 	}
 	roundTrip(t, &Compressor{Level: LevelMax}, src, src[:4000])
@@ -185,16 +170,12 @@ func TestHCReuse(t *testing.T) {
 	c.Level = LevelHC
 	c.CompressBlock(nil, data["len7-random"], nil)
 	b := c.CompressBlock(nil, src, dict)
-	if !bytes.Equal(a, b) {
-		t.Fatal("output depends on earlier calls")
-	}
+	require.Equal(t, a, b, "output depends on earlier calls")
 	src = src[:16<<10]
 	out := make([]byte, 0, CompressBound(len(src)))
 	for _, level := range []int{LevelFast, LevelHC, LevelOpt} {
 		c.Level = level
-		if n := testing.AllocsPerRun(5, func() { out = c.CompressBlock(out[:0], src, dict) }); n != 0 {
-			t.Errorf("level %d: %v allocations per reused call", level, n)
-		}
+		assert.Zero(t, testing.AllocsPerRun(5, func() { out = c.CompressBlock(out[:0], src, dict) }), "level %d: allocations per reused call", level)
 	}
 }
 
@@ -220,9 +201,7 @@ func TestOffsetLimit(t *testing.T) {
 	for _, level := range []int{1, LevelHC} {
 		c := Compressor{Level: level}
 		base := len(roundTrip(t, &c, without, nil))
-		if n := len(roundTrip(t, &c, src, nil)); n > base+20 {
-			t.Errorf("level %d: %d bytes, %d without the 65535-byte repeat: it was not matched", level, n, base)
-		}
+		assert.LessOrEqual(t, len(roundTrip(t, &c, src, nil)), base+20, "level %d: bytes vs %d without the 65535-byte repeat: it was not matched", level, base)
 	}
 }
 
@@ -231,10 +210,6 @@ func TestOptLargeInput(t *testing.T) {
 	src := bytes.Repeat([]byte("0123456789abcdef"), optMaxInput/16+1)
 	c := Compressor{Level: LevelOpt}
 	opt := roundTrip(t, &c, src, nil)
-	if cap(c.opt) != 0 {
-		t.Errorf("%d optimal-parse nodes allocated for %d bytes", cap(c.opt), len(src))
-	}
-	if hc := (&Compressor{Level: LevelHC}).CompressBlock(nil, src, nil); !bytes.Equal(opt, hc) {
-		t.Errorf("LevelOpt on %d bytes: %d bytes, not LevelHC's %d", len(src), len(opt), len(hc))
-	}
+	assert.Zero(t, cap(c.opt), "optimal-parse nodes allocated for %d bytes", len(src))
+	assert.Equal(t, (&Compressor{Level: LevelHC}).CompressBlock(nil, src, nil), opt, "LevelOpt on %d bytes differs from LevelHC", len(src))
 }

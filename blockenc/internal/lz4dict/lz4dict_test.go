@@ -1,13 +1,13 @@
 package lz4dict
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/pierrec/lz4/v4"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -46,13 +46,9 @@ func corpus() map[string][]byte {
 func roundTrip(t *testing.T, c *Compressor, src, dict []byte) []byte {
 	t.Helper()
 	enc := c.CompressBlock([]byte("prefix"), src, dict)
-	if string(enc[:6]) != "prefix" {
-		t.Fatal("CompressBlock did not append to dst")
-	}
+	require.Equal(t, "prefix", string(enc[:6]), "CompressBlock did not append to dst")
 	enc = enc[6:]
-	if len(enc) > CompressBound(len(src)) {
-		t.Fatalf("output %d bytes > CompressBound(%d) = %d", len(enc), len(src), CompressBound(len(src)))
-	}
+	require.LessOrEqual(t, len(enc), CompressBound(len(src)), "output > CompressBound(%d)", len(src))
 	checkSpec(t, enc, len(src))
 	got := make([]byte, len(src)+8)
 	var n int
@@ -62,9 +58,9 @@ func roundTrip(t *testing.T, c *Compressor, src, dict []byte) []byte {
 	} else {
 		n, err = lz4.UncompressBlock(enc, got)
 	}
-	if err != nil || n != len(src) || !bytes.Equal(got[:n], src) {
-		t.Fatalf("pierrec decode: n=%d err=%v equal=%v (src %d bytes, dict %d)", n, err, bytes.Equal(got[:n], src), len(src), len(dict))
-	}
+	require.NoError(t, err, "pierrec decode (src %d bytes, dict %d)", len(src), len(dict))
+	require.Equal(t, len(src), n, "pierrec decode: n (src %d bytes, dict %d)", len(src), len(dict))
+	require.Equal(t, string(src), string(got[:n]), "pierrec decode (src %d bytes, dict %d)", len(src), len(dict)) // string: an empty src may be nil
 	return enc
 }
 
@@ -93,8 +89,8 @@ func checkSpec(t *testing.T, enc []byte, n int) {
 		p += lit
 		out += lit
 		if p == len(enc) {
-			if tok&15 != 0 {
-				t.Fatalf("last sequence has a match part")
+			if tok&15 != 0 { // cheap check per sequence; require only on failure
+				require.Zero(t, tok&15, "last sequence has a match part")
 			}
 			break
 		}
@@ -104,20 +100,18 @@ func checkSpec(t *testing.T, enc []byte, n int) {
 		if tok&15 == 15 {
 			m = length(&p, m)
 		}
-		if off == 0 {
-			t.Fatalf("offset 0 at output %d", out)
-		}
-		if out > n-mfLimit {
-			t.Fatalf("match starts at %d, less than %d bytes before the end %d", out, mfLimit, n)
+		// Cheap checks per sequence (many per block); require only on failure.
+		if off == 0 || out > n-mfLimit {
+			require.NotZero(t, off, "offset 0 at output %d", out)
+			require.LessOrEqual(t, out, n-mfLimit, "match starts at %d, less than %d bytes before the end %d", out, mfLimit, n)
 		}
 		out += m
 		if out > n-lastLiterals {
-			t.Fatalf("match ends at %d, inside the last %d bytes of %d", out, lastLiterals, n)
+			require.LessOrEqual(t, out, n-lastLiterals, "match ends at %d, inside the last %d bytes of %d", out, lastLiterals, n)
 		}
+
 	}
-	if out != n {
-		t.Fatalf("sequences produce %d bytes, want %d", out, n)
-	}
+	require.Equal(t, n, out, "bytes the sequences produce")
 }
 
 func TestRoundTripNoDict(t *testing.T) {
@@ -146,9 +140,7 @@ func TestRoundTripDict(t *testing.T) {
 		}
 		if name == "keys" || name == "text" {
 			// Real, repetitive data: the dictionary must help.
-			if withDict >= without {
-				t.Errorf("%s: with dict %d bytes, without %d", name, withDict, without)
-			}
+			assert.Less(t, withDict, without, "%s: bytes with dict vs without", name)
 		}
 	}
 }
@@ -167,9 +159,7 @@ func TestLargeDictAndMatchesAcrossTheBoundary(t *testing.T) {
 	src = append(src, src[:200]...)
 	src = append(src, "end of the input."...)
 	enc := roundTrip(t, &c, src, dict)
-	if len(enc) > len(src)/2+350 {
-		t.Errorf("%d bytes for %d: matches into the dictionary were not found", len(enc), len(src))
-	}
+	assert.LessOrEqual(t, len(enc), len(src)/2+350, "bytes for %d: matches into the dictionary were not found", len(src))
 }
 
 func TestCompressionComparableToPierrec(t *testing.T) {
@@ -187,9 +177,7 @@ func TestCompressionComparableToPierrec(t *testing.T) {
 			theirs = len(src) // pierrec: incompressible
 		}
 		t.Logf("%s: %d bytes -> ours %d, pierrec %d", name, len(src), ours, theirs)
-		if float64(ours) > float64(theirs)*1.10+16 {
-			t.Errorf("%s: ours %d bytes, pierrec %d", name, ours, theirs)
-		}
+		assert.LessOrEqual(t, float64(ours), float64(theirs)*1.10+16, "%s: ours %d bytes, pierrec %d", name, ours, theirs)
 	}
 }
 
@@ -199,7 +187,5 @@ func TestReuseGivesIdenticalOutput(t *testing.T) {
 	a := c.CompressBlock(nil, src, src[:1000])
 	c.CompressBlock(nil, corpus()["random"], nil)
 	b := c.CompressBlock(nil, src, src[:1000])
-	if !bytes.Equal(a, b) {
-		t.Fatal("output depends on earlier calls")
-	}
+	require.Equal(t, a, b, "output depends on earlier calls")
 }

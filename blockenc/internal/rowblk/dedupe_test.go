@@ -33,9 +33,8 @@ func backRefs(t *testing.T, block []byte) int {
 	refs := 0
 	for off := s.Off; s.Next(); off = s.Off {
 		_, _, vlen, p := frame.ReadLens3(s.Cells, off)
-		if p < 0 {
-			t.Fatalf("bad cell at %d", off)
-		}
+		require.GreaterOrEqual(t, p, 0, "bad cell at %d", off)
+
 		refs += vlen & 1
 	}
 	require.NoError(t, s.Fail)
