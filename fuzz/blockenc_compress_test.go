@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pierrec/lz4/v4"
+	"github.com/stretchr/testify/require"
 
 	"github.com/kvenc/kvenc/blockenc"
 )
@@ -131,29 +132,16 @@ func FuzzBlockFeatureRoundTrip(f *testing.F) {
 			}
 			e := blockenc.NewEncoder(opts)
 			for _, c := range cells {
-				if err := e.Add(c); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, e.Add(c), "%+v", opts)
 			}
 			block, err := e.Finish()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if e.Size() < len(block) {
-				t.Fatalf("%+v: Size %d < block %d", opts, e.Size(), len(block))
-			}
-			if err := blockenc.Verify(block); err != nil {
-				t.Fatalf("%+v: Verify: %v", opts, err)
-			}
+			require.NoError(t, err, "%+v", opts)
+			require.GreaterOrEqual(t, e.Size(), len(block), "%+v: Size < block", opts)
+			require.NoError(t, blockenc.Verify(block), "%+v: Verify", opts)
 			got, s, err := readBlock(t, block)
-			if err != nil || len(got) != len(cells) {
-				t.Fatalf("%+v: read %d of %d cells: %v", opts, len(got), len(cells), err)
-			}
-			for i := range got {
-				if !equalCells(got[i], cells[i]) {
-					t.Fatalf("%+v: cell %d: got %+v, want %+v", opts, i, got[i], cells[i])
-				}
-			}
+			require.NoError(t, err, "%+v: read %d of %d cells", opts, len(got), len(cells))
+			require.Equal(t, viewCells(cells), viewCells(got), "%+v: cells read back", opts)
+
 			checkSeeks(t, s, cells)
 		}
 	})

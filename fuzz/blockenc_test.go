@@ -3,7 +3,6 @@ package fuzz
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	gofuzz "github.com/google/gofuzz"
+	"github.com/stretchr/testify/require"
 
 	"github.com/kvenc/kvenc/blockenc"
 )
@@ -46,14 +46,10 @@ func encodeCells(t *testing.T, opts blockenc.Options, cells []blockenc.Cell) []b
 	t.Helper()
 	e := blockenc.NewEncoder(opts)
 	for i, c := range cells {
-		if err := e.Add(c); err != nil {
-			t.Fatalf("%v: Add cell %d: %v", opts, i, err)
-		}
+		require.NoError(t, e.Add(c), "%v: Add cell %d", opts, i)
 	}
 	b, err := e.Finish()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return b
 }
 
@@ -61,8 +57,24 @@ func cloneCell(c blockenc.Cell) blockenc.Cell {
 	return blockenc.Cell{Key: bytes.Clone(c.Key), Value: bytes.Clone(c.Value), Seq: c.Seq, Kind: c.Kind}
 }
 
-func equalCells(a, b blockenc.Cell) bool {
-	return bytes.Equal(a.Key, b.Key) && bytes.Equal(a.Value, b.Value) && a.Seq == b.Seq && a.Kind == b.Kind
+// cellView is a cell in a form testify compares as bytes.Equal would: a nil
+// and an empty key or value are the same.
+type cellView struct {
+	Key, Value string
+	Seq        uint64
+	Kind       blockenc.Kind
+}
+
+func viewCell(c blockenc.Cell) cellView {
+	return cellView{Key: string(c.Key), Value: string(c.Value), Seq: c.Seq, Kind: c.Kind}
+}
+
+func viewCells(cs []blockenc.Cell) []cellView {
+	out := make([]cellView, len(cs))
+	for i, c := range cs {
+		out[i] = viewCell(c)
+	}
+	return out
 }
 
 // readBlock reads every cell of block with First/Next. A non-nil error
@@ -71,17 +83,15 @@ func readBlock(t *testing.T, block []byte) ([]blockenc.Cell, *blockenc.Seeker, e
 	t.Helper()
 	s, err := blockenc.NewSeeker(block)
 	if err != nil {
-		if !errors.Is(err, blockenc.ErrCorrupt) {
-			t.Fatalf("NewSeeker: %v does not wrap ErrCorrupt", err)
-		}
+		require.ErrorIs(t, err, blockenc.ErrCorrupt, "NewSeeker")
 		return nil, nil, err
 	}
 	var cells []blockenc.Cell
 	for ok := s.First(); ok; ok = s.Next() {
 		cells = append(cells, cloneCell(*s.Cell()))
 	}
-	if err := s.Err(); err != nil && !errors.Is(err, blockenc.ErrCorrupt) {
-		t.Fatalf("iteration: %v does not wrap ErrCorrupt", err)
+	if err := s.Err(); err != nil {
+		require.ErrorIs(t, err, blockenc.ErrCorrupt, "iteration")
 	}
 	return cells, s, s.Err()
 }
@@ -98,11 +108,10 @@ func checkSeeks(t *testing.T, s *blockenc.Seeker, cells []blockenc.Cell) {
 	for _, k := range targets {
 		want := sort.Search(len(cells), func(i int) bool { return bytes.Compare(cells[i].Key, k) >= 0 })
 		ok := s.SeekGE(k)
-		if s.Err() != nil {
-			t.Fatalf("SeekGE(%x): %v", k, s.Err())
-		}
-		if ok != (want < len(cells)) || (ok && !equalCells(*s.Cell(), cells[want])) {
-			t.Fatalf("SeekGE(%x) = %v %+v, want cell %d of %d", k, ok, s.Cell(), want, len(cells))
+		require.NoError(t, s.Err(), "SeekGE(%x)", k)
+		require.Equal(t, want < len(cells), ok, "SeekGE(%x) found, want cell %d of %d", k, want, len(cells))
+		if ok {
+			require.Equal(t, viewCell(cells[want]), viewCell(*s.Cell()), "SeekGE(%x), want cell %d of %d", k, want, len(cells))
 		}
 	}
 }
@@ -119,9 +128,8 @@ func checkDecode(t *testing.T, block []byte) {
 		s.Next()
 	}
 	if err != nil {
-		if s.Err() == nil || s.First() {
-			t.Fatal("error is not sticky")
-		}
+		require.Error(t, s.Err(), "error is not sticky")
+		require.False(t, s.First(), "error is not sticky")
 		return
 	}
 	verr := blockenc.Verify(block)
@@ -131,9 +139,7 @@ func checkDecode(t *testing.T, block []byte) {
 			ordered = false
 		}
 	}
-	if (verr == nil) != ordered {
-		t.Fatalf("Verify = %v, but cells ordered = %v", verr, ordered)
-	}
+	require.Equal(t, ordered, verr == nil, "Verify = %v, but cells ordered = %v", verr, ordered)
 	if !ordered {
 		return // seeks in an unordered block need not agree with a scan
 	}
@@ -141,14 +147,8 @@ func checkDecode(t *testing.T, block []byte) {
 	// Whatever the block's encoding, its cells survive every encoding.
 	for _, opts := range blockOptions {
 		got, _, err := readBlock(t, encodeCells(t, opts, cells))
-		if err != nil || len(got) != len(cells) {
-			t.Fatalf("%v: re-encoded %d cells, read %d: %v", opts, len(cells), len(got), err)
-		}
-		for i := range got {
-			if !equalCells(got[i], cells[i]) {
-				t.Fatalf("%v: re-encoded cell %d differs", opts, i)
-			}
-		}
+		require.NoError(t, err, "%v: re-encoded %d cells", opts, len(cells))
+		require.Equal(t, viewCells(cells), viewCells(got), "%v: re-encoded cells differ", opts)
 	}
 }
 
@@ -230,18 +230,10 @@ func FuzzBlockRoundTrip(f *testing.F) {
 		var first []byte
 		for _, opts := range blockOptions {
 			block := encodeCells(t, opts, cells)
-			if err := blockenc.Verify(block); err != nil {
-				t.Fatalf("%v: Verify: %v", opts, err)
-			}
+			require.NoError(t, blockenc.Verify(block), "%v: Verify", opts)
 			got, s, err := readBlock(t, block)
-			if err != nil || len(got) != len(cells) {
-				t.Fatalf("%v: read %d of %d cells: %v", opts, len(got), len(cells), err)
-			}
-			for i := range got {
-				if !equalCells(got[i], cells[i]) {
-					t.Fatalf("%v: cell %d: got %+v, want %+v", opts, i, got[i], cells[i])
-				}
-			}
+			require.NoError(t, err, "%v: read %d of %d cells", opts, len(got), len(cells))
+			require.Equal(t, viewCells(cells), viewCells(got), "%v: cells read back", opts)
 			checkSeeks(t, s, cells)
 			if opts.Encoding == blockenc.FastDiff {
 				first = block
@@ -252,12 +244,10 @@ func FuzzBlockRoundTrip(f *testing.F) {
 		_ = e.Add(blockenc.Cell{Key: []byte("junk"), Kind: blockenc.KindPut})
 		e.Reset()
 		for _, c := range cells {
-			if err := e.Add(c); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, e.Add(c))
 		}
-		if again, _ := e.Finish(); !bytes.Equal(again, first) {
-			t.Fatal("re-encoding after Reset differs")
-		}
+		again, _ := e.Finish()
+		require.Equal(t, string(first), string(again), "re-encoding after Reset differs")
 	})
+
 }

@@ -2,10 +2,11 @@ package fuzz
 
 import (
 	"bytes"
-	"errors"
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/memstore"
@@ -37,10 +38,6 @@ func (m memModel) visible(from []byte, rp uint64, all bool) []blockenc.Cell {
 		}
 	}
 	return out
-}
-
-func memEqualCells(a, b blockenc.Cell) bool {
-	return bytes.Equal(a.Key, b.Key) && bytes.Equal(a.Value, b.Value) && a.Seq == b.Seq && a.Kind == b.Kind
 }
 
 // memOps reads a little program from fuzz bytes.
@@ -102,16 +99,17 @@ func FuzzMemstore(f *testing.F) {
 				c.Value = bytes.Repeat([]byte{op}, int(op>>5)*9)
 				fits := m.Size()+memstore.CellArenaBound(c) <= m.Capacity()
 				err := m.Add(c)
-				if fits != (err == nil) || (err != nil && !errors.Is(err, memstore.ErrFull)) {
-					t.Fatalf("Add(%q@%d, %d-byte value) at size %d of %d: %v", c.Key, c.Seq, len(c.Value), m.Size(), m.Capacity(), err)
+				if fits {
+					require.NoError(t, err, "Add(%q@%d, %d-byte value) at size %d of %d", c.Key, c.Seq, len(c.Value), m.Size(), m.Capacity())
+				} else {
+					require.ErrorIs(t, err, memstore.ErrFull, "Add(%q@%d, %d-byte value) at size %d of %d", c.Key, c.Seq, len(c.Value), m.Size(), m.Capacity())
 				}
 				if err == nil {
 					model.add(c)
 					adds++
 				}
-				if m.Size() > m.Capacity() || m.Len() != adds {
-					t.Fatalf("Size %d Capacity %d Len %d adds %d", m.Size(), m.Capacity(), m.Len(), adds)
-				}
+				require.LessOrEqual(t, m.Size(), m.Capacity(), "Size vs Capacity")
+				require.Equal(t, adds, m.Len(), "Len vs adds")
 			case 2:
 				key, rp := o.key(op>>2), o.seq()
 				var want blockenc.Cell
@@ -120,8 +118,9 @@ func FuzzMemstore(f *testing.F) {
 					want, wok = v[0], true
 				}
 				got, ok := m.Get(key, rp)
-				if ok != wok || (ok && !memEqualCells(got, want)) {
-					t.Fatalf("Get(%q, %d) = %+v %v, want %+v %v", key, rp, got, ok, want, wok)
+				require.Equal(t, wok, ok, "Get(%q, %d) found", key, rp)
+				if ok {
+					require.Equal(t, viewCell(want), viewCell(got), "Get(%q, %d)", key, rp)
 				}
 			case 3:
 				all, rp := op&4 != 0, o.seq()
@@ -135,14 +134,12 @@ func FuzzMemstore(f *testing.F) {
 				}
 				want := model.visible(from, rp, all)
 				for i, w := range want {
-					if !it.Valid() || !memEqualCells(it.Cell(), w) {
-						t.Fatalf("iterator at %d (all=%v, from %q), cell %d: valid %v %+v, want %+v", rp, all, from, i, it.Valid(), it.Cell(), w)
-					}
+					require.True(t, it.Valid(), "iterator at %d (all=%v, from %q), cell %d: not valid, want %+v", rp, all, from, i, w)
+					require.Equal(t, viewCell(w), viewCell(it.Cell()), "iterator at %d (all=%v, from %q), cell %d", rp, all, from, i)
 					it.Next()
 				}
-				if it.Valid() {
-					t.Fatalf("iterator at %d (all=%v, from %q): extra cell %+v", rp, all, from, it.Cell())
-				}
+				require.False(t, it.Valid(), "iterator at %d (all=%v, from %q): extra cell", rp, all, from)
+
 			}
 		}
 	})

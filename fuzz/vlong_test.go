@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	gofuzz "github.com/google/gofuzz"
+	"github.com/stretchr/testify/require"
 
 	"github.com/kvenc/kvenc/vlong"
 )
@@ -26,21 +27,21 @@ func FuzzVLongRoundTrip(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, v int64) {
 		enc := vlong.Append([]byte{0xee}, v)[1:] // Append keeps dst's bytes
-		if len(enc) != vlong.Size(v) || vlong.LenFromFirstByte(enc[0]) != len(enc) {
-			t.Fatalf("%d: encoded %x, Size %d, LenFromFirstByte %d", v, enc, vlong.Size(v), vlong.LenFromFirstByte(enc[0]))
-		}
+		require.Len(t, enc, vlong.Size(v), "%d: encoded %x: Size", v, enc)
+		require.Equal(t, len(enc), vlong.LenFromFirstByte(enc[0]), "%d: encoded %x: LenFromFirstByte", v, enc)
 		var buf [vlong.MaxLen + 1]byte
 		buf[len(enc)] = 0xa5 // guard byte after the value
-		if n := vlong.Put(buf[:], v); n != len(enc) || string(buf[:n]) != string(enc) || buf[n] != 0xa5 {
-			t.Fatalf("%d: Put wrote %x (n=%d), Append %x", v, buf[:n+1], n, enc)
-		}
+		n := vlong.Put(buf[:], v)
+		require.Equal(t, len(enc), n, "%d: Put n, Append %x", v, enc)
+		require.Equal(t, enc, buf[:n], "%d: Put vs Append", v)
+		require.Equal(t, byte(0xa5), buf[n], "%d: Put wrote past the value", v)
 		padded := append(append([]byte(nil), enc...), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
 		for _, d := range vlongDecoders {
 			for _, b := range [][]byte{enc, padded} {
 				got, n, err := d.fn(b)
-				if err != nil || got != v || n != len(enc) {
-					t.Fatalf("%s(%x) = %d, %d, %v; want %d", d.name, b, got, n, err, v)
-				}
+				require.NoError(t, err, "%s(%x)", d.name, b)
+				require.Equal(t, v, got, "%s(%x) value", d.name, b)
+				require.Equal(t, len(enc), n, "%s(%x) length", d.name, b)
 			}
 		}
 	})
@@ -54,17 +55,18 @@ func FuzzVLongDecoders(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rv, rn, rerr := vlong.DecodeBytewise(b)
-		if rerr != nil && !errors.Is(rerr, vlong.ErrTruncated) {
-			t.Fatalf("bytewise(%x): error %v does not wrap ErrTruncated", b, rerr)
-		}
-		if rerr == nil && (rn < 1 || rn > len(b)) {
-			t.Fatalf("bytewise(%x): n = %d", b, rn)
+		if rerr != nil {
+			require.ErrorIs(t, rerr, vlong.ErrTruncated, "bytewise(%x)", b)
+		} else {
+			require.GreaterOrEqual(t, rn, 1, "bytewise(%x): n", b)
+			require.LessOrEqual(t, rn, len(b), "bytewise(%x): n", b)
 		}
 		for _, d := range vlongDecoders[1:] {
 			v, n, err := d.fn(b)
-			if v != rv || n != rn || (err == nil) != (rerr == nil) || errors.Is(err, vlong.ErrTruncated) != errors.Is(rerr, vlong.ErrTruncated) {
-				t.Fatalf("%s(%x) = %d, %d, %v; bytewise %d, %d, %v", d.name, b, v, n, err, rv, rn, rerr)
-			}
+			require.Equal(t, rv, v, "%s(%x) value vs bytewise", d.name, b)
+			require.Equal(t, rn, n, "%s(%x) length vs bytewise", d.name, b)
+			require.Equal(t, rerr == nil, err == nil, "%s(%x) error %v, bytewise %v", d.name, b, err, rerr)
+			require.Equal(t, errors.Is(rerr, vlong.ErrTruncated), errors.Is(err, vlong.ErrTruncated), "%s(%x) error %v, bytewise %v", d.name, b, err, rerr)
 		}
 	})
 }
@@ -90,14 +92,14 @@ func TestVLongGofuzzStream(t *testing.T) {
 			b := stream
 			for i, want := range vals {
 				got, n, err := d.fn(b)
-				if err != nil || got != want {
-					t.Fatalf("round %d, %s: value %d = %d, %v; want %d", round, d.name, i, got, err, want)
+				if err != nil || got != want { // cheap check per value (~800k); require only on failure
+					require.NoError(t, err, "round %d, %s: value %d", round, d.name, i)
+					require.Equal(t, want, got, "round %d, %s: value %d", round, d.name, i)
 				}
 				b = b[n:]
 			}
-			if len(b) != 0 {
-				t.Fatalf("round %d, %s: %d trailing bytes", round, d.name, len(b))
-			}
+			require.Empty(t, b, "round %d, %s: trailing bytes", round, d.name)
+
 		}
 	}
 }
