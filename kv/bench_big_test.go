@@ -49,8 +49,13 @@ var bigVariants = []bigVariant{
 		o.ValueThreshold = 1 << 10
 		o.Badger = func(bo badger.Options) badger.Options { return bo.WithValueLogFileSize(16 << 20) }
 	}},
-	// The block sizes and value areas DefaultBlockOptions was chosen among.
-	{"kv-128k-lz4", func(o *Options) { o.Block.Compression = blockenc.LZ4; o.BlockSize = 128 << 10 }},
+	// The block sizes and value areas DefaultBlockOptions was chosen among
+	// (128 KiB LZ4 at level 6 were the defaults before).
+	{"kv-128k-lz4", func(o *Options) {
+		o.Block.Compression = blockenc.LZ4
+		o.BlockSize = 128 << 10
+		o.CompactionLevel = 6
+	}},
 	{"kv-16k", func(o *Options) { o.BlockSize = 16 << 10 }},
 }
 

@@ -127,7 +127,7 @@
 //
 // # Blocks: defaults and what a read costs
 //
-// Blocks default to Columnar with an LZ4Dict value area, cut at 32 KiB
+// Blocks default to Columnar with an LZ4Dict value area, cut at 16 KiB
 // (DefaultBlockOptions, DefaultBlockSize; the tables behind the choice are
 // on DefaultBlockOptions), and compactions write them at LZ4 level 4
 // (Options.CompactionLevel; flushes keep Block's level 0, LZ4's fast
@@ -140,10 +140,10 @@
 // seq and value-end columns, and decompresses the value area's dictionary
 // (the first sub-block) and the one 8 KiB sub-block that holds the value,
 // not the whole area. On 600,000 lineitem-like rows with an 8 MiB cache
-// (BenchmarkBig) that is 67 KB allocated and touched per Get against 236
+// (BenchmarkBig) that is 35 KB allocated and touched per Get against 238
 // KB with 128 KiB LZ4 blocks; Badger with its defaults (Snappy, 4 KiB
 // blocks) allocates 5 KB and stays faster per miss, kvenc's blocks take
-// 0.67x its disk.
+// 0.71x its disk.
 //
 // A warm scan (every block cached, its slot Seeker decoded) is the
 // Seeker's Next plus the Iterator's per-cell work, nothing per block but
@@ -263,7 +263,7 @@
 //	            when the memstore starts), and while they flush up to two
 //	            frozen ones (the third freeze stalls writers)
 //	cache       up to CacheSize (64 MiB) of decoded blocks
-//	index       the last key of every block: about one key per 32 KiB
+//	index       the last key of every block: about one key per 16 KiB
 //	            of blocks (BlockSize)
 //	Badger      (Open) one memtable arena of DefaultBadgerMemTableSize
 //	            (16 MiB) plus room for one batch (about 5 MiB), up to

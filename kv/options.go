@@ -29,7 +29,7 @@ type Options struct {
 	// Default DefaultCompactionLevel (4); negative: Block's level.
 	CompactionLevel int
 	// BlockSize is the target size of one encoded block: a block is cut at
-	// the first key boundary at or past it. Default 32 KiB
+	// the first key boundary at or past it. Default 16 KiB
 	// (DefaultBlockSize, chosen on DefaultBlockOptions); at most 256 KiB.
 	// A key's versions never straddle two blocks, so one block can be larger
 	// (a key with many versions held by snapshots).
@@ -66,7 +66,7 @@ type Options struct {
 
 // Defaults (see Options).
 const (
-	DefaultBlockSize         = 32 << 10
+	DefaultBlockSize         = 16 << 10
 	DefaultMemstoreSize      = 32 << 20
 	DefaultCacheSize         = 64 << 20
 	DefaultCompactionTrigger = 4
@@ -105,27 +105,31 @@ const (
 // The block size, the value area's compression and the compaction level
 // were then chosen on data eight times bigger than the cache, where most
 // Gets miss it and read one block from Badger: 600,000 lineitem-like rows
-// (67 MB of keys and values), an 8 MiB cache (BenchmarkBig and
-// BenchmarkBigLoad, one load each, Gets medians of three runs of 3,000 on
-// a shared 2-core machine whose load made times swing 2-4x; bytes
-// allocated per Get, mostly the block copied out of Badger and its
-// decoding, are steady):
+// (67 MB of keys and values), an 8 MiB cache. Disk and the compaction's
+// CPU seconds from BenchmarkBigLoad (one load each); Gets from
+// BenchmarkBig, medians of three runs of 3,000 with Badger's defaults
+// (Snappy, 4 KiB blocks, 8 MiB cache) in the same process, on a shared
+// 2-core machine (bytes allocated per Get, mostly the block copied out of
+// Badger and its decoding, are steady; times swing with the machine's
+// load):
 //
-//	block  value area  level  disk MB  compaction CPU s  uniform Get us  KB/Get
-//	128K   lz4          6      24.7                      222-474          236
-//	64K    lz4dict      6      27.8                      120-324          148
-//	32K    lz4dict      6      28.7     6.6               89-184           67
-//	32K    lz4dict      4      29.1     2.8               85-198           67
-//	32K    lz4dict      2      30.1     2.6               51-83            68
-//	32K    lz4dict      0      33.9     3.9               39-198           78
-//	16K    lz4dict      4      30.6     4.8               36-111           35
-//	(Badger with its defaults: 43.3 MB, 49-55 us, 5 KB; raw Badger 63.3 MB)
+//	block  value area  level  disk MB  compaction  uniform  zipfian  KB/Get
+//	                                   CPU s       Get us   Get us
+//	128K   lz4          6      24.7     3.2-3.4     145      131      238
+//	64K    lz4dict      6      27.8                                   148
+//	32K    lz4dict      6      28.7     6.6                            67
+//	32K    lz4dict      4      29.1     2.8-5.2      46       30       67
+//	32K    lz4dict      2      30.1     2.6                            68
+//	32K    lz4dict      0      33.9     3.9                            78
+//	16K    lz4dict      4      30.6     4.8          36       18       35
+//	Badger with its defaults   43.3                  19       13        5
+//	(raw Badger 63.3 MB)
 //
 // LZ4Dict lets a Get decompress the value area's dictionary and one 8 KiB
-// sub-block instead of the whole area; 32 KiB blocks cut what a miss reads
-// and decodes 3.5x against 128 KiB for 16% more disk, and 16 KiB cuts it
-// again for 5% more disk and more compaction work. Level 4 costs 2% more
-// disk than 6 for less than half of its compaction CPU.
+// sub-block instead of the whole area; 16 KiB blocks cut what a miss reads
+// and decodes 6.8x against 128 KiB LZ4 for 24% more disk and about 1.5x
+// the compaction CPU. Level 4 costs 2% more disk than 6 for less than half
+// of its compaction CPU.
 func DefaultBlockOptions() blockenc.Options {
 	o := blockenc.DefaultOptions()
 	o.Encoding = blockenc.Columnar
@@ -136,7 +140,7 @@ func DefaultBlockOptions() blockenc.Options {
 }
 
 // DefaultOptions returns the defaults for a Store in dir ("" for memory):
-// Prefix "kv", DefaultBlockOptions(), BlockSize 32 KiB, MemstoreSize 32
+// Prefix "kv", DefaultBlockOptions(), BlockSize 16 KiB, MemstoreSize 32
 // MiB, CacheSize 64 MiB, SyncWrites false, CompactionTrigger 4,
 // CompactionLevel 4, a silent Badger and ValueThreshold 1 MiB.
 func DefaultOptions(dir string) Options {
