@@ -70,7 +70,7 @@ func TestAllOnTinyData(t *testing.T) {
 		numericFrom int
 	}{
 		{"seek", "keyset", 2 * seekSubjects, 2},
-		{"seek_goals", "keyset", 2 * 4, 2},
+		{"seek_goals", "keyset", 2 * 5, 2},
 		{"seek_rows", "dataset", len(rowbench.Subjects), 2}, // timeseries only
 		{"ints_size", "column", 4 + 1, 1},
 		{"ints_decode", "column", 4 + 1, 1},
@@ -258,6 +258,47 @@ func TestSeekLineitem(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSeekCellScan checks the seek table times kvenc's scan through
+// Seeker.Cell beside its Key/Value scan, with the ratio to Pebble's Next,
+// and that the subjects without a Cell (Badger, Pebble) show "-".
+func TestSeekCellScan(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, run(append([]string{"seek"}, tinyArgs(dir, "-dataset", "user")...), io.Discard, io.Discard))
+	recs := readCSV(t, filepath.Join(dir, "seek.csv"))
+	require.Len(t, recs, 1+seekSubjects)
+	col := -1
+	for i, h := range recs[0] {
+		if h == "Next via Cell ns/cell" {
+			col = i
+		}
+	}
+	require.Positive(t, col, "seek.csv header %v", recs[0])
+	require.Equal(t, "vs pebble", recs[0][col+1])
+	require.Equal(t, "Next ns/cell", recs[0][col-2], "the Cell scan sits beside the Key/Value scan")
+	for _, rec := range recs[1:] {
+		name := rec[1]
+		if !strings.HasPrefix(name, "kvenc-") {
+			assert.Equal(t, []string{"-", "-"}, rec[col:col+2], name)
+			continue
+		}
+		ns, err := strconv.ParseFloat(rec[col], 64)
+		require.NoError(t, err, name)
+		assert.Positive(t, ns, name)
+		ratio, err := strconv.ParseFloat(strings.TrimSuffix(rec[col+1], "x"), 64)
+		require.NoError(t, err, name)
+		assert.Positive(t, ratio, name)
+	}
+	var goal []string
+	for _, rec := range readCSV(t, filepath.Join(dir, "seek_goals.csv"))[1:] {
+		if rec[1] == "RowIndex Next via Cell ns/cell <= pebble" {
+			goal = rec
+		}
+	}
+	require.NotNil(t, goal, "seek_goals.csv has the Cell scan goal")
+	assert.Contains(t, []string{"yes", "no"}, goal[len(goal)-1])
+	assert.NotEqual(t, "-", goal[2])
 }
 
 func TestCPUProfile(t *testing.T) {

@@ -43,6 +43,7 @@ func seekGoals(all [][]seekRow) *report.Table {
 		add(set, "FastDiff B/cell = smallest row encoding", float64(fd.bytes)/float64(fd.cells), smallest, 2)
 		add(set, "FastDiff B/cell <= pebble", float64(fd.bytes)/float64(fd.cells), float64(p.bytes)/float64(p.cells), 2)
 		add(set, "RowIndex Next ns/cell <= pebble", ri.next, p.next, 2)
+		add(set, "RowIndex Next via Cell ns/cell <= pebble", ri.cell, p.next, 2)
 	}
 	t.Note("\"other\" is Pebble's number, or for \"smallest row encoding\" the smallest of kvenc's row encodings (None..RowIndex; Columnar is not a row encoding).")
 	return t

@@ -30,6 +30,7 @@ func kvencSubjects(kvs []dataset.KV, order [][]byte) ([]Subject, error) {
 			SeekRandom:    kvencSeek(block, order),
 			SeekAscending: kvencSeek(block, ascending(kvs)),
 			Scan:          kvencScan(block),
+			ScanCell:      kvencCellScan(block),
 		})
 	}
 	return out, nil
@@ -96,6 +97,26 @@ func kvencScan(block []byte) func(b *testing.B) {
 			// Next returns: neither side copies a whole cell.
 			for ok := s.First(); ok; ok = s.Next() {
 				sink += len(s.Key()) + len(s.Value())
+			}
+		}
+		sinkInt = sink
+	}
+}
+
+// kvencCellScan scans with the loop a caller writes: one Cell per step,
+// its Key and Value read from it.
+func kvencCellScan(block []byte) func(b *testing.B) {
+	return func(b *testing.B) {
+		s, err := blockenc.NewSeeker(block)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sink := 0
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			for ok := s.First(); ok; ok = s.Next() {
+				c := s.Cell()
+				sink += len(c.Key) + len(c.Value)
 			}
 		}
 		sinkInt = sink

@@ -5,6 +5,8 @@
 // Every subject answers four questions on the same cells: bytes per cell,
 // SeekGE to random existing keys (ns/op), SeekGE to every key in ascending
 // order (ns/op), and a First+Next scan over the whole block (ns/cell).
+// kvenc's seekers also scan through Cell, the loop a caller writes to read
+// a cell's key and value together.
 // Before anything is timed, each subject's block is checked: SeekGE to
 // every key must land on that key with its value, and a scan must return
 // every cell in order. A subject that fails is reported as an error, never
@@ -27,6 +29,9 @@ type Subject struct {
 	// SeekRandom, SeekAscending and Scan are benchmark bodies; Scan does
 	// one full pass per op.
 	SeekRandom, SeekAscending, Scan func(b *testing.B)
+	// ScanCell is a full pass like Scan that reads each cell through
+	// blockenc's Seeker.Cell; nil for subjects without one (Pebble, Badger).
+	ScanCell func(b *testing.B)
 }
 
 // Subjects builds every subject over kvs: one per kvenc encoding, Badger's

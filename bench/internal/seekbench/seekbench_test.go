@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvenc/kvenc/bench/internal/dataset"
 	"github.com/kvenc/kvenc/bench/internal/measure"
 	"github.com/kvenc/kvenc/blockenc"
@@ -28,7 +31,14 @@ func TestSubjects(t *testing.T) {
 		if s.Cells != len(kvs) || s.Bytes < len(kvs)*8 {
 			t.Errorf("%s: %d cells in %d bytes", s.Name, s.Cells, s.Bytes)
 		}
-		for _, fn := range []func(*testing.B){s.SeekRandom, s.SeekAscending, s.Scan} {
+		fns := []func(*testing.B){s.SeekRandom, s.SeekAscending, s.Scan}
+		if strings.HasPrefix(s.Name, "kvenc-") {
+			require.NotNil(t, s.ScanCell, s.Name)
+			fns = append(fns, s.ScanCell)
+		} else {
+			assert.Nil(t, s.ScanCell, s.Name)
+		}
+		for _, fn := range fns {
 			if r := measure.Run(fn); r.N == 0 || !(r.NsPerOp > 0) {
 				t.Errorf("%s: %+v", s.Name, r)
 			}
