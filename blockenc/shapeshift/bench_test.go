@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pierrec/lz4/v4"
+	"github.com/stretchr/testify/require"
 )
 
 // benchN is the number of values in every benchmark column: 4 chunks of the
@@ -80,9 +81,7 @@ func BenchmarkDecode(b *testing.B) {
 				v := benchValues(b, name)
 				enc := Encode(nil, v, Options{Target: tg})
 				dst, err := Decode(nil, enc)
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				b.ReportAllocs()
 				b.SetBytes(int64(8 * len(v))) // output bytes: 8 per int64
 				b.ResetTimer()
@@ -129,12 +128,8 @@ func BenchmarkDecodeForm(b *testing.B) {
 			v := benchValues(b, fb.data)
 			enc := encodeForced(v, fb.form, DefaultLogChunkSize)
 			col, err := Open(enc)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if col.Composition()[fb.form] != len(col.chunks) {
-				b.Fatalf("forced column is %v", col.Composition())
-			}
+			require.NoError(b, err)
+			require.Equal(b, len(col.chunks), col.Composition()[fb.form], "forced column is %v", col.Composition())
 			dst, _ := Decode(nil, enc)
 			b.ReportAllocs()
 			b.SetBytes(int64(8 * len(v))) // output bytes: 8 per int64
@@ -161,9 +156,7 @@ func BenchmarkGet(b *testing.B) {
 				v := benchValues(b, name)
 				enc := Encode(nil, v, Options{})
 				col, err := Open(enc)
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				b.ReportAllocs()
 				var s int64
 				b.ResetTimer()
@@ -283,9 +276,7 @@ func BenchmarkGetSorted(b *testing.B) {
 		b.Run("data="+name, func(b *testing.B) {
 			v := genData(datasetByName(name), 42, n)
 			col, err := Open(Encode(nil, v, Options{}))
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			var s int64
 			b.ResetTimer()
 			for range b.N {

@@ -2,10 +2,12 @@ package shapeshift
 
 import (
 	"encoding/binary"
-	"errors"
 	"hash/crc32"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // mixedColumn returns a small column whose chunks use many forms.
@@ -21,12 +23,8 @@ func mixedColumn(t testing.TB) ([]int64, []byte) {
 	v = append(v, 1, 2, 3) // a short last chunk
 	enc := Encode(nil, v, Options{Target: Smaller, LogChunkSize: 8})
 	col, err := Open(enc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(col.Composition()) < 7 {
-		t.Fatalf("mixed column uses only %v", col.Composition())
-	}
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(col.Composition()), 7, "mixed column uses only %v", col.Composition())
 	return v, enc
 }
 
@@ -37,12 +35,10 @@ func TestEveryByteFlipIsCorrupt(t *testing.T) {
 		for _, x := range []byte{0x01, 0x80, 0xff} {
 			copy(buf, enc)
 			buf[i] ^= x
-			if _, err := Decode(nil, buf); !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("flip %#x at %d: Decode err = %v", x, i, err)
-			}
-			if _, err := Open(buf); !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("flip %#x at %d: Open err = %v", x, i, err)
-			}
+			_, err := Decode(nil, buf)
+			require.ErrorIs(t, err, ErrCorrupt, "flip %#x at %d: Decode", x, i)
+			_, err = Open(buf)
+			require.ErrorIs(t, err, ErrCorrupt, "flip %#x at %d: Open", x, i)
 		}
 	}
 }
@@ -50,12 +46,10 @@ func TestEveryByteFlipIsCorrupt(t *testing.T) {
 func TestEveryTruncationIsCorrupt(t *testing.T) {
 	_, enc := mixedColumn(t)
 	for n := 0; n < len(enc); n++ {
-		if _, err := Decode(nil, enc[:n]); !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("truncated to %d: Decode err = %v", n, err)
-		}
-		if _, err := Open(enc[:n]); !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("truncated to %d: Open err = %v", n, err)
-		}
+		_, err := Decode(nil, enc[:n])
+		require.ErrorIs(t, err, ErrCorrupt, "truncated to %d: Decode", n)
+		_, err = Open(enc[:n])
+		require.ErrorIs(t, err, ErrCorrupt, "truncated to %d: Open", n)
 	}
 }
 
@@ -72,21 +66,16 @@ func reseal(b []byte) {
 func checkConsistent(t testing.TB, b []byte) {
 	vals, derr := Decode(nil, b)
 	col, oerr := Open(b)
-	if (derr == nil) != (oerr == nil) {
-		t.Fatalf("Decode err %v but Open err %v", derr, oerr)
-	}
+	require.Equal(t, derr == nil, oerr == nil, "Decode err %v but Open err %v", derr, oerr)
 	if derr != nil {
-		if !errors.Is(derr, ErrCorrupt) || !errors.Is(oerr, ErrCorrupt) {
-			t.Fatalf("errors do not wrap ErrCorrupt: %v / %v", derr, oerr)
-		}
+		require.ErrorIs(t, derr, ErrCorrupt, "Decode")
+		require.ErrorIs(t, oerr, ErrCorrupt, "Open")
 		return
 	}
-	if col.Len() != len(vals) {
-		t.Fatalf("Len %d, Decode gave %d", col.Len(), len(vals))
-	}
+	require.Equal(t, len(vals), col.Len(), "Len vs Decode")
 	for i, v := range vals {
-		if g := col.Get(i); g != v {
-			t.Fatalf("Get(%d) = %d, Decode gave %d", i, g, v)
+		if g := col.Get(i); g != v { // cheap check per value (called per mutation); require only on failure
+			require.Equal(t, v, g, "Get(%d) vs Decode", i)
 		}
 	}
 }
@@ -108,9 +97,7 @@ func TestResealedMutations(t *testing.T) {
 			}
 		}
 	}
-	if rejected == 0 {
-		t.Fatal("no resealed mutation was rejected")
-	}
+	require.NotZero(t, rejected, "no resealed mutation was rejected")
 	// Truncations with a fresh checksum, too.
 	for n := 4; n < len(enc); n++ {
 		b := slices.Clone(enc[:n])
@@ -137,11 +124,10 @@ func TestStructuralErrors(t *testing.T) {
 	for _, c := range cases {
 		b := c.edit(slices.Clone(one))
 		reseal(b)
-		if _, err := Decode(nil, b); !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s: Decode err = %v", c.name, err)
-		}
-		if _, err := Open(b); !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s: Open err = %v", c.name, err)
-		}
+		_, err := Decode(nil, b)
+		assert.ErrorIs(t, err, ErrCorrupt, "%s: Decode", c.name)
+		_, err = Open(b)
+		assert.ErrorIs(t, err, ErrCorrupt, "%s: Open", c.name)
+
 	}
 }

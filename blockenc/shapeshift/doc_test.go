@@ -4,6 +4,9 @@ import (
 	"encoding/hex"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestDocExamples pins the worked examples in doc.go.
@@ -30,35 +33,28 @@ func TestDocExamples(t *testing.T) {
 	}
 	for _, c := range cases {
 		got, ok := forceChunk(c.v, c.f)
-		if !ok {
-			t.Fatalf("%v: cannot force", c.f)
-		}
-		if want := unhex(t, c.want); string(got) != string(want) {
-			t.Errorf("%v: got %x, want %x", c.f, got, want)
-		}
+		require.True(t, ok, "%v: cannot force", c.f)
+		assert.Equal(t, unhex(t, c.want), got, "%v", c.f)
 		// Selection picks these forms for these inputs too (for the other
 		// tiny examples, BitPack is smaller).
 		if c.f == Zero || c.f == Constant || c.f == BitPack {
 			col, err := Open(Encode(nil, c.v, Options{}))
-			if err != nil || col.Composition()[c.f] != 1 {
-				t.Errorf("%v example encodes as %v (%v)", c.f, col.Composition(), err)
+			if assert.NoError(t, err, "%v example", c.f) {
+				assert.Equal(t, 1, col.Composition()[c.f], "%v example encodes as %v", c.f, col.Composition())
 			}
 		}
 	}
 	v := append(make([]int64, 256), 3, 5, 4, 10)
 	want := unhex(t, `01 | 84 02 | 08 | 01 00 00 01 00 00 00 00 00 | 01 00 00 00 | 13 00 00 00 |
 		00 | 03 03 00 00 00 00 00 00 00 03 50 0e 00 00 00 00 00 00 | 94 66 90 e3`)
-	if got := Encode(nil, v, Options{LogChunkSize: 8}); string(got) != string(want) {
-		t.Errorf("column: got %x, want %x", got, want)
-	}
+	assert.Equal(t, want, Encode(nil, v, Options{LogChunkSize: 8}), "column")
 }
 
 func unhex(t *testing.T, s string) []byte {
 	t.Helper()
 	s = strings.NewReplacer("|", "", " ", "", "\n", "", "\t", "").Replace(s)
 	b, err := hex.DecodeString(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+
 	return b
 }

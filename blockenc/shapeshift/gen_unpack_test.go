@@ -6,6 +6,8 @@ import (
 	"go/format"
 	"os"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestUnpackGenUpToDate regenerates unpack_gen.go — for each bit width
@@ -15,21 +17,14 @@ import (
 // `go test -run TestUnpackGenUpToDate -rewrite`) writes it.
 func TestUnpackGenUpToDate(t *testing.T) {
 	want, err := genUnpack()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if *rewrite {
-		if err := os.WriteFile("unpack_gen.go", want, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile("unpack_gen.go", want, 0o644))
 	}
 	got, err := os.ReadFile("unpack_gen.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("unpack_gen.go is out of date: run go generate in blockenc/shapeshift")
-	}
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got), "unpack_gen.go is out of date: run go generate in blockenc/shapeshift")
+
 }
 
 // genUnpack returns the source of unpack_gen.go.

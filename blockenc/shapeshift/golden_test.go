@@ -8,10 +8,11 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/pierrec/lz4/v4"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden columns in testdata/")
@@ -52,30 +53,20 @@ func TestGolden(t *testing.T) {
 			got := Encode(nil, v, Options{Target: g.target, LogChunkSize: g.log})
 			path := filepath.Join("testdata", g.file)
 			if *rewrite {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(path, got, 0o644))
 			}
 			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -rewrite to create)", err)
+			require.NoError(t, err, "run with -rewrite to create")
+			i := 0 // first differing offset, for the message
+			for i < min(len(got), len(want)) && got[i] == want[i] {
+				i++
 			}
-			if !slices.Equal(got, want) {
-				i := 0
-				for i < min(len(got), len(want)) && got[i] == want[i] {
-					i++
-				}
-				t.Fatalf("encoding differs from %s at offset %d (got %d bytes, want %d); a format change needs -rewrite and a version review", path, i, len(got), len(want))
-			}
+			require.Equal(t, want, got, "encoding differs from %s at offset %d (got %d bytes, want %d); a format change needs -rewrite and a version review", path, i, len(got), len(want))
 			// The golden bytes decode to the values, by this package and by
 			// the independent reference decoder below.
 			ref, forms, err := refDecode(want)
-			if err != nil {
-				t.Fatalf("reference decoder: %v", err)
-			}
-			if !slices.Equal(ref, v) {
-				t.Fatalf("reference decode differs at %d", firstDiff(ref, v))
-			}
+			require.NoError(t, err, "reference decoder")
+			require.Equal(t, v, ref, "reference decode differs at %d", firstDiff(ref, v))
 			for _, f := range forms {
 				seen[f] = true
 			}
@@ -83,8 +74,8 @@ func TestGolden(t *testing.T) {
 		})
 	}
 	for f := Form(0); f < numForms; f++ {
-		if !seen[f] && f != Raw {
-			t.Errorf("no golden column holds a %v chunk", f)
+		if f != Raw {
+			assert.True(t, seen[f], "no golden column holds a %v chunk", f)
 		}
 	}
 }
@@ -97,9 +88,9 @@ func TestReferenceDecoder(t *testing.T) {
 		for f := Form(0); f < numForms; f++ {
 			enc := encodeForced(v, f, 8)
 			ref, _, err := refDecode(enc)
-			if err != nil || !slices.Equal(ref, v) {
-				t.Fatalf("data=%s form=%v: reference decode err %v, first diff %d", d.name, f, err, firstDiff(ref, v))
-			}
+			require.NoError(t, err, "data=%s form=%v: reference decode", d.name, f)
+			require.Equal(t, v, ref, "data=%s form=%v: reference decode, first diff %d", d.name, f, firstDiff(ref, v))
+
 		}
 	}
 }

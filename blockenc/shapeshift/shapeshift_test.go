@@ -1,12 +1,14 @@
 package shapeshift
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var targets = []Target{Smaller, Balanced, Faster}
@@ -15,28 +17,22 @@ var targets = []Target{Smaller, Balanced, Faster}
 func checkColumn(t *testing.T, enc []byte, want []int64) {
 	t.Helper()
 	got, err := Decode([]int64{-7}, enc)
-	if err != nil {
-		t.Fatalf("Decode: %v", err)
-	}
-	if got[0] != -7 || !slices.Equal(got[1:], want) {
-		t.Fatalf("Decode mismatch: got %d values, want %d (first diff %d)", len(got)-1, len(want), firstDiff(got[1:], want))
+	require.NoError(t, err, "Decode")
+	if got[0] != -7 || !slices.Equal(got[1:], want) { // cheap check on long columns; require only on failure
+		require.Equal(t, slices.Concat([]int64{-7}, want), got, "Decode mismatch: got %d values, want %d (first diff %d)", len(got)-1, len(want), firstDiff(got[1:], want))
 	}
 	col, err := Open(enc)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	if col.Len() != len(want) {
-		t.Fatalf("Len = %d, want %d", col.Len(), len(want))
-	}
+	require.NoError(t, err, "Open")
+	require.Equal(t, len(want), col.Len(), "Len")
 	for i, w := range want {
-		if g := col.Get(i); g != w {
-			t.Fatalf("Get(%d) = %d, want %d", i, g, w)
+		if g := col.Get(i); g != w { // cheap check per value; require only on failure
+			require.Equal(t, w, g, "Get(%d)", i)
 		}
 	}
 	// Backwards too, so decoded chunks are revisited.
 	for i := len(want) - 1; i >= 0; i -= 97 {
 		if g := col.Get(i); g != want[i] {
-			t.Fatalf("Get(%d) backwards = %d, want %d", i, g, want[i])
+			require.Equal(t, want[i], g, "Get(%d) backwards", i)
 		}
 	}
 }
@@ -86,9 +82,7 @@ func TestEveryForm(t *testing.T) {
 		for _, tg := range targets {
 			v := genData(d, 2, 20000)
 			col, err := Open(Encode(nil, v, Options{Target: tg}))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for f := range col.Composition() {
 				seen[f] = true
 			}
@@ -98,9 +92,7 @@ func TestEveryForm(t *testing.T) {
 		if f == Raw {
 			continue // BytePack w=8 is never larger than Raw by more than 16 bytes
 		}
-		if !seen[f] {
-			t.Errorf("form %v never chosen", f)
-		}
+		assert.True(t, seen[f], "form %v never chosen", f)
 	}
 }
 
@@ -117,12 +109,8 @@ func TestForcedForms(t *testing.T) {
 					continue
 				}
 				got := make([]int64, n)
-				if err := decodeChunk(got, body, 0, new([]byte)); err != nil {
-					t.Fatalf("data=%s n=%d form=%v: %v", d.name, n, f, err)
-				}
-				if !slices.Equal(got, v) {
-					t.Fatalf("data=%s n=%d form=%v: first diff at %d", d.name, n, f, firstDiff(got, v))
-				}
+				require.NoError(t, decodeChunk(got, body, 0, new([]byte)), "data=%s n=%d form=%v", d.name, n, f)
+				require.Equal(t, v, got, "data=%s n=%d form=%v: first diff at %d", d.name, n, f, firstDiff(got, v))
 			}
 		}
 	}
@@ -146,14 +134,13 @@ func TestGetEveryBitWidth(t *testing.T) {
 			}
 			enc := encodeForced(v, BitPack, 8)
 			col, err := Open(enc)
-			if err != nil {
-				t.Fatalf("b=%d n=%d: %v", b, n, err)
-			}
+			require.NoError(t, err, "b=%d n=%d", b, n)
 			for i, want := range v {
-				if got := col.Get(i); got != want {
-					t.Fatalf("b=%d n=%d: Get(%d) = %d, want %d", b, n, i, got, want)
+				if got := col.Get(i); got != want { // cheap check per value; require only on failure
+					require.Equal(t, want, got, "b=%d n=%d: Get(%d)", b, n, i)
 				}
 			}
+
 		}
 	}
 }
@@ -161,12 +148,9 @@ func TestGetEveryBitWidth(t *testing.T) {
 func TestErrCorruptShortInputs(t *testing.T) {
 	for n := 0; n < 20; n++ {
 		_, err := Decode(nil, make([]byte, n))
-		if !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("Decode(%d zero bytes) = %v", n, err)
-		}
-		if _, err := Open(make([]byte, n)); !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("Open(%d zero bytes) = %v", n, err)
-		}
+		require.ErrorIs(t, err, ErrCorrupt, "Decode(%d zero bytes)", n)
+		_, err = Open(make([]byte, n))
+		require.ErrorIs(t, err, ErrCorrupt, "Open(%d zero bytes)", n)
 	}
 }
 
@@ -175,33 +159,23 @@ func TestDecodeReusesCapacity(t *testing.T) {
 	enc := Encode(nil, v, Options{})
 	buf := make([]int64, 3, 6000)
 	got, err := Decode(buf, enc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if &got[0] != &buf[0] {
-		t.Fatal("Decode reallocated despite enough capacity")
-	}
+	require.NoError(t, err)
+	require.Same(t, &buf[0], &got[0], "Decode reallocated despite enough capacity")
 	allocs := testing.AllocsPerRun(20, func() { got, _ = Decode(got[:0], enc) })
-	if allocs != 0 {
-		t.Fatalf("Decode into a large enough dst: %v allocs", allocs)
-	}
+	require.Zero(t, allocs, "Decode into a large enough dst: allocs")
 }
 
 func TestGetZeroAllocs(t *testing.T) {
 	for _, d := range datasets {
 		v := genData(d, 1, 20000)
 		col, err := Open(Encode(nil, v, Options{}))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		i := 0
 		allocs := testing.AllocsPerRun(300, func() {
 			i = (i + 7919) % len(v)
 			_ = col.Get(i)
 		})
-		if allocs != 0 {
-			t.Errorf("data=%s: Get allocates %v", d.name, allocs)
-		}
+		assert.Zero(t, allocs, "data=%s: Get allocates", d.name)
 	}
 }
 
@@ -209,9 +183,8 @@ func TestEncodeAppendsAndIsDeterministic(t *testing.T) {
 	v := genData(datasets[4], 9, 30000)
 	a := Encode(nil, v, Options{})
 	b := Encode([]byte("prefix"), v, Options{})
-	if string(b[:6]) != "prefix" || !slices.Equal(a, b[6:]) {
-		t.Fatal("Encode with a prefix differs from Encode into nil")
-	}
+	require.Equal(t, "prefix", string(b[:6]), "Encode overwrote its dst prefix")
+	require.Equal(t, a, b[6:], "Encode with a prefix differs from Encode into nil")
 }
 
 // TestGetConcurrent reads one Column from several goroutines (run with
@@ -226,17 +199,15 @@ func TestGetConcurrent(t *testing.T) {
 		}
 	}
 	col, err := Open(Encode(nil, v, Options{LogChunkSize: 8}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := g; i < len(v); i += 3 {
-				if got := col.Get(i); got != v[i] {
-					t.Errorf("goroutine %d: Get(%d) = %d, want %d", g, i, got, v[i])
+				if got := col.Get(i); got != v[i] { // cheap check per value; assert (not require) off the test goroutine
+					assert.Equal(t, v[i], got, "goroutine %d: Get(%d)", g, i)
 					return
 				}
 			}
@@ -246,13 +217,11 @@ func TestGetConcurrent(t *testing.T) {
 }
 
 func TestStrings(t *testing.T) {
-	if Delta.String() != "Delta" || Form(200).String() != "Form(200)" || Form(200).IsValid() {
-		t.Fatal("Form.String")
-	}
-	if Faster.String() != "Faster" || Target(9).String() != "Target(9)" {
-		t.Fatal("Target.String")
-	}
-	if o := (Options{}).normalized(); o != DefaultOptions() {
-		t.Fatalf("zero Options normalise to %+v", o)
-	}
+	require.Equal(t, "Delta", Delta.String())
+	require.Equal(t, "Form(200)", Form(200).String())
+	require.False(t, Form(200).IsValid())
+	require.Equal(t, "Faster", Faster.String())
+	require.Equal(t, "Target(9)", Target(9).String())
+	require.Equal(t, DefaultOptions(), (Options{}).normalized(), "zero Options normalise")
+
 }
