@@ -128,8 +128,7 @@
 // # Blocks: defaults and what a read costs
 //
 // Blocks default to Columnar with an LZ4Dict value area, cut at 16 KiB
-// (DefaultBlockOptions, DefaultBlockSize; the tables behind the choice are
-// on DefaultBlockOptions), and compactions write them at LZ4 level 4
+// (DefaultBlockOptions and DefaultBlockSize say why), and compactions write them at LZ4 level 4
 // (Options.CompactionLevel; flushes keep Block's level 0, LZ4's fast
 // parse). Compacted blocks are written once and read until the next
 // compaction, and read as fast at every level (plain LZ4).
@@ -139,11 +138,9 @@
 // byte), copies it once into the cache, checks its CRC, decodes its key,
 // seq and value-end columns, and decompresses the value area's dictionary
 // (the first sub-block) and the one 8 KiB sub-block that holds the value,
-// not the whole area. On 600,000 lineitem-like rows with an 8 MiB cache
-// (BenchmarkBig) that is 35 KB allocated and touched per Get against 238
-// KB with 128 KiB LZ4 blocks; Badger with its defaults (Snappy, 4 KiB
-// blocks) allocates 5 KB and stays faster per miss, kvenc's blocks take
-// 0.71x its disk.
+// not the whole area. BenchmarkBig measures it beside Badger with its
+// defaults on data eight times the cache; bench/RESULTS.md has the
+// numbers.
 //
 // A warm scan (every block cached, its slot Seeker decoded) is the
 // Seeker's Next plus the Iterator's per-cell work, nothing per block but
@@ -196,16 +193,10 @@
 // every cell read from a pooled buffer checks that it is still live,
 // panicking on a use after release.
 //
-// What HBase's scheme costs, measured with BenchmarkRefcount: two Stores
-// with the same 200,000 ycsb cells, warm, side by side in one process, one
+// BenchmarkRefcount runs two Stores with the same cells side by side, one
 // with HBase's scheme switched on (a retain and release per block visited
-// or Get, an atomic load and branch per cell). Medians of 6 on a shared,
-// loaded 2-core machine (go test -run '^$' -bench Refcount -benchtime 2s
-// -count 6 ./kv/): Get 2.01 vs 2.35 us (on/off 1.17x), Gets of hot keys
-// from both cores 290 vs 361 ns (1.25x), scan 51.8 vs 70.0 ns/cell
-// (1.35x). Runs vary: an earlier run measured 1.00x and 0.79x, so the
-// noise is of the size of the effect. The check itself is a plain load on
-// amd64; the retain and release write a counter that every core shares.
+// or Get, an atomic load and branch per cell), to measure what the scheme
+// costs Gets, concurrent Gets and scans.
 //
 // # Badger settings (Open) and why
 //
@@ -215,28 +206,15 @@
 //   - BlockCacheSize 0: with compression off Badger reads its tables from
 //     mmap; the cache that matters is kvenc's cache of decoded blocks.
 //   - ValueThreshold 1 MiB (Badger's maximum): blocks stay inline in the
-//     LSM. From the value log Badger hands a block over as mmapped bytes in
-//     about 2.5 us at any size; inline it costs about 0.5 us per KiB, and
-//     Badger rewrites inline blocks in its own compactions. But deleted
-//     blocks (and WAL records) in the value log are reclaimed only by
-//     value-log GC, which leaves up to half of a file as garbage, never
-//     touches the newest file, and races with concurrent writes in Badger
-//     v4.9.6 (-race reports DB.MaxVersion). BenchmarkBigLoad, 600,000
-//     lineitem-like rows in 32 KiB LZ4Dict blocks, loaded, compacted and
-//     closed: 28.7 MB on disk inline, 116.7 MB in the value log (its 1 GiB
-//     file is the newest, never collected), 43.4 MB with 16 MiB value-log
-//     files; Badger wrote 2.7x the loaded bytes inline against 2.2x. Gets
-//     of uniform random keys (BenchmarkBig, 8 MiB cache, medians of three
-//     runs of 3,000 on a loaded 2-core machine, each beside Badger with its
-//     defaults in the same process): 29.5 us with blocks in the value log
-//     against Badger's 19.6 (17.8 KB allocated a Get), 119 us inline
-//     against Badger's 28.9 (67 KB: Badger v4.9.6 copies an inline value
-//     twice per Get, in levelHandler.get and in Txn.Get, where a value-log
-//     value is a slice of its mapped file). Size on disk is permanent, so
-//     blocks stay inline until value-log space can be reclaimed as
-//     promptly as DropPrefix reclaims the LSM's; a reader-heavy Store whose
-//     disk matters less can set ValueThreshold to 1 KiB (and, through
-//     Options.Badger, smaller value-log files).
+//     LSM. From the value log Badger hands a block over as mmapped bytes
+//     at any size, where an inline value costs about 0.5 us per KiB (Badger
+//     v4.9.6 copies it twice per Get), so a miss is cheaper there
+//     (BenchmarkBig); but deleted blocks in the value log come back only
+//     through value-log GC, which leaves up to half of a file as garbage
+//     and never touches the newest file (BenchmarkBigLoad: up to 4x the
+//     disk). Size on disk is permanent, so blocks stay inline; a
+//     reader-heavy Store whose disk matters less can set ValueThreshold to
+//     1 KiB (and, through Options.Badger, smaller value-log files).
 //   - Compact on an owned DB ends with Badger DropPrefix of the WAL and of
 //     the deleted segments (with kvenc's writes held), because Badger drops
 //     deleted keys only when it rewrites their table into the last level.
@@ -244,10 +222,8 @@
 //     writes, so it runs only when the caller asks (Reclaim). Without it a
 //     burst of writes leaves its WAL records and their deletions in a
 //     level 0 table that Badger's compaction (Flatten included) does not
-//     rewrite: 1,000,000 cells of 16-byte keys and 8-byte values, written
-//     in batches of 100, flushed and compacted, then Flatten: Open 1.6 MB
-//     on disk, Wrap 12.4 MB, Wrap with Reclaim 1.3 MB (TestWrapSpace with
-//     KV_SPACE_CELLS=1000000).
+//     rewrite (TestWrapSpace measures Open, Wrap and Wrap with Reclaim
+//     side by side).
 //   - MemTableSize DefaultBadgerMemTableSize (16 MiB, Badger's default 64):
 //     Badger's memtable holds only WAL records and blocks on their way to
 //     its tables (see Memory).
@@ -274,18 +250,13 @@
 // the cache and the index: about 32 + 21 MiB + CacheSize + index. That is
 // no more than raw Badger with its default options (one 64 MiB memtable
 // and its batch room) holding the same cells, plus CacheSize.
-// TestMemoryModel checks it: 1,000,000 cells of 16-byte keys and 8-byte
-// values written in batches of 100, flushed, compacted and scanned, then
-// the live heap after a collection: raw Badger 85.7 MiB, the Store
-// 118.4-120.5 MiB after the writes and 78.7-107.8 MiB steady (a heap
-// profile of the latter: 32 MiB memstore, 20.8 Badger memtable, 28 of
-// decoded blocks in the cache, 28 of Badger's table builder buffers that
-// it frees a few seconds later), against a limit of 149.7
-// (KV_MEM_CELLS=1000000 go test -run TestMemoryModel -v ./kv/); a
-// MemstoreSize of 64 MiB gives 152.9 MiB after the writes and 110.8
-// steady, and 64 MiB for Badger's memtable too 221.9 and 233.2. To use less, lower MemstoreSize, CacheSize and
-// (Options.Badger) Badger's MemTableSize and NumMemtables; a Store under
-// Wrap adds only its memstores, cache and index to the caller's DB.
+// TestMemoryModel checks it: cells of 16-byte keys and 8-byte values
+// written in batches of 100, flushed, compacted and scanned, then the live
+// heap after a collection against raw Badger's plus CacheSize
+// (KV_MEM_CELLS=1000000 for the full million). To use less, lower
+// MemstoreSize, CacheSize and (Options.Badger) Badger's MemTableSize and
+// NumMemtables; a Store under Wrap adds only its memstores, cache and
+// index to the caller's DB.
 //
 // # Limits
 //

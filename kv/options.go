@@ -86,50 +86,17 @@ const (
 // Encoding back to a row encoding. Columnar keeps, per section, the
 // smallest form the cells allow, so it is never much larger than RowIndex.
 //
-// Chosen on kvbench's lineitem rows (150,143 rows, key 12 B, value ~98 B
-// of text): block bytes from cutting the cells into blocks with
-// blockenc.Encoder as a segment does, and a warm scan of Seekers already
-// initialised on their blocks (one run of a throwaway probe on a shared
-// 2-core machine; ranges are where one size ran at different speeds):
-//
-//	block  options                  B/cell  warm scan ns/cell
-//	32K    rowindex+lz4+dedupe+ints   68.2   22-38
-//	32K    fastdiff+lz4dict           68.2   24-40
-//	32K    columnar+lz4               61.3    8.5
-//	64K    rowindex+lz4+dedupe+ints   64.4   22
-//	64K    columnar+lz4               57.7    8.1
-//	128K   rowindex+lz4+dedupe+ints   62.1   21-47
-//	128K   columnar+lz4               55.3    8.1
-//	256K   columnar+lz4               54.2    8.5
-//
-// The block size, the value area's compression and the compaction level
-// were then chosen on data eight times bigger than the cache, where most
-// Gets miss it and read one block from Badger: 600,000 lineitem-like rows
-// (67 MB of keys and values), an 8 MiB cache. Disk and the compaction's
-// CPU seconds from BenchmarkBigLoad (one load each); Gets from
-// BenchmarkBig, medians of three runs of 3,000 with Badger's defaults
-// (Snappy, 4 KiB blocks, 8 MiB cache) in the same process, on a shared
-// 2-core machine (bytes allocated per Get, mostly the block copied out of
-// Badger and its decoding, are steady; times swing with the machine's
-// load):
-//
-//	block  value area  level  disk MB  compaction  uniform  zipfian  KB/Get
-//	                                   CPU s       Get us   Get us
-//	128K   lz4          6      24.7     3.2-3.4     145      131      238
-//	64K    lz4dict      6      27.8                                   148
-//	32K    lz4dict      6      28.7     6.6                            67
-//	32K    lz4dict      4      29.1     2.8-5.2      46       30       67
-//	32K    lz4dict      2      30.1     2.6                            68
-//	32K    lz4dict      0      33.9     3.9                            78
-//	16K    lz4dict      4      30.6     4.8          36       18       35
-//	Badger with its defaults   43.3                  19       13        5
-//	(raw Badger 63.3 MB)
-//
+// Columnar scans about 2.5x faster than the row encodings on warm blocks
+// and is the smallest of them on kvbench's lineitem rows. The block size,
+// the value area's compression and the compaction level are chosen on data
+// many times bigger than the cache, where most Gets miss it and read one
+// block from Badger (BenchmarkBig and BenchmarkBigLoad: 600,000
+// lineitem-like rows, an 8 MiB cache, Badger with its defaults beside it):
 // LZ4Dict lets a Get decompress the value area's dictionary and one 8 KiB
 // sub-block instead of the whole area; 16 KiB blocks cut what a miss reads
-// and decodes 6.8x against 128 KiB LZ4 for 24% more disk and about 1.5x
-// the compaction CPU. Level 4 costs 2% more disk than 6 for less than half
-// of its compaction CPU.
+// and decodes about 7x against 128 KiB LZ4 blocks for about a quarter more
+// disk; compaction level 4 costs about 2% more disk than level 6 for less
+// than half of its CPU. bench/RESULTS.md has the store's numbers.
 func DefaultBlockOptions() blockenc.Options {
 	o := blockenc.DefaultOptions()
 	o.Encoding = blockenc.Columnar
