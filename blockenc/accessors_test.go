@@ -1,7 +1,6 @@
 package blockenc_test
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -35,35 +34,33 @@ func TestFieldAccessors(t *testing.T) {
 			block := encodeAny(t, opts, cells)
 			s, err := blockenc.NewSeeker(block)
 			require.NoError(t, err)
-			if s.Key() != nil || s.Value() != nil || s.Seq() != 0 || s.Kind() != 0 {
-				t.Fatalf("%v: accessors not zero before the first move", enc)
-			}
+			require.Nil(t, s.Key(), "%v: Key before the first move", enc)
+			require.Nil(t, s.Value(), "%v: Value before the first move", enc)
+			require.Zero(t, s.Seq(), "%v: Seq before the first move", enc)
+			require.Zero(t, s.Kind(), "%v: Kind before the first move", enc)
 			n := 0
 			for ok := s.First(); ok; ok = s.Next() {
 				c := s.Cell()
-				if !bytes.Equal(s.Key(), c.Key) || !bytes.Equal(s.Value(), c.Value) || s.Seq() != c.Seq || s.Kind() != c.Kind {
-					t.Fatalf("%v intValues=%v cell %d: accessors %q %x %d %v, Cell %q %x %d %v",
-						enc, intValues, n, s.Key(), s.Value(), s.Seq(), s.Kind(), c.Key, c.Value, c.Seq, c.Kind)
-				}
-				if blockenc.Compare(*c, cells[n]) != 0 || !bytes.Equal(c.Value, cells[n].Value) {
-					t.Fatalf("%v cell %d: %q, want %q", enc, n, c.Key, cells[n].Key)
-				}
+				// string(): nil and empty stay equal, as with bytes.Equal.
+				require.Equal(t, string(c.Key), string(s.Key()), "%v intValues=%v cell %d: Key vs Cell", enc, intValues, n)
+				require.Equal(t, string(c.Value), string(s.Value()), "%v intValues=%v cell %d: Value vs Cell", enc, intValues, n)
+				require.Equal(t, c.Seq, s.Seq(), "%v intValues=%v cell %d: Seq vs Cell", enc, intValues, n)
+				require.Equal(t, c.Kind, s.Kind(), "%v intValues=%v cell %d: Kind vs Cell", enc, intValues, n)
+				require.Zero(t, blockenc.Compare(*c, cells[n]), "%v cell %d: %q, want %q", enc, n, c.Key, cells[n].Key)
+				require.Equal(t, string(cells[n].Value), string(c.Value), "%v cell %d: value", enc, n)
 				n++
 			}
-			if n != len(cells) || s.Err() != nil {
-				t.Fatalf("%v: %d cells, err %v", enc, n, s.Err())
-			}
-			if s.Key() != nil || s.Value() != nil {
-				t.Fatalf("%v: accessors not nil past the end", enc)
-			}
+			require.NoError(t, s.Err(), "%v", enc)
+			require.Equal(t, len(cells), n, "%v: cells", enc)
+			require.Nil(t, s.Key(), "%v: Key past the end", enc)
+			require.Nil(t, s.Value(), "%v: Value past the end", enc)
 			allocs := testing.AllocsPerRun(20, func() {
 				for ok := s.First(); ok; ok = s.Next() {
 					_, _, _, _ = s.Key(), s.Value(), s.Seq(), s.Kind()
 				}
 			})
-			if allocs != 0 {
-				t.Fatalf("%v: %v allocs per scan", enc, allocs)
-			}
+			require.Zero(t, allocs, "%v: allocs per scan", enc)
+
 		}
 	}
 }

@@ -3,11 +3,11 @@ package blockenc_test
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"hash/crc32"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvenc/kvenc/blockenc"
@@ -44,9 +44,7 @@ func exercise(t *testing.T, block []byte) error {
 	t.Helper()
 	s, err := blockenc.NewSeeker(block)
 	if err != nil {
-		if !errors.Is(err, blockenc.ErrCorrupt) {
-			t.Fatalf("NewSeeker error %v does not wrap ErrCorrupt", err)
-		}
+		require.ErrorIs(t, err, blockenc.ErrCorrupt, "NewSeeker")
 		return err
 	}
 	var keys [][]byte
@@ -57,8 +55,8 @@ func exercise(t *testing.T, block []byte) error {
 		s.SeekGE(k)
 		s.Next()
 	}
-	if err := s.Err(); err != nil && !errors.Is(err, blockenc.ErrCorrupt) {
-		t.Fatalf("Err %v does not wrap ErrCorrupt", err)
+	if err := s.Err(); err != nil {
+		require.ErrorIs(t, err, blockenc.ErrCorrupt, "Err")
 	}
 	return s.Err()
 }
@@ -69,23 +67,19 @@ func TestCorruptBytes(t *testing.T) {
 	cells := smallCells()
 	for _, opts := range allOptions() {
 		block := encode(t, opts, cells)
-		if exercise(t, block) != nil {
-			t.Fatalf("%s: good block fails", optName(opts))
-		}
+		require.NoError(t, exercise(t, block), "%s: good block fails", optName(opts))
 		bad := bytes.Clone(block)
 		for i := range block {
 			for _, x := range []byte{0x01, 0x80, 0xff, 0x5a} {
 				bad[i] ^= x
-				if _, err := blockenc.NewSeeker(bad); !errors.Is(err, blockenc.ErrCorrupt) {
-					t.Fatalf("%s: byte %d ^ %#x: NewSeeker error %v", optName(opts), i, x, err)
-				}
+				_, err := blockenc.NewSeeker(bad)
+				require.ErrorIs(t, err, blockenc.ErrCorrupt, "%s: byte %d ^ %#x: NewSeeker", optName(opts), i, x)
 				bad[i] ^= x
 			}
 		}
 		for n := range len(block) {
-			if _, err := blockenc.NewSeeker(block[:n]); !errors.Is(err, blockenc.ErrCorrupt) {
-				t.Fatalf("%s: truncated to %d bytes: NewSeeker error %v", optName(opts), n, err)
-			}
+			_, err := blockenc.NewSeeker(block[:n])
+			require.ErrorIs(t, err, blockenc.ErrCorrupt, "%s: truncated to %d bytes: NewSeeker", optName(opts), n)
 		}
 	}
 }
@@ -119,9 +113,8 @@ func TestHostileBlocks(t *testing.T) {
 			exercise(t, tr)
 		}
 	}
-	if errs == 0 || oks == 0 {
-		t.Fatalf("hostile blocks: %d errors, %d accepted: expected both", errs, oks)
-	}
+	require.NotZero(t, errs, "hostile blocks: %d errors, %d accepted: expected both", errs, oks)
+	require.NotZero(t, oks, "hostile blocks: %d errors, %d accepted: expected both", errs, oks)
 }
 
 // checkConsistent checks a block Verify accepts: every seek agrees with a
@@ -160,8 +153,6 @@ func TestCorruptHeader(t *testing.T) {
 	} {
 		b := tc.mod(bytes.Clone(good))
 		fixCRC(b)
-		if err := blockenc.Verify(b); !errors.Is(err, blockenc.ErrCorrupt) {
-			t.Errorf("%s: Verify = %v", tc.name, err)
-		}
+		assert.ErrorIs(t, blockenc.Verify(b), blockenc.ErrCorrupt, "%s: Verify", tc.name)
 	}
 }

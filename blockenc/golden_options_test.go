@@ -1,7 +1,6 @@
 package blockenc_test
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -116,9 +115,7 @@ func TestGoldenOptions(t *testing.T) {
 		}},
 		{"none-lz4", blockenc.Options{Encoding: blockenc.None, Compression: blockenc.LZ4}, lz4Cells(), [2]int{}, func(t *testing.T, b []byte) {
 			raw := unhex(t, lz4Raw)
-			if !bytes.HasPrefix(b, unhex(t, `01 00 01 04 68`)) { // LZ4, 104 bytes of cells
-				t.Fatalf("header % x", b[:5])
-			}
+			require.Equal(t, unhex(t, `01 00 01 04 68`), b[:5], "header") // LZ4, 104 bytes of cells
 			checkLZ4(t, b[5:len(b)-4], raw, nil)
 		}},
 		{"none-lz4dict", blockenc.Options{Encoding: blockenc.None, Compression: blockenc.LZ4Dict}, lz4Cells(), [2]int{40, 40}, func(t *testing.T, b []byte) {
@@ -126,14 +123,12 @@ func TestGoldenOptions(t *testing.T) {
 			// 2 sub-blocks: 52 raw bytes each; the second starts at
 			// cell 2, key "user2".
 			hdr := unhex(t, `01 00 02 04 02 34`)
-			if !bytes.HasPrefix(b, hdr) || !bytes.Equal(b[7:16], unhex(t, `34 18 02 05 7573657232`)) {
-				t.Fatalf("header/index % x", b[:16])
-			}
+			require.Equal(t, hdr, b[:len(hdr)], "header")
+			require.Equal(t, unhex(t, `34 18 02 05 7573657232`), b[7:16], "index")
 			c0 := int(b[6])
 			data := b[16 : len(b)-4]
-			if len(data) != c0+0x18 {
-				t.Fatalf("%d bytes of data, index says %d", len(data), c0+0x18)
-			}
+			require.Len(t, data, c0+0x18, "bytes of data vs the index")
+
 			checkLZ4(t, data[:c0], raw[:52], nil)
 			checkLZ4(t, data[c0:], raw[52:], raw[:52])
 		}},

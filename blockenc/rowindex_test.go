@@ -3,7 +3,6 @@ package blockenc
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"hash/crc32"
 	"math/rand/v2"
 	"testing"
@@ -110,24 +109,26 @@ func TestNextFastAgreesWithGeneral(t *testing.T) {
 			block := encodeWith(t, e, cells)
 			var s Seeker
 			require.NoError(t, s.Init(block))
-			if !s.row.Fast {
-				t.Fatalf("%+v: block not read by the fast path", opts)
-			}
+			require.True(t, s.row.Fast, "%+v: block not read by the fast path", opts)
 			check := func(what string, block []byte) {
 				t.Helper()
 				got, gerr := collect(&s, block, false)
 				want, werr := collect(&s, block, true)
-				if (gerr == nil) != (werr == nil) || (gerr != nil && (!errors.Is(gerr, ErrCorrupt) || gerr.Error() != werr.Error())) {
-					t.Fatalf("%+v %d cells %s: fast path error %v, general path %v", opts, n, what, gerr, werr)
+				require.Equal(t, werr == nil, gerr == nil, "%+v %d cells %s: fast path error %v, general path %v", opts, n, what, gerr, werr)
+				if gerr != nil {
+					require.ErrorIs(t, gerr, ErrCorrupt, "%+v %d cells %s: fast path", opts, n, what)
+					require.EqualError(t, gerr, werr.Error(), "%+v %d cells %s: fast path error vs general path", opts, n, what)
 				}
-				if len(got) != len(want) {
-					t.Fatalf("%+v %d cells %s: fast path %d cells, general path %d", opts, n, what, len(got), len(want))
-				}
+				require.Len(t, got, len(want), "%+v %d cells %s: fast path cells vs general path", opts, n, what)
 				for i := range got {
+					// Cheap check per cell (many blocks of many cells); require only on failure.
 					if Compare(got[i], want[i]) != 0 || !bytes.Equal(got[i].Value, want[i].Value) || got[i].Kind != want[i].Kind {
-						t.Fatalf("%+v %d cells %s: cell %d: fast %+v, general %+v", opts, n, what, i, got[i], want[i])
+						require.Zero(t, Compare(got[i], want[i]), "%+v %d cells %s: cell %d: fast %+v, general %+v", opts, n, what, i, got[i], want[i])
+						require.Equal(t, string(want[i].Value), string(got[i].Value), "%+v %d cells %s: cell %d value", opts, n, what, i)
+						require.Equal(t, want[i].Kind, got[i].Kind, "%+v %d cells %s: cell %d kind", opts, n, what, i)
 					}
 				}
+
 			}
 			check("as encoded", block)
 			if len(block) > 2000 {
@@ -163,12 +164,12 @@ func TestNextFastShortRef(t *testing.T) {
 	b = b[:len(b):len(b)]                                                                    // no capacity to read past the block into
 	s := Seeker{row: rowblk.Reader{Reader: prefixkeys.Reader{KeyBuf: make([]byte, 0, 128)}}} // as grown by earlier blocks: the fast path needs room
 	require.NoError(t, s.Init(b))
-	if !s.row.Fast || len(s.row.Tail) != 3+26+11 {
-		t.Fatalf("fast %v, tail %d bytes: not the case under test", s.row.Fast, len(s.row.Tail))
-	}
+	require.True(t, s.row.Fast, "not the case under test: fast path")
+	require.Len(t, s.row.Tail, 3+26+11, "not the case under test: tail bytes")
 	_, ferr := collect(&s, b, false)
 	_, gerr := collect(&s, b, true)
-	if !errors.Is(ferr, ErrCorrupt) || gerr == nil || ferr.Error() != gerr.Error() {
-		t.Fatalf("fast path %v, general path %v: want the same ErrCorrupt", ferr, gerr)
-	}
+	require.ErrorIs(t, ferr, ErrCorrupt, "fast path")
+	require.Error(t, gerr, "general path")
+	require.EqualError(t, ferr, gerr.Error(), "fast path error vs general path: want the same ErrCorrupt")
+
 }
