@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvenc/kvenc/blockenc"
 )
 
@@ -85,7 +87,9 @@ func fuzzColumnarCells(data []byte) (opts blockenc.Options, cells []blockenc.Cel
 func TestFuzzColumnarSeeds(t *testing.T) {
 	opts, cells := fuzzColumnarCells(append([]byte{0x61, 0x01}, bytes.Repeat([]byte{0x05, 0x01, 0x02}, 100)...))
 	block := encodeAny(t, opts, cells)
-	if _, seqs, vals, err := blockenc.ColumnarForms(block); err != nil || seqs != 2 || vals != 1 {
-		t.Fatalf("forms seqs %d values %d (%v), want 2 and 1", seqs, vals, err)
-	}
+	_, seqs, vals, err := blockenc.ColumnarForms(block)
+	require.NoError(t, err, "ColumnarForms")
+	require.EqualValues(t, 2, seqs, "seqs form")
+	require.EqualValues(t, 1, vals, "values form")
+
 }

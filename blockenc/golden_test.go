@@ -8,7 +8,6 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -110,9 +109,7 @@ func TestGolden(t *testing.T) {
 			got := encode(t, docOptions(e), docCells())
 			want := unhex(t, docBytes[e])
 			want = binary.LittleEndian.AppendUint32(want, crc32.Checksum(want, crc32.MakeTable(crc32.Castagnoli)))
-			if !bytes.Equal(got, want) {
-				t.Fatalf("encoder and the worked example differ at offset %d:\n got %x\nwant %x", firstDiff(got, want), got, want)
-			}
+			require.Equal(t, want, got, "encoder and the worked example differ at offset %d", firstDiff(got, want))
 			s, err := blockenc.NewSeeker(got)
 			require.NoError(t, err)
 			checkAll(t, s, docCells())
@@ -151,13 +148,10 @@ func TestGoldenColumnarPacked(t *testing.T) {
 	// 0 0 10 01 011 = 75; the others 0 0 10 01 111 = 79, 1 0 00 00 010 =
 	// 258, 0 1 01 11 000 = 184.
 	ints, err := shapeshift.Decode(nil, unhex(t, column))
-	if err != nil || !slices.Equal(ints, []int64{75, 79, 258, 184}) {
-		t.Fatalf("column decodes to %v, %v", ints, err)
-	}
+	require.NoError(t, err, "column")
+	require.Equal(t, []int64{75, 79, 258, 184}, ints, "column decodes to")
 	got := encode(t, blockenc.Options{Encoding: blockenc.Columnar, RestartInterval: 2}, cells)
-	if !bytes.Equal(got, want) {
-		t.Fatalf("encoder and the worked example differ at offset %d:\n got %x\nwant %x", firstDiff(got, want), got, want)
-	}
+	require.Equal(t, want, got, "encoder and the worked example differ at offset %d", firstDiff(got, want))
 	s, err := blockenc.NewSeeker(got)
 	require.NoError(t, err)
 	checkAll(t, s, cells)
@@ -186,26 +180,22 @@ func TestGoldenColumnarLZ4Dict(t *testing.T) {
 		00 10 00 01 61 05  00 01 62 06  00 01 63 07  00 01 64 08
 		00000000 08000000
 		00 00 00 26`) // version 2 for the LZ4Dict flag; inline values, a 38-byte ends column
-	if !bytes.HasPrefix(got, head) {
-		t.Fatalf("header and sections % x, want % x", got[:len(head)], head)
-	}
+	require.Equal(t, head, got[:len(head)], "header and sections")
 	p := len(head)
 	ends, err := shapeshift.Decode(nil, got[p:p+0x26])
-	if err != nil || !slices.Equal(ends, []int64{16, 37, 57, 82}) {
-		t.Fatalf("ends column decodes to %v, %v", ends, err)
-	}
+	require.NoError(t, err, "ends column")
+	require.Equal(t, []int64{16, 37, 57, 82}, ends, "ends column decodes to")
 	p += 0x26
 	// 82 bytes in 6 sub-blocks: the dictionary (16), four of 16, one of 2.
-	if got[p] != 82 || got[p+1] != 6 {
-		t.Fatalf("area length %d, %d sub-blocks: want 82, 6", got[p], got[p+1])
-	}
+	require.Equal(t, byte(82), got[p], "area length")
+	require.Equal(t, byte(6), got[p+1], "sub-blocks")
 	p += 2
 	raws := []int{16, 16, 16, 16, 16, 2}
 	comps := make([]int, len(raws))
 	for j, r := range raws {
-		if int(got[p]) != r || got[p+1] == 0 || int(got[p+1]) > r {
-			t.Fatalf("sub-block %d: lengths %d %d, want raw %d", j, got[p], got[p+1], r)
-		}
+		require.Equal(t, r, int(got[p]), "sub-block %d: raw length", j)
+		require.NotZero(t, got[p+1], "sub-block %d: compressed length", j)
+		require.LessOrEqual(t, int(got[p+1]), r, "sub-block %d: compressed length vs raw", j)
 		comps[j] = int(got[p+1])
 		p += 2
 	}
@@ -214,9 +204,7 @@ func TestGoldenColumnarLZ4Dict(t *testing.T) {
 		src, want := got[p:p+comps[j]], area[lo:lo+r]
 		switch {
 		case comps[j] == r:
-			if !bytes.Equal(src, want) {
-				t.Fatalf("stored sub-block %d: %q, want %q", j, src, want)
-			}
+			require.Equal(t, string(want), string(src), "stored sub-block %d", j)
 		case j == 0:
 			checkLZ4(t, src, want, nil)
 		default:
@@ -224,9 +212,7 @@ func TestGoldenColumnarLZ4Dict(t *testing.T) {
 		}
 		p, lo = p+comps[j], lo+r
 	}
-	if p != len(got)-4 {
-		t.Fatalf("%d bytes after the sub-blocks", len(got)-4-p)
-	}
+	require.Equal(t, len(got)-4, p, "end of the sub-blocks")
 	s, err := blockenc.NewSeeker(got)
 	require.NoError(t, err)
 	checkAll(t, s, cells)
@@ -248,25 +234,20 @@ func TestGoldenColumnarDeltas(t *testing.T) {
 	}
 	got := encode(t, blockenc.Options{Encoding: blockenc.Columnar, RestartInterval: 16}, cells)
 	body := got[:len(got)-4]
-	if binary.LittleEndian.Uint32(got[len(body):]) != crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) {
-		t.Fatal("bad CRC-32C trailer")
-	}
+	require.Equal(t, crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)), binary.LittleEndian.Uint32(got[len(body):]), "CRC-32C trailer")
 	p := 0
 	u8 := func() int { p++; return int(body[p-1]) }
 	uv := func() int {
 		v, n := binary.Uvarint(body[p:])
-		if n <= 0 {
-			t.Fatalf("offset %d: bad uvarint", p)
-		}
+		require.Positive(t, n, "offset %d: bad uvarint", p)
 		p += n
 		return int(v)
 	}
 	column := func() []int64 {
 		n := uv()
 		v, err := shapeshift.Decode(nil, body[p:p+n])
-		if err != nil || len(v) != len(cells) {
-			t.Fatalf("offset %d: column of %d values, %v", p, len(v), err)
-		}
+		require.NoError(t, err, "offset %d: column", p)
+		require.Len(t, v, len(cells), "offset %d: column values", p)
 		p += n
 		return v
 	}
@@ -282,15 +263,12 @@ func TestGoldenColumnarDeltas(t *testing.T) {
 		}
 		return out
 	}
-	if v, e, fl := u8(), u8(), u8(); v != 2 || e != 5 || fl != 0 {
-		t.Fatalf("header %d %d %d, want version 2, Columnar, no flags", v, e, fl)
-	}
-	if n, iv := uv(), uv(); n != len(cells) || iv != 16 {
-		t.Fatalf("count %d interval %d", n, iv)
-	}
-	if m := u8(); m != 1 {
-		t.Fatalf("keys mode %d, want 1 (fixed)", m)
-	}
+	v, e, fl := u8(), u8(), u8()
+	require.Equal(t, []int{2, 5, 0}, []int{v, e, fl}, "header: want version 2, Columnar, no flags")
+	n, iv := uv(), uv()
+	require.Equal(t, len(cells), n, "count")
+	require.Equal(t, 16, iv, "interval")
+	require.Equal(t, 1, u8(), "keys mode, want 1 (fixed)")
 	L := uv()
 	tmpl := body[p : p+L]
 	p += L
@@ -303,32 +281,20 @@ func TestGoldenColumnarDeltas(t *testing.T) {
 		for j := len(pos) - 1; j >= 0; j-- {
 			k[pos[j]], x = byte(x), x>>8
 		}
-		if !bytes.Equal(k, cells[i].Key) {
-			t.Fatalf("key %d: %x, want %x", i, k, cells[i].Key)
-		}
+		require.Equal(t, string(cells[i].Key), string(k), "key %d", i)
 	}
-	if m := u8(); m != 2 {
-		t.Fatalf("seqs mode %d, want 2 (deltas)", m)
-	}
+	require.Equal(t, 2, u8(), "seqs mode, want 2 (deltas)")
 	for i, s := range unzig(column()) {
-		if s != cells[i].Seq {
-			t.Fatalf("seq %d: %d, want %d", i, s, cells[i].Seq)
-		}
+		require.Equal(t, cells[i].Seq, s, "seq %d", i)
 	}
-	if m := u8(); m != 0 {
-		t.Fatalf("kinds mode %d, want 0 (all Put)", m)
-	}
-	if m, w := u8(), u8(); m != 1 || w != 0x88 {
-		t.Fatalf("values mode %d width byte %#x, want 1 and 0x88 (8 bytes, deltas)", m, w)
-	}
+	require.Equal(t, 0, u8(), "kinds mode, want 0 (all Put)")
+	m, w := u8(), u8()
+	require.Equal(t, []int{1, 0x88}, []int{m, w}, "values mode and width byte, want 1 and 0x88 (8 bytes, deltas)")
 	for i, v := range unzig(column()) {
-		if v != binary.BigEndian.Uint64(cells[i].Value) {
-			t.Fatalf("value %d: %d, want %x", i, v, cells[i].Value)
-		}
+		require.Equal(t, binary.BigEndian.Uint64(cells[i].Value), v, "value %d", i)
 	}
-	if p != len(body) {
-		t.Fatalf("%d bytes after the values", len(body)-p)
-	}
+	require.Equal(t, len(body), p, "end of the values")
+
 	s, err := blockenc.NewSeeker(got)
 	require.NoError(t, err)
 	checkAll(t, s, cells)

@@ -3,10 +3,10 @@ package blockenc_test
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvenc/kvenc/blockenc"
@@ -49,25 +49,21 @@ func TestOptionsCorruptBytes(t *testing.T) {
 		flags := blockenc.Flags(block)
 		if opts.Compression != blockenc.NoCompression && flags&(blockenc.FlagLZ4|blockenc.FlagLZ4Dict) == 0 ||
 			opts.IntValues && opts.Compression == blockenc.NoCompression && flags&blockenc.FlagIntValues == 0 {
-			t.Fatalf("%s: feature not used (flags %#x): the test would miss it", comboName(opts), flags)
+			require.Failf(t, "feature not used", "%s: flags %#x: the test would miss it", comboName(opts), flags)
 		}
-		if exercise(t, block) != nil {
-			t.Fatalf("%s: good block fails", comboName(opts))
-		}
+		require.NoError(t, exercise(t, block), "%s: good block fails", comboName(opts))
 		bad := bytes.Clone(block)
 		for i := range block {
 			for _, x := range []byte{0x01, 0x80, 0xff} {
 				bad[i] ^= x
-				if _, err := blockenc.NewSeeker(bad); !errors.Is(err, blockenc.ErrCorrupt) {
-					t.Fatalf("%s: byte %d ^ %#x: NewSeeker error %v", comboName(opts), i, x, err)
-				}
+				_, err := blockenc.NewSeeker(bad)
+				require.ErrorIs(t, err, blockenc.ErrCorrupt, "%s: byte %d ^ %#x: NewSeeker", comboName(opts), i, x)
 				bad[i] ^= x
 			}
 		}
 		for n := range len(block) {
-			if _, err := blockenc.NewSeeker(block[:n]); !errors.Is(err, blockenc.ErrCorrupt) {
-				t.Fatalf("%s: truncated to %d bytes: NewSeeker error %v", comboName(opts), n, err)
-			}
+			_, err := blockenc.NewSeeker(block[:n])
+			require.ErrorIs(t, err, blockenc.ErrCorrupt, "%s: truncated to %d bytes: NewSeeker", comboName(opts), n)
 		}
 		// Hostile: changed and checksum fixed up. Prefix and Diff share
 		// their value and sub-block paths with RowIndex and FastDiff: left
@@ -96,9 +92,8 @@ func TestOptionsCorruptBytes(t *testing.T) {
 			}
 		}
 	}
-	if errs == 0 || oks == 0 {
-		t.Fatalf("hostile blocks: %d errors, %d accepted: expected both", errs, oks)
-	}
+	require.NotZero(t, errs, "hostile blocks: %d errors, %d accepted: expected both", errs, oks)
+	require.NotZero(t, oks, "hostile blocks: %d errors, %d accepted: expected both", errs, oks)
 }
 
 // TestOptionsCorruptHeader: specific faults in the feature sections.
@@ -129,14 +124,11 @@ func TestOptionsCorruptHeader(t *testing.T) {
 	} {
 		cells := smallOptionCells(tc.opts.IntValues)
 		good := encodeAny(t, tc.opts, cells)
-		if err := blockenc.Verify(good); err != nil {
-			t.Fatalf("%s: good block: %v", tc.name, err)
-		}
+		require.NoError(t, blockenc.Verify(good), "%s: good block", tc.name)
 		b := tc.mod(bytes.Clone(good))
 		fixCRC(b)
-		if err := blockenc.Verify(b); !errors.Is(err, blockenc.ErrCorrupt) {
-			t.Errorf("%s: Verify = %v (block %x)", tc.name, err, b)
-		}
+		assert.ErrorIs(t, blockenc.Verify(b), blockenc.ErrCorrupt, "%s: Verify (block %x)", tc.name, b)
+
 	}
 }
 
