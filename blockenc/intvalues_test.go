@@ -3,11 +3,10 @@ package blockenc
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
@@ -61,26 +60,19 @@ func TestSeqColumn(t *testing.T) {
 		for _, c := range []Compression{NoCompression, LZ4, LZ4Dict} {
 			opts := Options{Encoding: enc, Compression: c, IntValues: true}
 			b := encodeCells(t, opts, cells)
-			if b[2]&(frame.FlagIntValues|frame.FlagSeqColumn) != frame.FlagIntValues|frame.FlagSeqColumn {
-				t.Errorf("%v %v: flags %#x, want value and seq columns", enc, c, b[2])
-			}
-			if err := Verify(b); err != nil {
-				t.Fatalf("%v %v: %v", enc, c, err)
-			}
+			assert.Equal(t, byte(frame.FlagIntValues|frame.FlagSeqColumn), b[2]&(frame.FlagIntValues|frame.FlagSeqColumn), "%v %v: flags %#x, want value and seq columns", enc, c, b[2])
+			require.NoError(t, Verify(b), "%v %v", enc, c)
 			var s Seeker
 			require.NoError(t, s.Init(b))
 			for i := 0; s.Next(); i++ {
-				if got := s.Cell(); Compare(*got, cells[i]) != 0 || !bytes.Equal(got.Value, cells[i].Value) {
-					t.Fatalf("%v %v: Next cell %d: %+v, want %+v", enc, c, i, got, cells[i])
-				}
+				got := s.Cell()
+				require.Zero(t, Compare(*got, cells[i]), "%v %v: Next cell %d: %+v, want %+v", enc, c, i, got, cells[i])
+				require.Equal(t, string(cells[i].Value), string(got.Value), "%v %v: Next cell %d value", enc, c, i)
 			}
-			if s.Err() != nil {
-				t.Fatal(s.Err())
-			}
+			require.NoError(t, s.Err())
 			for _, i := range []int{0, 1, 99, 100, 250, 499} {
-				if !s.SeekGE(cells[i].Key) || s.Seq() != cells[i].Seq {
-					t.Fatalf("%v %v: SeekGE cell %d: seq %d, want %d (err %v)", enc, c, i, s.Seq(), cells[i].Seq, s.Err())
-				}
+				require.True(t, s.SeekGE(cells[i].Key), "%v %v: SeekGE cell %d (err %v)", enc, c, i, s.Err())
+				require.Equal(t, cells[i].Seq, s.Seq(), "%v %v: SeekGE cell %d: seq", enc, c, i)
 			}
 		}
 	}
@@ -91,9 +83,7 @@ func TestSeqColumn(t *testing.T) {
 func TestSeqColumnCorrupt(t *testing.T) {
 	cells := seriesCells(3, 40)
 	good := encodeCells(t, Options{Encoding: FastDiff, IntValues: true}, cells)
-	if good[2] != frame.FlagIntValues|frame.FlagSeqColumn {
-		t.Fatalf("flags %#x", good[2])
-	}
+	require.Equal(t, byte(frame.FlagIntValues|frame.FlagSeqColumn), good[2], "flags")
 	// The sections: header is 4 bytes (count 120 is one byte); values
 	// section, then the seq section.
 	vlen, q := frame.ReadLen(good, 5)
@@ -112,9 +102,8 @@ func TestSeqColumnCorrupt(t *testing.T) {
 	for i, c := range cells {
 		seqs[i] = int64(c.Seq)
 	}
-	if _, err := NewSeeker(withSeqs(seqs, 0)); err != nil {
-		t.Fatalf("rebuilt block: %v", err)
-	}
+	_, err := NewSeeker(withSeqs(seqs, 0))
+	require.NoError(t, err, "rebuilt block")
 	negative := append([]int64{}, seqs...)
 	negative[7] = -1
 	flip := func(i int, x byte) []byte {
@@ -142,8 +131,8 @@ func TestSeqColumnCorrupt(t *testing.T) {
 		{"unknown flag", "unsupported flags", flip(2, 0x20)},
 	} {
 		_, err := NewSeeker(tc.block)
-		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want ErrCorrupt with %q", tc.name, err, tc.want)
+		if assert.ErrorIs(t, err, ErrCorrupt, tc.name) {
+			assert.ErrorContains(t, err, tc.want, tc.name)
 		}
 	}
 	// A seq in the cells (cell 1's): Init does not look, a scan and Verify
@@ -199,32 +188,31 @@ func TestSeqColumnFastPath(t *testing.T) {
 		{Encoding: RowIndex, IntValues: true, RestartInterval: 5},
 	} {
 		block := encodeCells(t, opts, cells)
-		if block[2]&frame.FlagSeqColumn == 0 {
-			t.Fatalf("%+v: flags %#x: no seq column", opts, block[2])
-		}
+		require.NotZero(t, block[2]&frame.FlagSeqColumn, "%+v: flags %#x: no seq column", opts, block[2])
 		var s Seeker
 		check := func(what string, b []byte) {
 			t.Helper()
 			got, gerr := collect(&s, b, false)
 			want, werr := collect(&s, b, true)
-			if (gerr == nil) != (werr == nil) || (gerr != nil && (!errors.Is(gerr, ErrCorrupt) || gerr.Error() != werr.Error())) {
-				t.Fatalf("%+v %s: fast path error %v, general path %v", opts, what, gerr, werr)
+			require.Equal(t, werr == nil, gerr == nil, "%+v %s: fast path error %v, general path %v", opts, what, gerr, werr)
+			if gerr != nil {
+				require.ErrorIs(t, gerr, ErrCorrupt, "%+v %s: fast path", opts, what)
+				require.EqualError(t, gerr, werr.Error(), "%+v %s: fast path error vs general path", opts, what)
 			}
-			if len(got) != len(want) {
-				t.Fatalf("%+v %s: fast path %d cells, general path %d", opts, what, len(got), len(want))
-			}
+			require.Len(t, got, len(want), "%+v %s: fast path cells vs general path", opts, what)
 			for i := range got {
+				// Cheap check per cell; require only on failure.
 				if Compare(got[i], want[i]) != 0 || !bytes.Equal(got[i].Value, want[i].Value) {
-					t.Fatalf("%+v %s: cell %d: fast %+v, general %+v", opts, what, i, got[i], want[i])
+					require.Zero(t, Compare(got[i], want[i]), "%+v %s: cell %d: fast %+v, general %+v", opts, what, i, got[i], want[i])
+					require.Equal(t, string(want[i].Value), string(got[i].Value), "%+v %s: cell %d value", opts, what, i)
 				}
 			}
 		}
 		check("as encoded", block)
 		got, _ := collect(&s, block, false)
 		for i := range cells {
-			if Compare(got[i], cells[i]) != 0 {
-				t.Fatalf("%+v: cell %d: %+v, want %+v", opts, i, got[i], cells[i])
-			}
+			require.Zero(t, Compare(got[i], cells[i]), "%+v: cell %d: %+v, want %+v", opts, i, got[i], cells[i])
+
 		}
 		bad := bytes.Clone(block)
 		for i := range len(bad) - frame.TrailerLen {

@@ -3,12 +3,12 @@ package blockenc_test
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvenc/kvenc/blockenc"
@@ -99,9 +99,7 @@ func intCells(rng *rand.Rand, n, w int) []blockenc.Cell {
 // every kind of seek, First after seeks.
 func conform(t *testing.T, s *blockenc.Seeker, rng *rand.Rand, block []byte, cells []blockenc.Cell) {
 	t.Helper()
-	if err := blockenc.Verify(block); err != nil {
-		t.Fatalf("Verify: %v", err)
-	}
+	require.NoError(t, blockenc.Verify(block), "Verify")
 	require.NoError(t, s.Init(block))
 	checkAll(t, s, cells)
 	targets := seekTargets(cells)
@@ -155,8 +153,9 @@ func TestOptionsConformance(t *testing.T) {
 				}
 				block, err := e.Finish()
 				require.NoError(t, err)
-				if size := e.Size(); size < len(block) || (!hasOptions(opts) && size != len(block) && opts.Encoding != blockenc.Columnar) {
-					t.Fatalf("Size %d, block %d bytes", size, len(block))
+				require.GreaterOrEqual(t, e.Size(), len(block), "Size vs block bytes")
+				if !hasOptions(opts) && opts.Encoding != blockenc.Columnar {
+					require.Equal(t, len(block), e.Size(), "Size vs block bytes")
 				}
 				conform(t, &s, rng, block, set.cells)
 				if opts.Encoding == blockenc.Columnar {
@@ -165,29 +164,26 @@ func TestOptionsConformance(t *testing.T) {
 				flags := blockenc.Flags(block)
 				if !hasOptions(opts) {
 					plain[optName(opts)] = len(block)
-					if flags != 0 {
-						t.Fatalf("flags %#x without features", flags)
-					}
+					require.Zero(t, flags, "flags without features")
 					return
 				}
-				if len(block) > plain[optName(opts)] && opts.Compression != blockenc.LZ4Dict && !opts.DedupeValues {
-					t.Fatalf("%d bytes, %d without features", len(block), plain[optName(opts)])
+				if opts.Compression != blockenc.LZ4Dict && !opts.DedupeValues {
+					require.LessOrEqual(t, len(block), plain[optName(opts)], "bytes vs without features")
 				}
 				// Random values do not compress, 1-byte values gain nothing
 				// from a column: there the features may rightly stay off.
 				big := len(set.cells) > 100 && set.name != "random"
 				want := func(what string, bit byte, ok bool) {
-					if ok && flags&bit == 0 {
-						t.Errorf("%s not used: flags %#x", what, flags)
+					if ok {
+						assert.NotZero(t, flags&bit, "%s not used: flags %#x", what, flags)
 					}
 				}
 				want("LZ4", blockenc.FlagLZ4, big && opts.Compression == blockenc.LZ4)
 				want("LZ4Dict", blockenc.FlagLZ4Dict, big && opts.Compression == blockenc.LZ4Dict)
 				want("int values", blockenc.FlagIntValues, big && opts.IntValues && set.name != "ints1" && set.name[:3] == "int")
 				want("dedupe", blockenc.FlagValueDedup, opts.DedupeValues && flags&blockenc.FlagIntValues == 0)
-				if set.name == "pool" && opts.DedupeValues && opts.Compression == blockenc.NoCompression &&
-					len(block) >= plain[optName(opts)]*9/10 {
-					t.Errorf("dedupe: %d bytes, %d without", len(block), plain[optName(opts)])
+				if set.name == "pool" && opts.DedupeValues && opts.Compression == blockenc.NoCompression {
+					assert.Less(t, len(block), plain[optName(opts)]*9/10, "dedupe: bytes vs 9/10 of %d without", plain[optName(opts)])
 				}
 			})
 		}
@@ -204,9 +200,7 @@ func TestOptionsDefaultSizes(t *testing.T) {
 		for _, dedupe := range []bool{false, true} {
 			opts := blockenc.Options{Encoding: enc, Compression: blockenc.LZ4Dict, DedupeValues: dedupe}
 			block := encodeAny(t, opts, cells)
-			if blockenc.Flags(block)&blockenc.FlagLZ4Dict == 0 {
-				t.Fatalf("%s: not LZ4Dict", comboName(opts))
-			}
+			require.NotZero(t, blockenc.Flags(block)&blockenc.FlagLZ4Dict, "%s: not LZ4Dict", comboName(opts))
 			conform(t, &s, rng, block, cells)
 		}
 	}
@@ -230,19 +224,17 @@ func TestOptionsReuse(t *testing.T) {
 					clear(c.Key) // the encoder copied what it needs
 					clear(c.Value)
 					if j == len(cells)/2 {
-						if _, err := e.Finish(); err != nil {
-							t.Fatal(err)
-						}
+						_, err := e.Finish()
+						require.NoError(t, err)
 					}
 				}
 				blk, err := e.Finish()
 				require.NoError(t, err)
-				if round == 1 && !bytes.Equal(blk, blocks[i]) {
-					t.Fatalf("%s: re-encoding after Reset differs at offset %d", comboName(opts), firstDiff(blk, blocks[i]))
+				if round == 1 {
+					require.Equal(t, blocks[i], blk, "%s: re-encoding after Reset differs at offset %d", comboName(opts), firstDiff(blk, blocks[i]))
 				}
-				if want := encodeAny(t, opts, cells); !bytes.Equal(blk, want) {
-					t.Fatalf("%s: Finish in the middle changed the block at offset %d", comboName(opts), firstDiff(blk, want))
-				}
+				want := encodeAny(t, opts, cells)
+				require.Equal(t, want, blk, "%s: Finish in the middle changed the block at offset %d", comboName(opts), firstDiff(blk, want))
 				blocks[i] = blk
 				s, err := blockenc.NewSeeker(blk)
 				require.NoError(t, err)
@@ -279,9 +271,7 @@ func TestOptionsZeroAllocs(t *testing.T) {
 					sink += len(s.Key()) + len(s.Value())
 				}
 			})
-			if allocs != 0 {
-				t.Errorf("%s: %v allocs per SeekGE+Next+Cell", comboName(opts), allocs)
-			}
+			assert.Zero(t, allocs, "%s: allocs per SeekGE+Next+Cell", comboName(opts))
 			_ = sink
 		}
 	}
@@ -290,15 +280,14 @@ func TestOptionsZeroAllocs(t *testing.T) {
 // TestOptionsErrors: an unknown compression is reported.
 func TestOptionsErrors(t *testing.T) {
 	e := blockenc.NewEncoder(blockenc.Options{Compression: 3})
-	if err := e.Add(blockenc.Cell{Key: []byte("a")}); !errors.Is(err, blockenc.ErrInvalidOptions) {
-		t.Errorf("Add with compression 3: %v", err)
-	}
+	assert.ErrorIs(t, e.Add(blockenc.Cell{Key: []byte("a")}), blockenc.ErrInvalidOptions, "Add with compression 3")
 	for i, c := range blockenc.Compressions() {
-		if int(c) != i || !c.IsValid() || c.String() != []string{"none", "lz4", "lz4dict"}[i] {
-			t.Errorf("compression %d: %v", i, c)
-		}
+		assert.Equal(t, i, int(c), "compression %d", i)
+		assert.True(t, c.IsValid(), "compression %d", i)
+		assert.Equal(t, []string{"none", "lz4", "lz4dict"}[i], c.String(), "compression %d", i)
 	}
-	if c := blockenc.Compression(3); c.IsValid() || c.String() != "Compression(3)" {
-		t.Errorf("Compression(3): %v", c)
-	}
+	c := blockenc.Compression(3)
+	assert.False(t, c.IsValid(), "Compression(3)")
+	assert.Equal(t, "Compression(3)", c.String())
+
 }
