@@ -3,12 +3,12 @@ package blockenc_test
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvenc/kvenc/blockenc"
@@ -84,8 +84,9 @@ func TestColumnarForms(t *testing.T) {
 				block := encodeAny(t, opts, set.cells)
 				k, sq, v, err := blockenc.ColumnarForms(block)
 				// With LZ4 on the value area another value form may win.
-				if err != nil || (comp == blockenc.NoCompression && [3]byte{k, sq, v} != set.want) {
-					t.Fatalf("forms keys %d seqs %d values %d (%v), want %v", k, sq, v, err, set.want)
+				require.NoError(t, err, "ColumnarForms")
+				if comp == blockenc.NoCompression {
+					require.Equal(t, set.want, [3]byte{k, sq, v}, "forms keys, seqs, values")
 				}
 				conform(t, &s, rng, block, set.cells)
 				checkColumnarAllocs(t, block, set.cells)
@@ -106,16 +107,14 @@ func checkFlips(t *testing.T, block []byte, xs ...byte) {
 	for i := range block {
 		for _, x := range xs {
 			bad[i] ^= x
-			if _, err := blockenc.NewSeeker(bad); !errors.Is(err, blockenc.ErrCorrupt) {
-				t.Fatalf("byte %d ^ %#x: NewSeeker error %v", i, x, err)
-			}
+			_, err := blockenc.NewSeeker(bad)
+			require.ErrorIs(t, err, blockenc.ErrCorrupt, "byte %d ^ %#x: NewSeeker", i, x)
 			bad[i] ^= x
 		}
 	}
 	for n := range len(block) {
-		if _, err := blockenc.NewSeeker(block[:n]); !errors.Is(err, blockenc.ErrCorrupt) {
-			t.Fatalf("truncated to %d bytes: NewSeeker error %v", n, err)
-		}
+		_, err := blockenc.NewSeeker(block[:n])
+		require.ErrorIs(t, err, blockenc.ErrCorrupt, "truncated to %d bytes: NewSeeker", n)
 	}
 }
 
@@ -145,26 +144,24 @@ func checkColumnarAllocs(t *testing.T, block []byte, cells []blockenc.Cell) {
 	s, err := blockenc.NewSeeker(block)
 	require.NoError(t, err)
 	i, sink := 0, 0
-	if a := testing.AllocsPerRun(100, func() {
+	a := testing.AllocsPerRun(100, func() {
 		s.SeekGE(cells[i%len(cells)].Key)
 		i += 7
 		for range 3 {
 			s.Next()
 			sink += len(s.Value())
 		}
-	}); a != 0 {
-		t.Errorf("%v allocs per SeekGE+Next+Cell", a)
-	}
-	if a := testing.AllocsPerRun(20, func() {
-		if s.Init(block) != nil {
+	})
+	assert.Zero(t, a, "allocs per SeekGE+Next+Cell")
+	a = testing.AllocsPerRun(20, func() {
+		if s.Init(block) != nil { // plain check: inside the measured function
 			t.Fatal("Init failed")
 		}
 		for ok := s.First(); ok; ok = s.Next() {
 			sink += len(s.Cell().Key)
 		}
-	}); a != 0 {
-		t.Errorf("%v allocs per Init and scan", a)
-	}
+	})
+	assert.Zero(t, a, "allocs per Init and scan")
 }
 
 // TestColumnarEmptyFirstValue: an empty value then values of one width is
@@ -187,25 +184,21 @@ func TestColumnarVersion(t *testing.T) {
 	for _, set := range colSets() {
 		block := encodeAny(t, opts, set.cells)
 		v2 := set.want[0] == 2 || set.want[1] == 2 || set.want[2] == 3
-		if want := map[bool]byte{false: 1, true: 2}[v2]; block[0] != want {
-			t.Errorf("%s: version %d, want %d", set.name, block[0], want)
-		}
+		assert.Equal(t, map[bool]byte{false: 1, true: 2}[v2], block[0], "%s: version", set.name)
 		if !v2 {
 			continue
 		}
 		old := bytes.Clone(block)
 		old[0] = 1
 		fixCRC(old)
-		if _, err := blockenc.NewSeeker(old); !errors.Is(err, blockenc.ErrCorrupt) {
-			t.Errorf("%s as version 1: %v, want ErrCorrupt", set.name, err)
-		}
+		_, err := blockenc.NewSeeker(old)
+		assert.ErrorIs(t, err, blockenc.ErrCorrupt, "%s as version 1", set.name)
 	}
 	row := encodeAny(t, blockenc.Options{Encoding: blockenc.RowIndex}, colSets()[0].cells)
 	row[0] = 2
 	fixCRC(row)
-	if _, err := blockenc.NewSeeker(row); !errors.Is(err, blockenc.ErrCorrupt) {
-		t.Errorf("RowIndex block as version 2: %v, want ErrCorrupt", err)
-	}
+	_, err := blockenc.NewSeeker(row)
+	assert.ErrorIs(t, err, blockenc.ErrCorrupt, "RowIndex block as version 2")
 }
 
 // TestColumnarLZ4Dict: an LZ4Dict value area (version 2, flag bit 1) with
@@ -241,12 +234,11 @@ func TestColumnarLZ4Dict(t *testing.T) {
 		t.Run(set.name, func(t *testing.T) {
 			block := encodeAny(t, opts, set.cells)
 			k, _, v, err := blockenc.ColumnarForms(block)
-			if (set.name == "prefix-keys") != (k == 0) {
-				t.Fatalf("keys form %d", k)
-			}
-			if err != nil || v != set.values || block[0] != 2 || blockenc.Flags(block) != blockenc.FlagLZ4Dict {
-				t.Fatalf("values form %d (%v), version %d, flags %#x: want form %d, version 2, LZ4Dict", v, err, block[0], blockenc.Flags(block), set.values)
-			}
+			require.Equal(t, set.name == "prefix-keys", k == 0, "keys form %d", k)
+			require.NoError(t, err, "ColumnarForms")
+			require.Equal(t, set.values, v, "values form")
+			require.Equal(t, byte(2), block[0], "version")
+			require.Equal(t, byte(blockenc.FlagLZ4Dict), blockenc.Flags(block), "flags")
 			var s blockenc.Seeker
 			conform(t, &s, rng, block, set.cells)
 			checkColumnarAllocs(t, block, set.cells)
@@ -255,12 +247,12 @@ func TestColumnarLZ4Dict(t *testing.T) {
 			// sub-blocks of that value, not the area.
 			require.NoError(t, s.Init(block))
 			c := set.cells[len(set.cells)*3/4]
-			if !s.SeekGE(c.Key) || !bytes.Equal(s.Cell().Value, c.Value) {
-				t.Fatalf("SeekGE %q: %q, want %q", c.Key, s.Cell().Value, c.Value)
-			}
+			require.True(t, s.SeekGE(c.Key), "SeekGE %q", c.Key)
+			require.Equal(t, string(c.Value), string(s.Cell().Value), "SeekGE %q: value", c.Key)
 			loaded, total := blockenc.ColumnarSubsLoaded(&s)
-			if set.values == 0 && (loaded > 3 || total < 20) {
-				t.Errorf("SeekGE loaded %d of %d sub-blocks, want the dictionary and at most 2", loaded, total)
+			if set.values == 0 {
+				assert.LessOrEqual(t, loaded, 3, "SeekGE loaded %d of %d sub-blocks, want the dictionary and at most 2", loaded, total)
+				assert.GreaterOrEqual(t, total, 20, "SeekGE loaded %d of %d sub-blocks, want the dictionary and at most 2", loaded, total)
 			}
 			checkFlips(t, block, 0x41)
 			// Every byte of the sections and index, then sparser through
@@ -270,9 +262,8 @@ func TestColumnarLZ4Dict(t *testing.T) {
 			bad := bytes.Clone(block)
 			bad[0] = 1
 			fixCRC(bad)
-			if _, err := blockenc.NewSeeker(bad); !errors.Is(err, blockenc.ErrCorrupt) {
-				t.Errorf("as version 1: %v, want ErrCorrupt", err)
-			}
+			_, err = blockenc.NewSeeker(bad)
+			assert.ErrorIs(t, err, blockenc.ErrCorrupt, "as version 1")
 		})
 	}
 }
@@ -301,16 +292,13 @@ func TestCompressionLevel(t *testing.T) {
 				conform(t, &s, rng, block, cells)
 				sizes[level] = len(block)
 			}
-			if sizes[9] >= sizes[0] || sizes[10] > sizes[0] {
-				t.Errorf("%v+%v: block sizes by level %v: levels 9 and 10 not smaller than 0", enc, comp, sizes)
-			}
+			assert.Less(t, sizes[9], sizes[0], "%v+%v: block sizes by level %v: level 9 not smaller than 0", enc, comp, sizes)
+			assert.LessOrEqual(t, sizes[10], sizes[0], "%v+%v: block sizes by level %v: level 10 larger than 0", enc, comp, sizes)
 		}
 	}
 	for _, level := range []int{-1, blockenc.MaxCompressionLevel + 1} {
 		e := blockenc.NewEncoder(blockenc.Options{Encoding: blockenc.RowIndex, Compression: blockenc.LZ4, CompressionLevel: level})
-		if err := e.Add(cells[0]); !errors.Is(err, blockenc.ErrInvalidOptions) {
-			t.Errorf("level %d: Add error %v, want ErrInvalidOptions", level, err)
-		}
+		assert.ErrorIs(t, e.Add(cells[0]), blockenc.ErrInvalidOptions, "level %d: Add", level)
 	}
 }
 
@@ -332,13 +320,9 @@ func TestColumnarDense(t *testing.T) {
 		}
 		block, err := e.Finish()
 		require.NoError(t, err)
-		if len(cells) < 20*len(block) {
-			t.Fatalf("versions %v: %d cells in %d bytes: not a dense block", versions, len(cells), len(block))
-		}
+		require.GreaterOrEqual(t, len(cells), 20*len(block), "versions %v: %d cells in %d bytes: not a dense block", versions, len(cells), len(block))
 		s, err := blockenc.NewSeeker(block)
-		if err != nil {
-			t.Fatalf("versions %v: %d cells in %d bytes: %v", versions, len(cells), len(block), err)
-		}
+		require.NoError(t, err, "versions %v: %d cells in %d bytes", versions, len(cells), len(block))
 		checkAll(t, s, cells)
 	}
 }
@@ -356,9 +340,7 @@ func TestColumnarLZ4DictSeekBack(t *testing.T) {
 		cells = append(cells, blockenc.Cell{Key: binary.BigEndian.AppendUint32(nil, uint32(i*5)), Value: v, Seq: 7, Kind: blockenc.KindPut})
 	}
 	block := encodeAny(t, blockenc.Options{Encoding: blockenc.Columnar, Compression: blockenc.LZ4Dict}, cells)
-	if blockenc.Flags(block) != blockenc.FlagLZ4Dict {
-		t.Fatalf("flags %#x: not an LZ4Dict area", blockenc.Flags(block))
-	}
+	require.Equal(t, byte(blockenc.FlagLZ4Dict), blockenc.Flags(block), "not an LZ4Dict area")
 	s, err := blockenc.NewSeeker(block)
 	require.NoError(t, err)
 	for round := range 40 {
@@ -366,13 +348,12 @@ func TestColumnarLZ4DictSeekBack(t *testing.T) {
 		if round%4 == 0 {
 			from = len(cells) - 1 - round // late, then back early
 		}
-		if !s.SeekGE(cells[from].Key) {
-			t.Fatalf("round %d: SeekGE cell %d failed: %v", round, from, s.Err())
-		}
+		require.True(t, s.SeekGE(cells[from].Key), "round %d: SeekGE cell %d failed: %v", round, from, s.Err())
 		for i := from; ; i++ {
-			if c := s.Cell(); !bytes.Equal(c.Key, cells[i].Key) || !bytes.Equal(c.Value, cells[i].Value) {
-				t.Fatalf("round %d: cell %d after SeekGE %d: %q %q, want %q %q", round, i, from, c.Key, c.Value, cells[i].Key, cells[i].Value)
-			}
+			c := s.Cell()
+			require.Equal(t, string(cells[i].Key), string(c.Key), "round %d: cell %d after SeekGE %d: key", round, i, from)
+			require.Equal(t, string(cells[i].Value), string(c.Value), "round %d: cell %d after SeekGE %d: value", round, i, from)
+
 			if i-from > 60 || !s.Next() {
 				break
 			}

@@ -2,13 +2,13 @@ package blockenc_test
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sort"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvenc/kvenc/blockenc"
@@ -236,9 +236,7 @@ func TestConformance(t *testing.T) {
 		for _, opts := range allOptions() {
 			t.Run("cells="+name+"/"+optName(opts), func(t *testing.T) {
 				block := encode(t, opts, cells)
-				if err := blockenc.Verify(block); err != nil {
-					t.Fatalf("Verify: %v", err)
-				}
+				require.NoError(t, blockenc.Verify(block), "Verify")
 				s, err := blockenc.NewSeeker(block)
 				require.NoError(t, err)
 				checkAll(t, s, cells)
@@ -277,8 +275,8 @@ func TestReuse(t *testing.T) {
 				}
 				blk, err := e.Finish()
 				require.NoError(t, err)
-				if round == 1 && !bytes.Equal(blk, blocks[i]) {
-					t.Fatalf("%s: re-encoding after Reset differs at offset %d", optName(opts), firstDiff(blk, blocks[i]))
+				if round == 1 {
+					require.Equal(t, blocks[i], blk, "%s: re-encoding after Reset differs at offset %d", optName(opts), firstDiff(blk, blocks[i]))
 				}
 				blocks[i] = blk
 				require.NoError(t, s.Init(blk))
@@ -288,12 +286,11 @@ func TestReuse(t *testing.T) {
 		}
 	}
 	// Init over a bad block leaves a seeker that reports it, then recovers.
-	if err := s.Init([]byte{1, 2, 3}); !errors.Is(err, blockenc.ErrCorrupt) || s.First() || s.Err() == nil {
-		t.Fatalf("Init on garbage: err %v, First moved or Err nil", err)
-	}
-	if err := s.Init(encode(t, blockenc.DefaultOptions(), a)); err != nil || s.Err() != nil {
-		t.Fatalf("Init after garbage: %v", err)
-	}
+	require.ErrorIs(t, s.Init([]byte{1, 2, 3}), blockenc.ErrCorrupt, "Init on garbage")
+	require.False(t, s.First(), "Init on garbage: First moved")
+	require.Error(t, s.Err(), "Init on garbage: Err")
+	require.NoError(t, s.Init(encode(t, blockenc.DefaultOptions(), a)), "Init after garbage")
+	require.NoError(t, s.Err(), "Init after garbage: Err")
 	checkAll(t, &s, a)
 }
 
@@ -305,17 +302,15 @@ func TestFinishTwice(t *testing.T) {
 		for _, c := range cells[:20] {
 			require.NoError(t, e.Add(c))
 		}
-		if _, err := e.Finish(); err != nil {
-			t.Fatal(err)
-		}
+		_, err := e.Finish()
+		require.NoError(t, err)
 		for _, c := range cells[20:] {
 			require.NoError(t, e.Add(c))
 		}
 		blk, err := e.Finish()
 		require.NoError(t, err)
-		if want := encode(t, opts, cells); !bytes.Equal(blk, want) {
-			t.Fatalf("%s: differs at offset %d", optName(opts), firstDiff(blk, want))
-		}
+		want := encode(t, opts, cells)
+		require.Equal(t, want, blk, "%s: differs at offset %d", optName(opts), firstDiff(blk, want))
 	}
 }
 
@@ -334,9 +329,8 @@ func TestAddCopies(t *testing.T) {
 		require.NoError(t, err)
 		for i := 0; s.Next(); i++ {
 			c := cellOf(s)
-			if string(c.Key) != "key"+string(rune('0'+i)) || string(c.Value) != "val"+string(rune('0'+i%2)) {
-				t.Fatalf("%s: cell %d is %q=%q", optName(opts), i, c.Key, c.Value)
-			}
+			require.Equal(t, "key"+string(rune('0'+i)), string(c.Key), "%s: cell %d key", optName(opts), i)
+			require.Equal(t, "val"+string(rune('0'+i%2)), string(c.Value), "%s: cell %d value", optName(opts), i)
 		}
 	}
 }
@@ -361,44 +355,34 @@ func TestAddErrors(t *testing.T) {
 			{blockenc.Cell{Key: []byte("c"), Value: make([]byte, blockenc.MaxValueLen+1)}, blockenc.ErrTooLarge},
 			{blockenc.Cell{Key: []byte("c"), Kind: 2}, blockenc.ErrInvalidKind},
 		} {
-			if err := e.Add(tc.c); !errors.Is(err, tc.want) {
-				t.Errorf("%s: Add(%+v) = %v, want %v", optName(opts), tc.c, err, tc.want)
-			}
+			assert.ErrorIs(t, e.Add(tc.c), tc.want, "%s: Add(%+v)", optName(opts), tc.c)
 		}
-		if e.Len() != 1 || e.Size() != size {
-			t.Errorf("%s: failed Adds changed the block", optName(opts))
-		}
+		assert.Equal(t, 1, e.Len(), "%s: failed Adds changed the block", optName(opts))
+		assert.Equal(t, size, e.Size(), "%s: failed Adds changed the block", optName(opts))
 		// The limits themselves are fine.
-		if err := e.Add(blockenc.Cell{Key: bytes.Repeat([]byte("c"), blockenc.MaxKeyLen), Value: make([]byte, blockenc.MaxValueLen), Seq: blockenc.MaxSeq}); err != nil {
-			t.Errorf("%s: Add at the limits: %v", optName(opts), err)
-		}
+		assert.NoError(t, e.Add(blockenc.Cell{Key: bytes.Repeat([]byte("c"), blockenc.MaxKeyLen), Value: make([]byte, blockenc.MaxValueLen), Seq: blockenc.MaxSeq}), "%s: Add at the limits", optName(opts))
 		blk, err := e.Finish()
 		require.NoError(t, err)
-		if err := blockenc.Verify(blk); err != nil {
-			t.Errorf("%s: block at the limits: %v", optName(opts), err)
-		}
+		assert.NoError(t, blockenc.Verify(blk), "%s: block at the limits", optName(opts))
 	}
 	for _, opts := range []blockenc.Options{{Encoding: 6}, {Encoding: blockenc.RowIndex, RestartInterval: -1}, {RestartInterval: 1 << 17}} {
 		e := blockenc.NewEncoder(opts)
-		if err := e.Add(put("a", 1)); !errors.Is(err, blockenc.ErrInvalidOptions) {
-			t.Errorf("Add with %+v: %v", opts, err)
-		}
-		if _, err := e.Finish(); !errors.Is(err, blockenc.ErrInvalidOptions) {
-			t.Errorf("Finish with %+v: %v", opts, err)
-		}
+		assert.ErrorIs(t, e.Add(put("a", 1)), blockenc.ErrInvalidOptions, "Add with %+v", opts)
+		_, err := e.Finish()
+		assert.ErrorIs(t, err, blockenc.ErrInvalidOptions, "Finish with %+v", opts)
 	}
 }
 
 func TestEncodingNames(t *testing.T) {
 	want := []string{"none", "prefix", "diff", "fastdiff", "rowindex", "columnar"}
 	for i, e := range blockenc.Encodings() {
-		if int(e) != i || e.String() != want[i] || !e.IsValid() {
-			t.Errorf("encoding %d: %v valid=%v", i, e, e.IsValid())
-		}
+		assert.Equal(t, i, int(e), "encoding %d", i)
+		assert.Equal(t, want[i], e.String(), "encoding %d", i)
+		assert.True(t, e.IsValid(), "encoding %d", i)
 	}
-	if e := blockenc.Encoding(6); e.IsValid() || e.String() != "Encoding(6)" {
-		t.Errorf("Encoding(6): %v valid=%v", e, e.IsValid())
-	}
+	e := blockenc.Encoding(6)
+	assert.False(t, e.IsValid(), "Encoding(6)")
+	assert.Equal(t, "Encoding(6)", e.String())
 }
 
 // TestZeroAllocs: SeekGE, Next and Cell allocate nothing after Init.
@@ -418,17 +402,14 @@ func TestZeroAllocs(t *testing.T) {
 				sink += len(cellOf(s).Key)
 			}
 		})
-		if allocs != 0 {
-			t.Errorf("%s: %v allocs per SeekGE+Next+Cell", optName(opts), allocs)
-		}
+		assert.Zero(t, allocs, "%s: allocs per SeekGE+Next+Cell", optName(opts))
 		allocs = testing.AllocsPerRun(20, func() {
 			for ok := s.First(); ok; ok = s.Next() {
 				sink += len(cellOf(s).Value)
 			}
 		})
-		if allocs != 0 {
-			t.Errorf("%s: %v allocs per full scan", optName(opts), allocs)
-		}
+		assert.Zero(t, allocs, "%s: allocs per full scan", optName(opts))
+
 		_ = sink
 	}
 }
