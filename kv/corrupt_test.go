@@ -1,14 +1,13 @@
 package kv
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/stretchr/testify/require"
 )
 
 // keysWith returns the keys of db that start with p, in order.
@@ -23,9 +22,7 @@ func keysWith(t *testing.T, db *badger.DB, p []byte) [][]byte {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return out
 }
 
@@ -47,46 +44,37 @@ func flip(t *testing.T, db *badger.DB, key []byte, off int, x byte) int {
 		v[off%len(v)] ^= x
 		return txn.Set(key, v)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return n
 }
 
-func isCorrupt(err error) bool {
-	return errors.Is(err, ErrCorrupt) && errors.Is(err, blockenc.ErrCorrupt)
+// requireCorrupt: err wraps both kv's and blockenc's ErrCorrupt.
+func requireCorrupt(t *testing.T, err error, msgAndArgs ...any) {
+	t.Helper()
+	require.ErrorIs(t, err, ErrCorrupt, msgAndArgs...)
+	require.ErrorIs(t, err, blockenc.ErrCorrupt, msgAndArgs...)
 }
 
 func TestCorruptBlocks(t *testing.T) {
 	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer db.Close()
 	o := testOptions("")
 	o.Prefix = []byte("c/")
 	s, err := Wrap(db, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	m := model{}
 	for i := 0; i < 2000; i++ {
 		k, v := fmt.Sprintf("key%05d", i), fmt.Sprintf("value-%d", i*i)
-		if err := s.Put([]byte(k), []byte(v)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Put([]byte(k), []byte(v)))
 		m[k] = v
 	}
-	if err := s.Compact(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Compact())
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	blocks := keysWith(t, db, newKeys(o.Prefix).tag(tagSegment))
-	if len(blocks) < 10 {
-		t.Fatalf("%d blocks; want many", len(blocks))
-	}
+	require.GreaterOrEqual(t, len(blocks), 10, "blocks; want many")
 	segHdr := len(newKeys(o.Prefix).tag(tagSegment)) + 8
 	all := m.rangeOf(nil, nil)
 	rng := rand.New(rand.NewPCG(5, 5))
@@ -96,9 +84,7 @@ func TestCorruptBlocks(t *testing.T) {
 		flip(t, db, blocks[bi], off, x)
 
 		s, err := Wrap(db, o) // a cold cache
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		lo := ""
 		if bi > 0 {
 			lo = string(blocks[bi-1][segHdr:])
@@ -107,38 +93,29 @@ func TestCorruptBlocks(t *testing.T) {
 		for _, p := range all {
 			v, err := s.Get([]byte(p[0]))
 			inBad := p[0] > lo && p[0] <= hi || bi == 0 && p[0] <= hi
-			switch {
-			case inBad && !isCorrupt(err):
-				t.Fatalf("trial %d: Get(%q) in the corrupt block = %q, %v; want ErrCorrupt", trial, p[0], v, err)
-			case !inBad && (err != nil || string(v) != p[1]):
-				t.Fatalf("trial %d: Get(%q) = %q, %v; want %q", trial, p[0], v, err, p[1])
+			if inBad {
+				requireCorrupt(t, err, "trial %d: Get(%q) in the corrupt block = %q", trial, p[0], v)
+			} else {
+				require.NoError(t, err, "trial %d: Get(%q)", trial, p[0])
+				require.Equal(t, p[1], string(v), "trial %d: Get(%q)", trial, p[0])
 			}
 		}
 		it := s.NewIterator(IterOptions{})
 		n := 0
 		for ok := it.First(); ok; ok = it.Next() {
-			if p := all[n]; string(it.Key()) != p[0] || string(it.Value()) != p[1] {
-				t.Fatalf("trial %d: scan pair %d = %q %q, want %q", trial, n, it.Key(), it.Value(), p)
-			}
+			require.Equal(t, all[n], [2]string{string(it.Key()), string(it.Value())}, "trial %d: scan pair %d", trial, n)
 			n++
 		}
-		if !isCorrupt(it.Err()) {
-			t.Fatalf("trial %d: scan ended after %d pairs with Err %v; want ErrCorrupt", trial, n, it.Err())
-		}
-		if !isCorrupt(it.Close()) {
-			t.Fatalf("trial %d: Close did not report the error", trial)
-		}
+		requireCorrupt(t, it.Err(), "trial %d: scan ended after %d pairs", trial, n)
+		requireCorrupt(t, it.Close(), "trial %d: Close did not report the error", trial)
 		// A seek past the bad block still works.
 		if bi+1 < len(blocks) {
 			it := s.NewIterator(IterOptions{LowerBound: []byte(hi + "\x00")})
-			if !it.First() || it.Err() != nil {
-				t.Fatalf("trial %d: seek past the corrupt block: %v", trial, it.Err())
-			}
+			require.True(t, it.First(), "trial %d: seek past the corrupt block: %v", trial, it.Err())
+			require.NoError(t, it.Err(), "trial %d: seek past the corrupt block", trial)
 			it.Close()
 		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Close())
 		flip(t, db, blocks[bi], off, x) // repair
 	}
 
@@ -146,48 +123,34 @@ func TestCorruptBlocks(t *testing.T) {
 	// fail with ErrCorrupt.
 	metas := keysWith(t, db, newKeys(o.Prefix).tag(tagMeta))
 	flip(t, db, metas[0], 9, 0x40)
-	if _, err := Wrap(db, o); !isCorrupt(err) {
-		t.Fatalf("Wrap with a corrupt meta: %v; want ErrCorrupt", err)
-	}
+	_, err = Wrap(db, o)
+	requireCorrupt(t, err, "Wrap with a corrupt meta")
 	flip(t, db, metas[0], 9, 0x40)
 
 	s, err = Wrap(db, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Put([]byte("wal"), []byte("record")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, s.Put([]byte("wal"), []byte("record")))
 	// Leave the record in the WAL: drop the store without Close.
 	wal := keysWith(t, db, newKeys(o.Prefix).tag(tagWAL))
-	if len(wal) != 1 {
-		t.Fatalf("%d WAL keys, want 1", len(wal))
-	}
+	require.Len(t, wal, 1, "WAL keys")
 	s.closed.Store(true)
 	close(s.quit)
 	<-s.bgDone
 	s.release()
 	flip(t, db, wal[0], 12, 0x01)
-	if _, err := Wrap(db, o); !isCorrupt(err) {
-		t.Fatalf("Wrap with a corrupt WAL record: %v; want ErrCorrupt", err)
-	}
+	_, err = Wrap(db, o)
+	requireCorrupt(t, err, "Wrap with a corrupt WAL record")
 	flip(t, db, wal[0], 12, 0x01)
 	s, err = Wrap(db, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v, err := s.Get([]byte("wal")); err != nil || !bytes.Equal(v, []byte("record")) {
-		t.Fatalf("replayed Get = %q, %v", v, err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	v, err := s.Get([]byte("wal"))
+	require.NoError(t, err, "replayed Get")
+	require.Equal(t, "record", string(v), "replayed Get")
+	require.NoError(t, s.Close())
 
 	blocks = keysWith(t, db, newKeys(o.Prefix).tag(tagSegment))
-	if err := db.Update(func(txn *badger.Txn) error { return txn.Delete(blocks[3]) }); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Wrap(db, o); !isCorrupt(err) {
-		t.Fatalf("Wrap with a missing block: %v; want ErrCorrupt", err)
-	}
+	require.NoError(t, db.Update(func(txn *badger.Txn) error { return txn.Delete(blocks[3]) }))
+	_, err = Wrap(db, o)
+	requireCorrupt(t, err, "Wrap with a missing block")
+
 }

@@ -81,11 +81,11 @@ func TestGoldenWAL(t *testing.T) {
 	// Every truncation and every flipped byte is ErrCorrupt.
 	for i := 0; i < len(rec); i++ {
 		_, _, err := decodeWAL(rec[:i])
-		require.True(t, isCorrupt(err), "truncated to %d: %v", i, err)
+		requireCorrupt(t, err, "truncated to %d", i)
 		b := bytes.Clone(rec)
 		b[i] ^= 0x10
 		_, _, err = decodeWAL(b)
-		require.True(t, isCorrupt(err), "byte %d flipped: %v", i, err)
+		requireCorrupt(t, err, "byte %d flipped", i)
 	}
 }
 
@@ -99,11 +99,11 @@ func TestGoldenMeta(t *testing.T) {
 	assert.Equal(t, m, got)
 	for i := 0; i < len(b); i++ {
 		_, err := decodeMeta(b[:i])
-		require.True(t, isCorrupt(err), "truncated to %d: %v", i, err)
+		requireCorrupt(t, err, "truncated to %d", i)
 		c := bytes.Clone(b)
 		c[i] ^= 0x10
 		_, err = decodeMeta(c)
-		require.True(t, isCorrupt(err), "byte %d flipped: %v", i, err)
+		requireCorrupt(t, err, "byte %d flipped", i)
 	}
 }
 
