@@ -8,6 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestConcurrent runs writers, readers, snapshot readers, flushes and
@@ -151,18 +154,14 @@ func TestConcurrent(t *testing.T) {
 	time.Sleep(dur)
 	close(stop)
 	wg.Wait()
-	if err, _ := failed.Load().(error); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	err, _ := failed.Load().(error)
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
 	// After Close no background compaction holds pooled buffers.
 	st := s.Stats()
 	t.Logf("writes per group %d %d %d; %+v", written[0].Load(), written[1].Load(), written[2].Load(), st)
-	if st.Snapshots != 0 || st.BufsOut != 0 {
-		t.Errorf("leaked: %d pinned read points, %d pooled buffers", st.Snapshots, st.BufsOut)
-	}
+	assert.Zero(t, st.Snapshots, "leaked pinned read points")
+	assert.Zero(t, st.BufsOut, "leaked pooled buffers")
 }
 
 func bytesCut(b []byte, sep byte) (string, string, bool) {

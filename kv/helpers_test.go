@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/stretchr/testify/require"
 )
 
 // smallBadger keeps test DBs small: a 8 MiB memtable and 16 MiB value log
@@ -31,9 +32,7 @@ func testOptions(dir string) Options {
 func mustOpen(t testing.TB, o Options) *Store {
 	t.Helper()
 	s, err := Open(o)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
+	require.NoError(t, err, "Open")
 	return s
 }
 

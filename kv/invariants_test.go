@@ -2,24 +2,23 @@ package kv
 
 import (
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestBufPoolRefcount(t *testing.T) {
 	var p bufPool
 	r := p.get(5000)
-	if len(r.b) != 5000 || cap(r.b) != 8192 {
-		t.Fatalf("len %d cap %d", len(r.b), cap(r.b))
-	}
+	require.Len(t, r.b, 5000)
+	require.Equal(t, 8192, cap(r.b), "cap")
 	r.retain()
 	r.release()
 	r.check() // still one reference
-	if p.puts.Load() != 0 {
-		t.Fatal("returned to the pool while referenced")
-	}
+	require.Zero(t, p.puts.Load(), "returned to the pool while referenced")
 	r.release()
-	if p.gets.Load() != 1 || p.puts.Load() != 1 {
-		t.Fatalf("gets %d puts %d", p.gets.Load(), p.puts.Load())
-	}
+	require.EqualValues(t, 1, p.gets.Load(), "gets")
+	require.EqualValues(t, 1, p.puts.Load(), "puts")
 	mustPanic(t, "check after release", r.check)
 	mustPanic(t, "release after release", r.release)
 	big := p.get(2 << 20) // beyond the classes: not pooled
@@ -28,12 +27,7 @@ func TestBufPoolRefcount(t *testing.T) {
 
 func mustPanic(t *testing.T, what string, f func()) {
 	t.Helper()
-	defer func() {
-		if recover() == nil {
-			t.Errorf("%s did not panic", what)
-		}
-	}()
-	f()
+	assert.Panics(t, f, "%s did not panic", what)
 }
 
 // Under -tags invariants a released buffer is poisoned, and a source that
@@ -45,21 +39,16 @@ func TestUseAfterReleaseFailsLoudly(t *testing.T) {
 	s := mustOpen(t, o)
 	defer s.Close()
 	for i := 0; i < 200; i++ {
-		if err := s.Put([]byte{byte(i)}, []byte("value")); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Put([]byte{byte(i)}, []byte("value")))
 	}
-	if err := s.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Flush())
 	s.mu.RLock()
 	g := s.segs[0]
 	s.mu.RUnlock()
 	src := &segSource{s: s, g: g, all: true, bi: -1}
 	src.first()
-	if src.cur() == nil || src.rb == nil {
-		t.Fatalf("source not on a pooled block: %v", src.err())
-	}
+	require.NotNil(t, src.cur(), "source not on a block: %v", src.err())
+	require.NotNil(t, src.rb, "source not on a pooled block: %v", src.err())
 	rb, data := src.rb, src.rb.b
 	rb.release() // the bug: released while the source still reads it
 	if !invariants {
@@ -68,9 +57,7 @@ func TestUseAfterReleaseFailsLoudly(t *testing.T) {
 		src.close()
 		return
 	}
-	if data[0] != 0xdb {
-		t.Fatalf("released buffer not poisoned: %x", data[0])
-	}
+	require.Equal(t, byte(0xdb), data[0], "released buffer not poisoned")
 	mustPanic(t, "a cell read through a released buffer", src.next)
 }
 
@@ -83,32 +70,20 @@ func TestPooledBuffersComeBack(t *testing.T) {
 	m := model{}
 	for i := 0; i < 3000; i++ {
 		k := []byte{byte(i / 256), byte(i)}
-		if err := s.Put(k, k); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Put(k, k))
 		m[string(k)] = string(k)
 	}
-	if err := s.Compact(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Compact())
 	for k := range m {
 		v, err := s.Get([]byte(k))
-		if err := checkGet(v, err, m, k); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, checkGet(v, err, m, k))
 	}
 	got, err := scan(s.NewIterator(IterOptions{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := diffPairs(got, m.rangeOf(nil, nil)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, diffPairs(got, m.rangeOf(nil, nil)))
 	st := s.Stats()
-	if st.BufsOut != 0 || st.CacheHits != 0 {
-		t.Fatalf("%d buffers out, %d cache hits", st.BufsOut, st.CacheHits)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.Zero(t, st.BufsOut, "buffers out")
+	require.Zero(t, st.CacheHits, "cache hits")
+
+	require.NoError(t, s.Close())
 }
