@@ -203,10 +203,9 @@ func benchBlocks(b *testing.B, prefix string, opts blockenc.Options, cells []blo
 	})
 	seekers := make([]blockenc.Seeker, len(blocks))
 	for i := range seekers {
-		if err := seekers[i].Init(blocks[i]); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, seekers[i].Init(blocks[i]))
 	}
+
 	b.Run(prefix+"/op=seekwarm", func(b *testing.B) {
 		b.ReportAllocs()
 		i := 0

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvenc/kvenc/blockenc"
 )
 
@@ -115,9 +117,8 @@ func benchEncoding(b *testing.B, prefix string, cells []blockenc.Cell, opts bloc
 	random := slices.Clone(keys)
 	rand.New(rand.NewPCG(7, 7)).Shuffle(len(random), func(i, j int) { random[i], random[j] = random[j], random[i] })
 	s, err := blockenc.NewSeeker(block)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
+
 	seek := func(targets [][]byte) func(b *testing.B) {
 		return func(b *testing.B) {
 			b.ReportAllocs()

@@ -70,9 +70,8 @@ func TestCorruptBlocks(t *testing.T) {
 		m[k] = v
 	}
 	require.NoError(t, s.Compact())
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Close())
+
 	blocks := keysWith(t, db, newKeys(o.Prefix).tag(tagSegment))
 	require.GreaterOrEqual(t, len(blocks), 10, "blocks; want many")
 	segHdr := len(newKeys(o.Prefix).tag(tagSegment)) + 8
