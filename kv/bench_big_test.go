@@ -131,16 +131,7 @@ func loadKVInto(b *testing.B, d *dataset, dir string, tune func(*Options)) (writ
 		b.Fatal(err)
 	}
 	t0 := time.Now()
-	batch := s.NewBatch()
-	for i := range d.keys {
-		batch.Put(d.keys[i], d.vals[i])
-		if batch.Len() == 1000 || i == len(d.keys)-1 {
-			if err := s.Apply(batch); err != nil {
-				b.Fatal(err)
-			}
-			batch.Reset()
-		}
-	}
+	writeAll(b, s, d)
 	t1 := time.Now()
 	if err := s.Flush(); err != nil {
 		b.Fatal(err)

@@ -136,6 +136,20 @@ func badgerOptions(dir string) badger.Options {
 		WithBlockCacheSize(0).WithNumVersionsToKeep(1)
 }
 
+// writeAll writes d's cells into s in batches of 1000.
+func writeAll(b *testing.B, s *Store, d *dataset) {
+	batch := s.NewBatch()
+	for i := range d.keys {
+		batch.Put(d.keys[i], d.vals[i])
+		if batch.Len() == 1000 || i == len(d.keys)-1 {
+			if err := s.Apply(batch); err != nil {
+				b.Fatal(err)
+			}
+			batch.Reset()
+		}
+	}
+}
+
 // loadKV loads d into a new on-disk Store, flushed and compacted.
 func loadKV(b *testing.B, d *dataset, tune func(*Options)) (*Store, string) {
 	dir := benchDir(b)
@@ -147,16 +161,7 @@ func loadKV(b *testing.B, d *dataset, tune func(*Options)) (*Store, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	batch := s.NewBatch()
-	for i := range d.keys {
-		batch.Put(d.keys[i], d.vals[i])
-		if batch.Len() == 1000 || i == len(d.keys)-1 {
-			if err := s.Apply(batch); err != nil {
-				b.Fatal(err)
-			}
-			batch.Reset()
-		}
-	}
+	writeAll(b, s, d)
 	if err := s.Compact(); err != nil {
 		b.Fatal(err)
 	}
