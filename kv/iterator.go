@@ -39,13 +39,8 @@ func (s *Store) NewIterator(o IterOptions) *Iterator {
 }
 
 func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
-	it := &Iterator{s: s, lower: clone(o.LowerBound), upper: clone(o.UpperBound)}
-	if o.LowerBound == nil {
-		it.lower = nil
-	}
-	if o.UpperBound == nil {
-		it.upper = nil
-	}
+	it := &Iterator{s: s}
+	it.lower, it.upper = iterBounds(o)
 	s.snapMu.Lock()
 	if !pinned {
 		rp = s.tracker.ReadPoint()
@@ -75,6 +70,51 @@ func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
 		it.srcs = append(it.srcs, &segSource{s: s, g: g, rp: rp, fill: true, bi: -1})
 	}
 	return it
+}
+
+// iterBounds returns copies of the bounds o sets, Prefix winning over
+// LowerBound and UpperBound.
+func iterBounds(o IterOptions) (lower, upper []byte) {
+	if o.Prefix != nil {
+		return clone(o.Prefix), prefixEnd(o.Prefix)
+	}
+	return cloneBound(o.LowerBound), cloneBound(o.UpperBound)
+}
+
+// prefixEnd returns the smallest key greater than every key starting with
+// p: p without its trailing 0xff bytes, last byte incremented; nil (no
+// upper bound) when p is empty or all 0xff.
+func prefixEnd(p []byte) []byte {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] != 0xff {
+			end := clone(p[:i+1])
+			end[i]++
+			return end
+		}
+	}
+	return nil
+}
+
+// cloneBound copies a bound, keeping nil (unbounded) nil.
+func cloneBound(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return clone(b)
+}
+
+// SetBounds changes the Iterator's bounds to lower (inclusive) and upper
+// (exclusive), nil meaning unbounded, as IterOptions.LowerBound and
+// UpperBound do; it copies both. The read point stays the same. The
+// Iterator is then unpositioned (not Valid) until the next First or
+// SeekGE. After Close it does nothing.
+func (it *Iterator) SetBounds(lower, upper []byte) {
+	if it.closed {
+		return
+	}
+	it.lower, it.upper = cloneBound(lower), cloneBound(upper)
+	it.valid, it.alone = false, false
+	it.key, it.val = nil, nil
 }
 
 // First moves to the first key (at or above LowerBound).

@@ -182,8 +182,15 @@ func (o Options) withDefaults() (Options, error) {
 }
 
 // IterOptions bound an Iterator: LowerBound inclusive, UpperBound
-// exclusive; nil means unbounded.
+// exclusive; nil means unbounded. The zero value iterates every key.
 type IterOptions struct {
 	LowerBound []byte
 	UpperBound []byte
+	// Prefix, when non-nil, limits the Iterator to the keys that start
+	// with it and replaces LowerBound and UpperBound (Prefix wins): the
+	// lower bound is Prefix, the upper bound the smallest key above every
+	// key with the prefix (Prefix without its trailing 0xff bytes, last
+	// byte incremented; none when Prefix is all 0xff). An empty, non-nil
+	// Prefix means every key. Default nil: the bounds above apply.
+	Prefix []byte
 }
