@@ -161,6 +161,15 @@
 // and segment, each showing per key the newest visible version, and skips
 // tombstones. A bad block stops it with Err wrapping ErrCorrupt.
 //
+// An Iterator's bounds (IterOptions.LowerBound inclusive, UpperBound
+// exclusive) clamp First and SeekGE to the lower bound and end the scan at
+// the first key at or above the upper bound. IterOptions.Prefix sets both
+// and wins over them: lower bound the prefix, upper bound the prefix
+// without its trailing 0xff bytes and its last byte incremented (none when
+// the prefix is all 0xff), so a prefix scan seeks to the prefix and stops
+// at its end. Iterator.SetBounds changes the bounds of an open Iterator at
+// the same read point; it is unpositioned until the next First or SeekGE.
+//
 // # Block cache and reference counting
 //
 // The cache holds verified, immutable blocks as plain byte slices shared by

@@ -91,3 +91,45 @@ func ExampleStore_Snapshot() {
 	// Output:
 	// snapshot: 7.5, now: kv: not found
 }
+
+// A prefix scan: the Iterator sees only the keys that start with the
+// prefix, here one series, wherever its cells live (memstore or blocks).
+func ExampleIterOptions_prefix() {
+	s, err := kv.Open(kv.DefaultOptions("")) // "" : in memory
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	b := s.NewBatch()
+	b.Put([]byte("cpu|host1|0001"), []byte("0.25"))
+	b.Put([]byte("cpu|host1|0002"), []byte("0.50"))
+	b.Put([]byte("cpu|host2|0001"), []byte("0.75"))
+	b.Put([]byte("mem|host1|0001"), []byte("512"))
+	if err := s.Apply(b); err != nil {
+		log.Fatal(err)
+	}
+	if err := s.Flush(); err != nil {
+		log.Fatal(err)
+	}
+	if err := s.Put([]byte("cpu|host1|0003"), []byte("0.10")); err != nil {
+		log.Fatal(err)
+	}
+
+	it := s.NewIterator(kv.IterOptions{Prefix: []byte("cpu|host1|")})
+	for ok := it.First(); ok; ok = it.Next() {
+		fmt.Printf("%s = %s\n", it.Key(), it.Value())
+	}
+	// The same Iterator, moved to another series.
+	it.SetBounds([]byte("mem|"), []byte("mem}"))
+	for ok := it.First(); ok; ok = it.Next() {
+		fmt.Printf("%s = %s\n", it.Key(), it.Value())
+	}
+	if err := it.Close(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// cpu|host1|0001 = 0.25
+	// cpu|host1|0002 = 0.50
+	// cpu|host1|0003 = 0.10
+	// mem|host1|0001 = 512
+}
