@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 
 	"github.com/kvenc/kvenc/blockenc/internal/cell"
-	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
 )
 
 // The RowIndex fast path. A RowIndex block without LZ4Dict sub-blocks
@@ -61,7 +60,6 @@ func (s *Reader) Next() bool {
 		k, v, end    int
 		vs, ve       int // the value is t[vs:ve]
 		key          []byte
-		ok           bool
 	)
 	if !s.Fast || idx+1 >= s.Count || uint(p)+40 > uint(len(t)) {
 		goto general
@@ -114,13 +112,21 @@ func (s *Reader) Next() bool {
 	x = (*[10]byte)(t[v : v+10])
 	// The seq as land reads it: one byte or a non-negative vlong of 1..8
 	// payload bytes (marker 0x88+8-payload), the 9 bytes after the kind.
-	seq, ok = prefixkeys.DecodeSeq(x[1:])
-	if !ok || x[0] > byte(cell.KindPut) {
+	// prefixkeys.DecodeSeq, written out here so that the seq's length
+	// comes from the same branch (fewer instructions per cell).
+	seq, end = uint64(x[1]), v+2
+	if x[0] > byte(cell.KindPut) {
 		goto general
 	}
-	end = v + 2
-	if x[1] >= 0x80 {
-		end += 8 - int(x[1]&7)
+	if seq >= 0x80 {
+		if seq&^7 != 0x88 {
+			goto general
+		}
+		end += 8 - int(seq&7)
+		seq = binary.BigEndian.Uint64(x[2:]) >> (8 * (seq & 7))
+		if int64(seq) < 0 {
+			goto general
+		}
 	}
 	if end > len(s.Cells) {
 		goto general

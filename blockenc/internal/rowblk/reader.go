@@ -226,11 +226,19 @@ func (s *Reader) scan(key []byte) bool {
 		} else if !s.step() {
 			return false
 		}
-		if m >= 0 && s.Shared > m {
-			continue
+		// prefixkeys.Reader.Reached, written out here: the call cost
+		// RowIndex SeekGE on random keys 5% more instructions (callgrind).
+		if m >= 0 {
+			if s.Shared > m {
+				continue
+			}
+			m = s.Shared // the key and key agree on Shared <= m bytes
+		} else {
+			m = 0
 		}
-		var done bool
-		if m, done = s.Reached(m, key); done {
+		k := s.KV.Key
+		m += prefixkeys.SharedPrefixLen(k[m:], key[m:])
+		if m == len(key) || (m < len(k) && k[m] > key[m]) {
 			return s.Fast || s.land()
 		}
 	}
