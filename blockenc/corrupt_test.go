@@ -68,19 +68,7 @@ func TestCorruptBytes(t *testing.T) {
 	for _, opts := range allOptions() {
 		block := encode(t, opts, cells)
 		require.NoError(t, exercise(t, block), "%s: good block fails", optName(opts))
-		bad := bytes.Clone(block)
-		for i := range block {
-			for _, x := range []byte{0x01, 0x80, 0xff, 0x5a} {
-				bad[i] ^= x
-				_, err := blockenc.NewSeeker(bad)
-				require.ErrorIs(t, err, blockenc.ErrCorrupt, "%s: byte %d ^ %#x: NewSeeker", optName(opts), i, x)
-				bad[i] ^= x
-			}
-		}
-		for n := range len(block) {
-			_, err := blockenc.NewSeeker(block[:n])
-			require.ErrorIs(t, err, blockenc.ErrCorrupt, "%s: truncated to %d bytes: NewSeeker", optName(opts), n)
-		}
+		requireFlipsAndCutsCorrupt(t, block, optName(opts), 0x01, 0x80, 0xff, 0x5a)
 	}
 }
 
@@ -154,5 +142,24 @@ func TestCorruptHeader(t *testing.T) {
 		b := tc.mod(bytes.Clone(good))
 		fixCRC(b)
 		assert.ErrorIs(t, blockenc.Verify(b), blockenc.ErrCorrupt, "%s: Verify", tc.name)
+	}
+}
+
+// requireFlipsAndCutsCorrupt requires NewSeeker to refuse block with every
+// byte XORed with each of xs, and every truncation of it, with ErrCorrupt.
+func requireFlipsAndCutsCorrupt(t *testing.T, block []byte, name string, xs ...byte) {
+	t.Helper()
+	bad := bytes.Clone(block)
+	for i := range block {
+		for _, x := range xs {
+			bad[i] ^= x
+			_, err := blockenc.NewSeeker(bad)
+			require.ErrorIs(t, err, blockenc.ErrCorrupt, "%s: byte %d ^ %#x: NewSeeker", name, i, x)
+			bad[i] ^= x
+		}
+	}
+	for n := range len(block) {
+		_, err := blockenc.NewSeeker(block[:n])
+		require.ErrorIs(t, err, blockenc.ErrCorrupt, "%s: truncated to %d bytes: NewSeeker", name, n)
 	}
 }

@@ -53,18 +53,7 @@ func TestOptionsCorruptBytes(t *testing.T) {
 		}
 		require.NoError(t, exercise(t, block), "%s: good block fails", comboName(opts))
 		bad := bytes.Clone(block)
-		for i := range block {
-			for _, x := range []byte{0x01, 0x80, 0xff} {
-				bad[i] ^= x
-				_, err := blockenc.NewSeeker(bad)
-				require.ErrorIs(t, err, blockenc.ErrCorrupt, "%s: byte %d ^ %#x: NewSeeker", comboName(opts), i, x)
-				bad[i] ^= x
-			}
-		}
-		for n := range len(block) {
-			_, err := blockenc.NewSeeker(block[:n])
-			require.ErrorIs(t, err, blockenc.ErrCorrupt, "%s: truncated to %d bytes: NewSeeker", comboName(opts), n)
-		}
+		requireFlipsAndCutsCorrupt(t, block, comboName(opts), 0x01, 0x80, 0xff)
 		// Hostile: changed and checksum fixed up. Prefix and Diff share
 		// their value and sub-block paths with RowIndex and FastDiff: left
 		// out to keep the test short under -race.

@@ -156,18 +156,7 @@ func loadBadgerInto(b *testing.B, d *dataset, o badger.Options) float64 {
 	if err != nil {
 		b.Fatal(err)
 	}
-	wb := db.NewWriteBatch()
-	for i := range d.keys {
-		if err := wb.Set(d.keys[i], d.vals[i]); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := wb.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	if err := db.Flatten(1); err != nil {
-		b.Fatal(err)
-	}
+	writeBadger(b, db, d)
 	if err := db.Close(); err != nil {
 		b.Fatal(err)
 	}

@@ -168,13 +168,9 @@ func loadKV(b *testing.B, d *dataset, tune func(*Options)) (*Store, string) {
 	return s, dir
 }
 
-// loadBadger loads d into a raw Badger DB, one key per cell, flattened.
-func loadBadger(b *testing.B, d *dataset) (*badger.DB, string) {
-	dir := benchDir(b)
-	db, err := badger.Open(badgerOptions(dir))
-	if err != nil {
-		b.Fatal(err)
-	}
+// writeBadger writes d's cells into db, one key per cell, in one
+// WriteBatch, and flattens its LSM.
+func writeBadger(b *testing.B, db *badger.DB, d *dataset) {
 	wb := db.NewWriteBatch()
 	for i := range d.keys {
 		if err := wb.Set(d.keys[i], d.vals[i]); err != nil {
@@ -187,6 +183,16 @@ func loadBadger(b *testing.B, d *dataset) (*badger.DB, string) {
 	if err := db.Flatten(1); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// loadBadger loads d into a raw Badger DB, one key per cell, flattened.
+func loadBadger(b *testing.B, d *dataset) (*badger.DB, string) {
+	dir := benchDir(b)
+	db, err := badger.Open(badgerOptions(dir))
+	if err != nil {
+		b.Fatal(err)
+	}
+	writeBadger(b, db, d)
 	return db, dir
 }
 
