@@ -183,7 +183,7 @@ func (it *Iterator) findSeg(ss *segSource) bool {
 			it.err = ss.e
 			return false
 		}
-		c := &ss.c
+		c := ss.c
 		if it.upper != nil && bytes.Compare(c.Key, it.upper) >= 0 {
 			it.valid = false
 			return false
