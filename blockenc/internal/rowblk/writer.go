@@ -285,17 +285,23 @@ func (e *Writer) appendVLen(n, ref int) {
 	e.buf = binary.AppendUvarint(e.buf, v)
 }
 
+// putValueOrRef writes value, or when ref >= 0 a reference to the earlier
+// cell that holds the same value (dedupe).
+func (e *Writer) putValueOrRef(value []byte, ref int) {
+	if ref < 0 {
+		e.putValue(value)
+		e.noteValue()
+	} else {
+		e.putRef(value, ref)
+	}
+}
+
 func (e *Writer) addNone(c cell.Cell) {
 	ref := e.lookupValue(c)
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Key)))
 	e.appendVLen(len(c.Value), ref)
 	e.buf = append(e.buf, c.Key...)
-	if ref < 0 {
-		e.putValue(c.Value)
-		e.noteValue()
-	} else {
-		e.putRef(c.Value, ref)
-	}
+	e.putValueOrRef(c.Value, ref)
 	e.buf = append(e.buf, byte(c.Kind))
 }
 
@@ -306,12 +312,7 @@ func (e *Writer) addPrefix(c cell.Cell, shared int) {
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(c.Key)-shared))
 	e.appendVLen(len(c.Value), ref)
 	e.buf = append(e.buf, c.Key[shared:]...)
-	if ref < 0 {
-		e.putValue(c.Value)
-		e.noteValue()
-	} else {
-		e.putRef(c.Value, ref)
-	}
+	e.putValueOrRef(c.Value, ref)
 	e.buf = append(e.buf, byte(c.Kind))
 }
 
@@ -339,12 +340,7 @@ func (e *Writer) addDiff(c cell.Cell, shared int) {
 	}
 	e.buf = binary.AppendUvarint(e.buf, uint64(shared))
 	e.buf = append(e.buf, c.Key[shared:]...)
-	if ref < 0 {
-		e.putValue(c.Value)
-		e.noteValue()
-	} else {
-		e.putRef(c.Value, ref)
-	}
+	e.putValueOrRef(c.Value, ref)
 	if !sameKind {
 		e.buf = append(e.buf, byte(c.Kind))
 	}
@@ -390,12 +386,7 @@ func (e *Writer) addFastDiff(c cell.Cell, shared int) {
 	}
 	e.buf = append(e.buf, c.Key[shared:]...)
 	if !sameValue {
-		if ref < 0 {
-			e.putValue(c.Value)
-			e.noteValue()
-		} else {
-			e.putRef(c.Value, ref)
-		}
+		e.putValueOrRef(c.Value, ref)
 	}
 }
 
