@@ -80,21 +80,8 @@ func TestHostileBlocks(t *testing.T) {
 	errs, oks := 0, 0
 	for _, opts := range allOptions() {
 		block := encode(t, opts, cells)
-		bad := bytes.Clone(block)
-		for i := range len(block) - 4 {
-			for _, v := range []byte{0, 1, 2, 3, 4, 5, 0x0f, 0x10, 0x40, 0x7f, 0x80, 0x8e, 0xc1, 0xff} {
-				bad[i] = v
-				fixCRC(bad)
-				if exercise(t, bad) != nil {
-					errs++
-				} else if blockenc.Verify(bad) == nil {
-					// Accepted and in order: seeks must agree with the scan.
-					oks++
-					checkConsistent(t, bad)
-				}
-				copy(bad, block)
-			}
-		}
+		e, o := replaceBytes(t, block, 0, 1, 2, 3, 4, 5, 0x0f, 0x10, 0x40, 0x7f, 0x80, 0x8e, 0xc1, 0xff)
+		errs, oks = errs+e, oks+o
 		for n := 4; n < len(block); n++ { // truncated, checksum recomputed
 			tr := bytes.Clone(block[:n])
 			fixCRC(tr)
@@ -103,6 +90,29 @@ func TestHostileBlocks(t *testing.T) {
 	}
 	require.NotZero(t, errs, "hostile blocks: %d errors, %d accepted: expected both", errs, oks)
 	require.NotZero(t, oks, "hostile blocks: %d errors, %d accepted: expected both", errs, oks)
+}
+
+// replaceBytes sets every byte of block before its CRC to each of values
+// in turn, fixes the CRC up and reads the result: it counts the blocks a
+// read refuses (errs) and those Verify accepts (oks), whose seeks must then
+// agree with their scan.
+func replaceBytes(t *testing.T, block []byte, values ...byte) (errs, oks int) {
+	t.Helper()
+	bad := bytes.Clone(block)
+	for i := range len(block) - 4 {
+		for _, v := range values {
+			bad[i] = v
+			fixCRC(bad)
+			if exercise(t, bad) != nil {
+				errs++
+			} else if blockenc.Verify(bad) == nil {
+				oks++
+				checkConsistent(t, bad)
+			}
+			copy(bad, block)
+		}
+	}
+	return errs, oks
 }
 
 // checkConsistent checks a block Verify accepts: every seek agrees with a
