@@ -180,3 +180,26 @@ func BenchmarkIterNext(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkIterPrev measures one Prev (plus Cell) over the memstore of
+// BenchmarkIterNext: the skiplist links forward only, so a Prev is a search
+// from the top, two without allVersions.
+func BenchmarkIterPrev(b *testing.B) {
+	m, _ := filled(b, 1<<20)
+	for _, all := range []bool{false, true} {
+		b.Run(fmt.Sprintf("allVersions=%v", all), func(b *testing.B) {
+			it := m.NewIterator(math.MaxUint64, all)
+			it.Last()
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				if !it.Valid() {
+					it.Last()
+				}
+				n += len(it.Cell().Value)
+				it.Prev()
+			}
+			sinkInt = n
+		})
+	}
+}

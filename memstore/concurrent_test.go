@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -97,6 +98,12 @@ func TestSnapshotReadsStable(t *testing.T) {
 				cells = append(cells, c)
 			}
 			assert.LessOrEqual(t, newest.Seq, seq, "snapshot %d: iterator shows %s", seq, newest.Key)
+			back := []cellView{}
+			for it.Last(); it.Valid(); it.Prev() {
+				back = append(back, view(it.Cell()))
+			}
+			slices.Reverse(back)
+			assert.Equal(t, cells, back, "snapshot %d all=%v: backward iteration against forward", seq, all)
 			if all {
 				a.All = cells
 			} else {

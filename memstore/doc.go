@@ -24,6 +24,14 @@
 // that one seek; an iterator that meets a version above its read point seeks
 // past the newer versions the same way.
 //
+// skl links its nodes forward only. An iterator moving backward searches the
+// skiplist for the last node below the current key with its smallest
+// suffix (the oldest version of the previous key) and, at a read point,
+// seeks once more to that key at the read point; when the oldest version
+// is above the read point, so are the key's newer ones and it is skipped.
+// A backward step therefore costs one or two O(log n) searches where a
+// forward step follows one link.
+//
 // # Arena and ErrFull
 //
 // skl ends the whole process when its arena overflows. Add therefore reserves, before

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -97,6 +98,11 @@ func TestIteratorModes(t *testing.T) {
 		}
 		assert.Equal(t, tt.want, show(collect(m.NewIterator(tt.rp, tt.all), from)),
 			"rp=%d all=%v from=%q", tt.rp, tt.all, tt.from)
+		if from == nil {
+			back := collectBack(m.NewIterator(tt.rp, tt.all), nil)
+			slices.Reverse(back)
+			assert.Equal(t, tt.want, show(back), "backward rp=%d all=%v", tt.rp, tt.all)
+		}
 	}
 	it := m.NewIterator(9, false)
 	assert.False(t, it.Valid(), "a new iterator is valid before First")
@@ -265,6 +271,7 @@ func TestEmpty(t *testing.T) {
 	_, ok := m.Get(nil, math.MaxUint64)
 	assert.False(t, ok, "Get on an empty memstore found something")
 	assert.Empty(t, views(collect(m.NewIterator(math.MaxUint64, true), nil)), "iterating an empty memstore")
+	assert.Empty(t, views(collectBack(m.NewIterator(math.MaxUint64, true), nil)), "iterating an empty memstore backward")
 	assert.Zero(t, m.Len(), "Len")
 	assert.Equal(t, headBytes, m.Size(), "Size")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 
 	"github.com/kvenc/kvenc/blockenc"
@@ -140,5 +141,131 @@ func TestModel(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// collectBack runs the iterator backward from SeekLT(before) (or Last when
+// before is nil).
+func collectBack(it *Iterator, before []byte) []blockenc.Cell {
+	if before == nil {
+		it.Last()
+	} else {
+		it.SeekLT(before)
+	}
+	var out []blockenc.Cell
+	for ; it.Valid(); it.Prev() {
+		out = append(out, it.Cell())
+	}
+	return out
+}
+
+// visibleBack returns what an Iterator at readPoint shows backward from the
+// last cell with a key < before (nil: from the last cell): the forward
+// order reversed.
+func (m *model) visibleBack(before []byte, readPoint uint64, all bool) []blockenc.Cell {
+	var out []blockenc.Cell
+	for _, c := range m.visible(nil, readPoint, all) {
+		if before == nil || bytes.Compare(c.Key, before) < 0 {
+			out = append(out, c)
+		}
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// TestModelReverse compares backward iteration and random walks that
+// change direction with the model, at random read points, in both modes.
+func TestModelReverse(t *testing.T) {
+	for seed := uint64(1); seed <= 8; seed++ {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 77))
+			ms, mod := New(1<<20), &model{}
+			randKey := func() []byte {
+				k := make([]byte, rng.IntN(4))
+				for i := range k {
+					k[i] = 'a' + byte(rng.IntN(3))
+				}
+				return k
+			}
+			for round := 0; round < 30; round++ {
+				for range rng.IntN(40) {
+					c := blockenc.Cell{
+						Key:   randKey(),
+						Value: bytes.Repeat([]byte{byte(rng.IntN(256))}, rng.IntN(20)),
+						Seq:   rng.Uint64N(30),
+						Kind:  blockenc.Kind(rng.IntN(2)),
+					}
+					if rng.IntN(50) == 0 {
+						c.Seq = blockenc.MaxSeq - rng.Uint64N(2)
+					}
+					require.NoError(t, ms.Add(c))
+					mod.add(c)
+				}
+				for range 20 {
+					rp := rng.Uint64N(35)
+					if rng.IntN(10) == 0 {
+						rp = ^uint64(0)
+					}
+					all := rng.IntN(2) == 0
+					var before []byte
+					if rng.IntN(4) != 0 {
+						before = randKey()
+					}
+					require.Equal(t, views(mod.visibleBack(before, rp, all)), views(collectBack(ms.NewIterator(rp, all), before)),
+						"SeekLT(%q) at %d all=%v", before, rp, all)
+					walk(t, rng, ms.NewIterator(rp, all), mod.visible(nil, rp, all), randKey)
+				}
+			}
+		})
+	}
+}
+
+// walk makes random moves in both directions and checks each against want,
+// the cells the iterator shows in forward order.
+func walk(t *testing.T, rng *rand.Rand, it *Iterator, want []blockenc.Cell, randKey func() []byte) {
+	t.Helper()
+	pos, valid := 0, false
+	var moves []string
+	for range 30 {
+		switch op := rng.IntN(6); {
+		case op == 0:
+			moves = append(moves, "First")
+			it.First()
+			pos, valid = 0, len(want) > 0
+		case op == 1:
+			moves = append(moves, "Last")
+			it.Last()
+			pos, valid = len(want)-1, len(want) > 0
+		case op == 2:
+			k := randKey()
+			moves = append(moves, fmt.Sprintf("SeekGE(%q)", k))
+			it.SeekGE(k)
+			pos = sort.Search(len(want), func(i int) bool { return bytes.Compare(want[i].Key, k) >= 0 })
+			valid = pos < len(want)
+		case op == 3:
+			k := randKey()
+			moves = append(moves, fmt.Sprintf("SeekLT(%q)", k))
+			it.SeekLT(k)
+			pos = sort.Search(len(want), func(i int) bool { return bytes.Compare(want[i].Key, k) >= 0 }) - 1
+			valid = pos >= 0
+		case op == 4:
+			moves = append(moves, "Next")
+			it.Next()
+			if valid {
+				pos++
+				valid = pos < len(want)
+			}
+		default:
+			moves = append(moves, "Prev")
+			it.Prev()
+			if valid {
+				pos--
+				valid = pos >= 0
+			}
+		}
+		require.Equal(t, valid, it.Valid(), "after %v", moves)
+		if valid {
+			require.Equal(t, view(want[pos]), view(it.Cell()), "after %v", moves)
+		}
 	}
 }
