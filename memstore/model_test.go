@@ -88,6 +88,36 @@ func collect(it *Iterator, from []byte) []blockenc.Cell {
 	return out
 }
 
+// randKey returns a key of up to 3 bytes of 'a' to 'c': few keys, so many
+// versions of each.
+func randKey(rng *rand.Rand) []byte {
+	k := make([]byte, rng.IntN(4))
+	for i := range k {
+		k[i] = 'a' + byte(rng.IntN(3))
+	}
+	return k
+}
+
+// addRandom adds up to 39 random cells to ms and mod (repeating key/seq
+// pairs, now and then a seq near blockenc.MaxSeq) and returns how many.
+func addRandom(t *testing.T, rng *rand.Rand, ms *Memstore, mod *model) int {
+	n := rng.IntN(40)
+	for range n {
+		c := blockenc.Cell{
+			Key:   randKey(rng),
+			Value: bytes.Repeat([]byte{byte(rng.IntN(256))}, rng.IntN(20)),
+			Seq:   rng.Uint64N(30),
+			Kind:  blockenc.Kind(rng.IntN(2)),
+		}
+		if rng.IntN(50) == 0 {
+			c.Seq = blockenc.MaxSeq - rng.Uint64N(2)
+		}
+		require.NoError(t, ms.Add(c))
+		mod.add(c)
+	}
+	return n
+}
+
 // TestModel adds random cells (few keys, so many versions and repeated
 // key/seq pairs) and compares Get, iteration and SeekGE at random read
 // points with the model after every batch of adds.
@@ -97,28 +127,9 @@ func TestModel(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 99))
 			ms, mod := New(1<<20), &model{}
 			adds := 0
-			randKey := func() []byte {
-				k := make([]byte, rng.IntN(4))
-				for i := range k {
-					k[i] = 'a' + byte(rng.IntN(3))
-				}
-				return k
-			}
+			randKey := func() []byte { return randKey(rng) }
 			for round := 0; round < 30; round++ {
-				for range rng.IntN(40) {
-					c := blockenc.Cell{
-						Key:   randKey(),
-						Value: bytes.Repeat([]byte{byte(rng.IntN(256))}, rng.IntN(20)),
-						Seq:   rng.Uint64N(30),
-						Kind:  blockenc.Kind(rng.IntN(2)),
-					}
-					if rng.IntN(50) == 0 {
-						c.Seq = blockenc.MaxSeq - rng.Uint64N(2)
-					}
-					require.NoError(t, ms.Add(c))
-					mod.add(c)
-					adds++
-				}
+				adds += addRandom(t, rng, ms, mod)
 				require.Equal(t, adds, ms.Len(), "Len counts Adds")
 				for range 20 {
 					key, rp := randKey(), rng.Uint64N(35)
@@ -180,27 +191,9 @@ func TestModelReverse(t *testing.T) {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 77))
 			ms, mod := New(1<<20), &model{}
-			randKey := func() []byte {
-				k := make([]byte, rng.IntN(4))
-				for i := range k {
-					k[i] = 'a' + byte(rng.IntN(3))
-				}
-				return k
-			}
+			randKey := func() []byte { return randKey(rng) }
 			for round := 0; round < 30; round++ {
-				for range rng.IntN(40) {
-					c := blockenc.Cell{
-						Key:   randKey(),
-						Value: bytes.Repeat([]byte{byte(rng.IntN(256))}, rng.IntN(20)),
-						Seq:   rng.Uint64N(30),
-						Kind:  blockenc.Kind(rng.IntN(2)),
-					}
-					if rng.IntN(50) == 0 {
-						c.Seq = blockenc.MaxSeq - rng.Uint64N(2)
-					}
-					require.NoError(t, ms.Add(c))
-					mod.add(c)
-				}
+				addRandom(t, rng, ms, mod)
 				for range 20 {
 					rp := rng.Uint64N(35)
 					if rng.IntN(10) == 0 {
