@@ -15,6 +15,14 @@ import (
 // kvModel is the reference for FuzzKV: live keys and values.
 type kvModel map[string]string
 
+func (m kvModel) deleteRange(lo, hi []byte) {
+	for k := range m {
+		if k >= string(lo) && k < string(hi) {
+			delete(m, k)
+		}
+	}
+}
+
 func (m kvModel) sorted(lo, hi []byte) [][2]string {
 	var out [][2]string
 	for k, v := range m {
@@ -55,15 +63,20 @@ func kvFuzzOptions(prefix string) kv.Options {
 // FuzzKV reads the input as a program of store operations (one op byte,
 // then its operands) and runs it against two Stores in one DB, with
 // prefixes that extend each other, and an in-memory model of each,
-// comparing them after every operation: Put, Delete, batches, Get, bounded
-// scans, snapshots held across writes, Flush, Compact and Close+Wrap. Bit
-// 4 of the op byte picks the Store.
+// comparing them after every operation: Put, Delete, DeleteRange,
+// batches (with range deletes), Get, bounded scans, snapshots held across
+// writes, Flush, Compact and Close+Wrap. Bit 4 of the op byte picks the
+// Store.
 func FuzzKV(f *testing.F) {
 	f.Add([]byte{0, 1, 3, 'a', 'b', 'c', 7, 1, 4, 2, 3, 0, 1, 5, 1, 2, 1, 9, 8, 0, 1})
 	f.Add([]byte("\x00\x05\x02hi\x00\x06\x01x\x0c\x01\x05\x0d\x0a\x03\x04\x05\x0b\x01\x00\x0e"))
 	f.Add(bytes.Repeat([]byte{0, 3, 10, 'v', 'a', 'l', 'u', 'e', '-', '-', '-', '-', '-', 12}, 20))
 	// Both Stores write the same key, flush, compact and reopen.
 	f.Add([]byte("\x00\x05\x02s1\x10\x05\x02s2\x0c\x00\x1c\x00\x0d\x00\x1d\x00\x0e\x00\x07\x05\x17\x05\x09\x00\x1f\x19\x00\x1f"))
+	// Puts, a snapshot, a range delete, flush, compact, a snapshot scan,
+	// a batch with a range delete between Puts, reopen.
+	f.Add([]byte("\x00\x03\x01a\x00\x05\x01b\x00\x09\x01c\x0a\x00\x0f\x02\x08\x0c\x00\x0d\x00\x0b\x00\x09\x00\x1f" +
+		"\x05\x00\x03\x04\x01\x01x\x06\x01\x0a\x05\x01\x01y\x0e\x00\x09\x00\x1f\x0d\x00\x09\x00\x1f"))
 	f.Fuzz(func(t *testing.T, prog []byte) {
 		if len(prog) > 4096 {
 			prog = prog[:4096]
@@ -131,9 +144,13 @@ func FuzzKV(f *testing.F) {
 				b := s.NewBatch()
 				for n := next() % 5; n > 0; n-- {
 					bk := key()
-					if next()%3 == 0 {
+					if c := next() % 6; c == 0 {
 						b.Delete(bk)
 						delete(m, string(bk))
+					} else if c == 1 {
+						end := key()
+						b.DeleteRange(bk, end)
+						m.deleteRange(bk, end)
 					} else {
 						v := val()
 						b.Put(bk, v)
@@ -141,7 +158,12 @@ func FuzzKV(f *testing.F) {
 					}
 				}
 				require.NoError(t, s.Apply(b))
-			case 7, 8, 15:
+			case 7, 8:
+				check(k)
+			case 15:
+				end := key()
+				require.NoError(t, s.DeleteRange(k, end))
+				m.deleteRange(k, end)
 				check(k)
 			case 9:
 				hi := key()

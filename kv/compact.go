@@ -62,7 +62,7 @@ func (s *Store) garbageDue() bool {
 func (s *Store) dropGarbage() error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if s.active.ms.Len() > 0 {
+	if !s.active.empty() {
 		s.freezeActive()
 	}
 	if err := s.flushFrozen(); err != nil {
@@ -165,6 +165,12 @@ func (s *Store) compact(all bool) error {
 		return err
 	}
 	f.finish()
+	var dels []rangeDel
+	for _, g := range in {
+		dels = append(dels, g.meta.dels...)
+	}
+	sortRangeDels(dels)
+	w.addRangeDels(dels)
 	out, err := w.finish(walSeq, in)
 	if err != nil {
 		return err

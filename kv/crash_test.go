@@ -38,7 +38,8 @@ func crashOptions(dir string) Options {
 // crashChild runs in the child process until it is killed. Protocol, one
 // line per event:
 //
-//	T <n> <op>...   write n is about to run (P key val | D key | B key=val,key=,...)
+//	T <n> <op>...   write n is about to run (P key val | D key | R start end |
+//	                B key=val,key=,~start-end,...)
 //	A <n>           write n returned nil
 //	F, C            a Flush or Compact starts
 func crashChild(dir string, seed uint64) {
@@ -59,15 +60,23 @@ func crashChild(dir string, seed uint64) {
 		case r < 6:
 			k := key()
 			line, do = "P "+k+" "+val, func() error { return s.Put([]byte(k), []byte(val)) }
-		case r < 8:
+		case r < 7:
 			k := key()
 			line, do = "D "+k, func() error { return s.Delete([]byte(k)) }
+		case r < 8:
+			k := key()
+			e := fmt.Sprintf("k%03d", rng.IntN(300)+rng.IntN(20))
+			line, do = "R "+k+" "+e, func() error { return s.DeleteRange([]byte(k), []byte(e)) }
 		default:
 			b := s.NewBatch()
 			var parts []string
 			for i := rng.IntN(5) + 1; i > 0; i-- {
 				k := key()
-				if rng.IntN(3) == 0 {
+				if rng.IntN(8) == 0 {
+					e := fmt.Sprintf("k%03d", rng.IntN(300)+rng.IntN(20))
+					b.DeleteRange([]byte(k), []byte(e))
+					parts = append(parts, "~"+k+"-"+e)
+				} else if rng.IntN(3) == 0 {
 					b.Delete([]byte(k))
 					parts = append(parts, k+"=")
 				} else {
@@ -116,8 +125,16 @@ func applyLine(m model, line string) {
 		m[f[3][:4]] = f[3][5:]
 	case "D":
 		delete(m, f[3])
+	case "R":
+		start, end, _ := strings.Cut(f[3], " ")
+		m.deleteRange([]byte(start), []byte(end))
 	case "B":
 		for _, kv := range strings.Split(f[3], ",") {
+			if r, ok := strings.CutPrefix(kv, "~"); ok {
+				start, end, _ := strings.Cut(r, "-")
+				m.deleteRange([]byte(start), []byte(end))
+				continue
+			}
 			k, v, _ := strings.Cut(kv, "=")
 			if v == "" {
 				delete(m, k)

@@ -4,7 +4,7 @@
 // (Wrap) and never touches a key outside its namespace and its registry
 // entry.
 //
-//	write:  Put/Delete/Apply -> seq (mvcc) -> WAL record in Badger -> memstore -> complete
+//	write:  Put/Delete/DeleteRange/Apply -> seq (mvcc) -> WAL record in Badger -> memstore -> complete
 //	flush:  memstore full -> freeze -> encode blocks -> segment in Badger -> drop WAL records
 //	read:   memstores + segments, merged, versions above the read point hidden
 //
@@ -59,50 +59,70 @@
 // iterator is needed on the read path: a cache hit touches no Badger at all,
 // a miss is one Badger point Get.
 //
-// # WAL record, version 1
+// # WAL record, version 2
 //
-// One record per Put, Delete or Apply, written in one Badger transaction
-// (so a batch is atomic also across a crash), in chunks of at most 256 KiB
-// under consecutive chunk numbers. Integers little-endian, "uv" an unsigned
-// LEB128 varint:
+// One record per Put, Delete, DeleteRange or Apply, written in one Badger
+// transaction (so a batch is atomic also across a crash), in chunks of at
+// most 256 KiB under consecutive chunk numbers. Integers little-endian,
+// "uv" an unsigned LEB128 varint:
 //
-//	record := version u8 (=1) | seq u64 | count uv | op * count | crc32c u32
-//	op     := kind u8 (1 Put, 0 Delete) | klen uv | key | [vlen uv | value]
+//	record := version u8 (=2) | seq u64 | count uv | op * count | crc32c u32
+//	op     := kind u8 | klen uv | key | [vlen uv | value]
 //
-// The value is present for Put only; the CRC (Castagnoli) covers every
-// byte before it. Worked example, pinned by testdata/wal-v1.bin: seq 300,
-// Put "apple"="red", Delete "pear":
+// The op kinds are part of the format (never reused): 1 Put (the value
+// follows), 0 Delete (no value), 2 DeleteRange (key is the range's start,
+// value its end, start < end). The CRC (Castagnoli) covers every byte
+// before it. Worked example, pinned by testdata/wal-v2.bin: seq 300, Put
+// "apple"="red", Delete "pear", DeleteRange ["b", "d"):
 //
-//	01                       version 1
+//	02                       version 2
 //	2c01000000000000         seq 300
-//	02                       2 ops
+//	03                       3 ops
 //	01 05 6170706c65 03 726564   Put, "apple", "red"
 //	00 04 70656172           Delete, "pear"
-//	3d c7 5d 08              CRC-32C
+//	02 01 62 01 64           DeleteRange, "b", "d"
+//	2b 21 3f 47              CRC-32C
 //
-// # Segment meta, version 1
+// Version 1 is the same without op kind 2; Open replays version 1
+// records (testdata/wal-v1.bin: the first two ops, version byte 01).
+//
+// # Segment meta, version 2
 //
 // Written after all of the segment's blocks, in its own transaction (which
 // for a compaction also deletes the metas of the segments it replaces): a
 // segment without a meta is garbage from a flush or compaction cut short,
 // and Open deletes its blocks. Integers little-endian:
 //
-//	meta := version u8 (=1) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
+//	meta := version u8 (=2) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
 //	        | blocks u64 | cells u64 | keys u64 | bytes u64
-//	        | firstKeyLen uv | firstKey | lastKeyLen uv | lastKey | crc32c u32
+//	        | firstKeyLen uv | firstKey | lastKeyLen uv | lastKey
+//	        | dels uv | del * dels | crc32c u32
+//	del  := seq u64 | startLen uv | start | endLen uv | end
 //
 // walSeq: every write with a seq at or below it is in a segment; Open
 // replays only the WAL records above the largest walSeq (and deletes the
 // others). keys counts distinct keys: a segment with as many keys as cells
 // holds one version per key, and its readers skip no older versions (no key
 // comparison per cell). blocks must equal the number of block keys found at Open, else
-// Open fails with ErrCorrupt. Worked example, pinned by
-// testdata/meta-v1.bin: segment 7, walSeq 300, seqs 1..300, 2 blocks, 1000
-// cells of 800 keys, 40000 bytes, keys "apple".."pear":
+// Open fails with ErrCorrupt. The dels are the segment's range tombstones
+// (see Range deletes), sorted by start, then end, then seq descending; each
+// has start < end and a seq within minSeq..maxSeq, else Open fails with
+// ErrCorrupt. They live in the meta, not in the blocks: Open reads them
+// into memory with the meta. minSeq and maxSeq cover the tombstones' seqs
+// too (a segment may hold tombstones and no cell). Worked example, pinned
+// by testdata/meta-v2.bin: segment 7, walSeq 300, seqs 1..300, 2 blocks,
+// 1000 cells of 800 keys, 40000 bytes, keys "apple".."pear", and one range
+// tombstone ["b", "d") at seq 250:
 //
-//	01 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
+//	02 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
 //	0200000000000000 e803000000000000 2003000000000000 409c000000000000
-//	05 6170706c65 04 70656172  + CRC-32C
+//	05 6170706c65 04 70656172
+//	01 fa00000000000000 01 62 01 64
+//	4a 21 ca ac              CRC-32C
+//
+// Version 1 is version 2 without the dels count and dels (version byte
+// 01); Open reads it as a segment without range tombstones
+// (testdata/meta-v1.bin is the example above in version 1).
 //
 // # Writes, flush and recovery
 //
@@ -124,6 +144,35 @@
 // Background compaction is size-tiered: once CompactionTrigger segments
 // exist, the first run of adjacent segments in which each next older one is
 // at most twice the run so far is merged. Compact merges everything.
+//
+// # Range deletes
+//
+// DeleteRange(start, end) (and Batch.DeleteRange) writes one range
+// tombstone (start, end, seq) whatever the number of keys it covers: for a
+// reader at a read point at or above seq it deletes every version with a
+// seq below seq of every key in [start, end). Versions at seq (written
+// later in the same batch: the batch drops its own earlier operations on
+// keys in the range) and above it are live as usual, and a reader below
+// seq (a Snapshot or Iterator taken earlier) does not see the tombstone.
+//
+// A memstore keeps its range tombstones in a small list beside the
+// skiplist, a segment in its meta. Readers cut the tombstones of every
+// memstore and segment at their start and end keys into fragments that
+// do not overlap, each with the seqs, descending, of the tombstones over
+// it (as Pebble's keyspan fragmenter does). The newest version of a key
+// at the read point is hidden when the fragment holding the key (binary
+// search) has a seq at or below the read point and above the version's:
+// one decision that Get and Iterators share. A flush writes the memstore's
+// tombstones into the segment's meta as they are.
+//
+// Compaction carries every range tombstone of its input into its output,
+// and with them the cells they delete.
+//
+// A memstore counts each range tombstone against its size (its keys twice
+// plus 128 bytes), so a memstore of many tombstones flushes too. Readers
+// fragment the tombstones of all sources when an Iterator opens, and a
+// memstore refragments its list at each DeleteRange: tombstones are meant
+// to be few and wide (retention, dropping a series), not one per key.
 //
 // # Blocks: defaults and what a read costs
 //
@@ -157,9 +206,11 @@
 //
 // Get looks in the active memstore, the frozen ones and then the segments
 // newest first; the first version at or below the read point wins (newer
-// sources hold only newer seqs). An Iterator merges one source per memstore
-// and segment, each showing per key the newest visible version, and skips
-// tombstones. A bad block stops it with Err wrapping ErrCorrupt.
+// sources hold only newer seqs), unless a range tombstone hides it. An
+// Iterator merges one source per memstore and segment, each showing per
+// key the newest visible version, and skips tombstones and the versions
+// range tombstones hide. A bad block stops it with Err wrapping
+// ErrCorrupt.
 //
 // An Iterator's bounds (IterOptions.LowerBound inclusive, UpperBound
 // exclusive) clamp First and SeekGE to the lower bound and end the scan at

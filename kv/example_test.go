@@ -133,3 +133,56 @@ func ExampleIterOptions_prefix() {
 	// cpu|host1|0003 = 0.10
 	// mem|host1|0001 = 512
 }
+
+// Retention: samples are keyed series|day, so everything older than the
+// retention of one series is one key range, dropped with one DeleteRange
+// (one write, however many samples it covers). A Snapshot taken before
+// still reads them; Compact gives their space back once none does.
+func ExampleStore_DeleteRange() {
+	s, err := kv.Open(kv.DefaultOptions("")) // "" : in memory
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	b := s.NewBatch()
+	for day := 1; day <= 5; day++ {
+		for _, series := range []string{"cpu", "mem"} {
+			b.Put(fmt.Appendf(nil, "%s|2026-11-%02d", series, day), fmt.Appendf(nil, "%d", day*10))
+		}
+	}
+	if err := s.Apply(b); err != nil {
+		log.Fatal(err)
+	}
+	if err := s.Flush(); err != nil {
+		log.Fatal(err)
+	}
+	audit := s.Snapshot()
+
+	// Keep three days of cpu: drop cpu|... up to (not including) day 3.
+	if err := s.DeleteRange([]byte("cpu|"), []byte("cpu|2026-11-03")); err != nil {
+		log.Fatal(err)
+	}
+	it := s.NewIterator(kv.IterOptions{Prefix: []byte("cpu|")})
+	for ok := it.First(); ok; ok = it.Next() {
+		fmt.Printf("%s = %s\n", it.Key(), it.Value())
+	}
+	if err := it.Close(); err != nil {
+		log.Fatal(err)
+	}
+	v, _ := audit.Get([]byte("cpu|2026-11-01"))
+	fmt.Printf("snapshot still reads cpu|2026-11-01 = %s\n", v)
+	_, err = s.Get([]byte("cpu|2026-11-01"))
+	fmt.Println("now:", err)
+	_ = audit.Close()
+	if err := s.Compact(); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("cells after compaction:", s.Stats().Cells)
+	// Output:
+	// cpu|2026-11-03 = 30
+	// cpu|2026-11-04 = 40
+	// cpu|2026-11-05 = 50
+	// snapshot still reads cpu|2026-11-01 = 10
+	// now: kv: not found
+	// cells after compaction: 10
+}

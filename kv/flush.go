@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	badger "github.com/dgraph-io/badger/v4"
 )
@@ -60,6 +61,11 @@ func (s *Store) flushMemtable(mt *memtable) error {
 		}
 	}
 	f.finish()
+	if r := mt.dels.Load(); r != nil {
+		dels := slices.Clone(r.dels)
+		sortRangeDels(dels)
+		w.addRangeDels(dels)
+	}
 	g, err := w.finish(mt.hi, nil)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"flag"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,24 +22,29 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata/
 // The worked examples of the package doc, derived by hand from the format
 // description, without the CRC trailer.
 const (
-	docWAL = `01 2c01000000000000 02
+	docWAL = `02 2c01000000000000 03
 		01 05 6170706c65 03 726564
-		00 04 70656172`
-	docMeta = `01 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
+		00 04 70656172
+		02 01 62 01 64`
+	docMeta = `02 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
 		0200000000000000 e803000000000000 2003000000000000 409c000000000000
-		05 6170706c65 04 70656172`
+		05 6170706c65 04 70656172
+		01 fa00000000000000 01 62 01 64`
 )
 
-func docWALRecord() []byte {
-	return appendWAL(nil, 300, []op{
+func docWALOps() []op {
+	return []op{
 		{key: []byte("apple"), value: []byte("red"), kind: blockenc.KindPut},
 		{key: []byte("pear"), kind: blockenc.KindDelete},
-	})
+		{key: []byte("b"), value: []byte("d"), kind: blockenc.KindDelete, ranged: true},
+	}
 }
+
+func docWALRecord() []byte { return appendWAL(nil, 300, docWALOps()) }
 
 func docSegMeta() segMeta {
 	return segMeta{id: 7, walSeq: 300, minSeq: 1, maxSeq: 300, blocks: 2, cells: 1000, keys: 800, bytes: 40000,
-		firstKey: []byte("apple"), lastKey: []byte("pear")}
+		firstKey: []byte("apple"), lastKey: []byte("pear"), dels: []rangeDel{rd("b", "d", 250)}}
 }
 
 func unhex(t *testing.T, s string) []byte {
@@ -70,41 +76,76 @@ func checkGolden(t *testing.T, name string, got []byte) {
 func TestGoldenWAL(t *testing.T) {
 	rec := docWALRecord()
 	require.Equal(t, unhex(t, docWAL), rec[:len(rec)-4], "WAL record against the package doc")
-	checkGolden(t, "wal-v1.bin", rec)
+	checkGolden(t, "wal-v2.bin", rec)
 	seq, ops, err := decodeWAL(rec)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(300), seq)
-	require.Len(t, ops, 2)
-	assert.Equal(t, op{key: []byte("apple"), value: []byte("red"), kind: blockenc.KindPut}, ops[0])
-	assert.Equal(t, blockenc.KindDelete, ops[1].kind)
-	assert.Equal(t, "pear", string(ops[1].key))
+	want := docWALOps()
+	want[1].key = []byte("pear")
+	assert.Equal(t, want, ops)
 	// Every truncation and every flipped byte is ErrCorrupt.
-	for i := 0; i < len(rec); i++ {
-		_, _, err := decodeWAL(rec[:i])
-		requireCorrupt(t, err, "truncated to %d", i)
-		b := bytes.Clone(rec)
-		b[i] ^= 0x10
-		_, _, err = decodeWAL(b)
-		requireCorrupt(t, err, "byte %d flipped", i)
-	}
+	requireDecodeCorrupt(t, rec, func(b []byte) error { _, _, err := decodeWAL(b); return err })
+
+	// Version 1 records (no DeleteRange) are still read; a DeleteRange
+	// in one is refused.
+	v1, err := os.ReadFile(filepath.Join("testdata", "wal-v1.bin"))
+	require.NoError(t, err)
+	seq, ops, err = decodeWAL(v1)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(300), seq)
+	assert.Equal(t, docWALOps()[:2], ops)
+	requireDecodeCorrupt(t, v1, func(b []byte) error { _, _, err := decodeWAL(b); return err })
+	bad := appendWAL(nil, 300, docWALOps())
+	bad[0] = 1
+	bad = binary.LittleEndian.AppendUint32(bad[:len(bad)-4], crc32.Checksum(bad[:len(bad)-4], crcTable))
+	_, _, err = decodeWAL(bad)
+	requireCorrupt(t, err, "DeleteRange in a version 1 record")
+	// An empty range is corrupt.
+	bad = appendWAL(nil, 300, []op{{key: []byte("d"), value: []byte("b"), kind: blockenc.KindDelete, ranged: true}})
+	_, _, err = decodeWAL(bad)
+	requireCorrupt(t, err, "empty range")
 }
 
 func TestGoldenMeta(t *testing.T) {
 	m := docSegMeta()
 	b := m.append(nil)
 	require.Equal(t, unhex(t, docMeta), b[:len(b)-4], "meta against the package doc")
-	checkGolden(t, "meta-v1.bin", b)
+	checkGolden(t, "meta-v2.bin", b)
 	got, err := decodeMeta(b)
 	require.NoError(t, err)
 	assert.Equal(t, m, got)
-	for i := 0; i < len(b); i++ {
-		_, err := decodeMeta(b[:i])
-		requireCorrupt(t, err, "truncated to %d", i)
-		c := bytes.Clone(b)
-		c[i] ^= 0x10
-		_, err = decodeMeta(c)
-		requireCorrupt(t, err, "byte %d flipped", i)
+	requireDecodeCorrupt(t, b, func(b []byte) error { _, err := decodeMeta(b); return err })
+
+	// Version 1 metas (no range tombstones) are still read.
+	v1, err := os.ReadFile(filepath.Join("testdata", "meta-v1.bin"))
+	require.NoError(t, err)
+	m.dels = nil
+	require.Equal(t, m.appendVersion(nil, 1), v1)
+	got, err = decodeMeta(v1)
+	require.NoError(t, err)
+	assert.Equal(t, m, got)
+	requireDecodeCorrupt(t, v1, func(b []byte) error { _, err := decodeMeta(b); return err })
+
+	// Range tombstones that are not what kv writes: an error, not a
+	// panic or a wrong answer.
+	for name, dels := range map[string][]rangeDel{
+		"empty range":       {rd("d", "b", 250)},
+		"equal bounds":      {rd("b", "b", 250)},
+		"seq above maxSeq":  {rd("b", "d", 301)},
+		"seq below minSeq":  {rd("b", "d", 0)},
+		"empty end, second": {rd("b", "d", 250), rd("", "", 250)},
+	} {
+		m.dels = dels
+		_, err := decodeMeta(m.append(nil))
+		requireCorrupt(t, err, name)
 	}
+	// A huge tombstone count is refused before allocating.
+	m.dels = nil
+	b = m.append(nil)
+	b = append(b[:len(b)-5], 0xff, 0xff, 0xff, 0xff, 0x0f)
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
+	_, err = decodeMeta(b)
+	requireCorrupt(t, err, "huge count")
 }
 
 // The Badger key layout of the package doc (key layout 2), pinned by
@@ -153,4 +194,58 @@ func TestOverlaps(t *testing.T) {
 	} {
 		assert.Equal(t, c.want, overlaps([]byte(c.p), []byte(c.q)), "%q %q", c.p, c.q)
 	}
+}
+
+// requireDecodeCorrupt checks that decode fails with ErrCorrupt on every
+// truncation of b and on b with any one byte flipped.
+func requireDecodeCorrupt(t *testing.T, b []byte, decode func([]byte) error) {
+	t.Helper()
+	for i := range b {
+		requireCorrupt(t, decode(b[:i]), "truncated to %d", i)
+		c := bytes.Clone(b)
+		c[i] ^= 0x10
+		requireCorrupt(t, decode(c), "byte %d flipped", i)
+	}
+}
+
+// FuzzDecodeWAL: arbitrary bytes decode to an error wrapping ErrCorrupt
+// or to ops that encode to a record that decodes to them again.
+func FuzzDecodeWAL(f *testing.F) {
+	f.Add(docWALRecord())
+	if v1, err := os.ReadFile(filepath.Join("testdata", "wal-v1.bin")); err == nil {
+		f.Add(v1)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		seq, ops, err := decodeWAL(b)
+		if err != nil {
+			requireCorrupt(t, err)
+			return
+		}
+		seq2, ops2, err := decodeWAL(appendWAL(nil, seq, ops))
+		require.NoError(t, err)
+		require.Equal(t, seq, seq2)
+		require.Equal(t, ops, ops2)
+	})
+}
+
+// FuzzDecodeMeta: arbitrary bytes decode to an error wrapping ErrCorrupt
+// or to a meta that encodes to bytes that decode to it again.
+func FuzzDecodeMeta(f *testing.F) {
+	m := docSegMeta()
+	f.Add(m.append(nil))
+	m.dels = append(m.dels, rd("a", "c", 1), rd("pe", "pz", 300))
+	f.Add(m.append(nil))
+	if v1, err := os.ReadFile(filepath.Join("testdata", "meta-v1.bin")); err == nil {
+		f.Add(v1)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := decodeMeta(b)
+		if err != nil {
+			requireCorrupt(t, err)
+			return
+		}
+		m2, err := decodeMeta(m.append(nil))
+		require.NoError(t, err)
+		require.Equal(t, m, m2)
+	})
 }

@@ -60,6 +60,15 @@ func (m model) clone() model {
 	return c
 }
 
+// deleteRange deletes the keys in [lo, hi).
+func (m model) deleteRange(lo, hi []byte) {
+	for k := range m {
+		if k >= string(lo) && k < string(hi) {
+			delete(m, k)
+		}
+	}
+}
+
 // rangeOf returns the model's pairs in [lo, hi) (nil bounds: unbounded).
 func (m model) rangeOf(lo, hi []byte) [][2]string {
 	var out [][2]string

@@ -30,6 +30,8 @@ type Iterator struct {
 	// source not exhausted: then Next moves it without comparing keys.
 	best  source
 	alone bool
+	// dels decides which cells the range tombstones of every source hide.
+	dels delCheck
 }
 
 // NewIterator returns an unpositioned Iterator over the Store's current
@@ -61,15 +63,26 @@ func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
 		s.unpin(rp)
 		return it
 	}
+	var dels []*rangeDels
 	for _, mt := range append([]*memtable{s.active}, s.frozen...) {
 		it.srcs = append(it.srcs, &memSource{it: mt.ms.NewIterator(rp, false)})
+		dels = append(dels, mt.dels.Load())
 	}
 	for _, g := range s.segs {
 		g.refs.Add(1)
 		it.segs = append(it.segs, g)
 		it.srcs = append(it.srcs, &segSource{s: s, g: g, rp: rp, fill: true, bi: -1})
+		dels = append(dels, g.dels)
 	}
+	it.dels = newDelCheck(unionRangeDels(dels...), rp)
 	return it
+}
+
+// live reports whether c, the newest version of its key at the read
+// point, is a live value: a Put that no range tombstone hides. It is the
+// Iterator's one visibility decision, whatever the direction.
+func (it *Iterator) live(c *blockenc.Cell) bool {
+	return c.Kind == blockenc.KindPut && !it.dels.hides(c.Key, c.Seq)
 }
 
 // iterBounds returns copies of the bounds o sets, Prefix winning over
@@ -188,7 +201,7 @@ func (it *Iterator) findSeg(ss *segSource) bool {
 			it.valid = false
 			return false
 		}
-		if c.Kind == blockenc.KindPut {
+		if it.live(c) {
 			it.key, it.val, it.valid = c.Key, c.Value, true
 			return true
 		}
@@ -210,7 +223,7 @@ func (it *Iterator) find() bool {
 		if it.upper != nil && bytes.Compare(c.Key, it.upper) >= 0 {
 			return false
 		}
-		if c.Kind == blockenc.KindPut {
+		if it.live(c) {
 			it.key, it.val, it.valid = c.Key, c.Value, true
 			return true
 		}
@@ -244,7 +257,7 @@ func (it *Iterator) find() bool {
 		if it.upper != nil && bytes.Compare(best.Key, it.upper) >= 0 {
 			return false
 		}
-		if best.Kind == blockenc.KindPut {
+		if it.live(best) {
 			it.key, it.val, it.valid = best.Key, best.Value, true
 			return true
 		}

@@ -17,9 +17,10 @@ type step struct {
 	Key2  uint8
 	Val   []byte
 	Batch []struct {
-		Del bool
-		Key uint8
-		Val []byte
+		Del   bool
+		Key   uint8
+		Range uint8 // with Del, one in three: DeleteRange [Key, Key+Range%8)
+		Val   []byte
 	}
 }
 
@@ -61,6 +62,15 @@ func (r *modelRun) do(i int, st step) {
 		}
 		m[string(k)] = string(st.Val)
 	case 4:
+		if st.Key2%3 == 0 {
+			// A range delete, empty when the end is not above k.
+			end := r.key(st.Key + st.Key2%16)
+			if err := s.DeleteRange(k, end); err != nil {
+				r.fail(i, st, err)
+			}
+			m.deleteRange(k, end)
+			break
+		}
 		if err := s.Delete(k); err != nil {
 			r.fail(i, st, err)
 		}
@@ -69,7 +79,11 @@ func (r *modelRun) do(i int, st step) {
 		b := s.NewBatch()
 		for _, o := range st.Batch {
 			bk := r.key(o.Key)
-			if o.Del {
+			if o.Del && o.Range%3 == 0 {
+				end := r.key(o.Key + o.Range%8)
+				b.DeleteRange(bk, end)
+				m.deleteRange(bk, end)
+			} else if o.Del {
 				b.Delete(bk)
 				delete(m, string(bk))
 			} else {

@@ -20,6 +20,7 @@ type segment struct {
 	lastKeys  [][]byte // last key of block i (aliases blockKeys[i])
 	refs      atomic.Int32
 	obsolete  atomic.Bool
+	dels      *rangeDels // the range tombstones of meta.dels, fragmented
 }
 
 // findBlock returns the first block whose last key is >= key, or -1.
@@ -108,14 +109,15 @@ func (s *Store) viewBlock(g *segment, i int, f func(v []byte)) error {
 }
 
 // getFrom looks key up in g at read point rp: the newest version with
-// Seq <= rp. It returns found=false when g has no such version.
-func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []byte, kind blockenc.Kind, found bool, err error) {
+// Seq <= rp, and its seq. It returns found=false when g has no such
+// version.
+func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []byte, kind blockenc.Kind, seq uint64, found bool, err error) {
 	if bytes.Compare(key, g.meta.firstKey) < 0 {
-		return nil, 0, false, nil
+		return nil, 0, 0, false, nil
 	}
 	i := g.findBlock(key)
 	if i < 0 {
-		return nil, 0, false, nil
+		return nil, 0, 0, false, nil
 	}
 	if s.cache.max <= 0 {
 		// No cache: the block is read where Badger holds it, not copied.
@@ -123,22 +125,22 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 		err = s.viewBlock(g, i, func(v []byte) {
 			var sk *blockenc.Seeker
 			if sk, serr = newSeeker(v); serr == nil {
-				val, kind, found = lookup(sk, key, rp, dst, nil)
+				val, kind, seq, found = lookup(sk, key, rp, dst, nil)
 				serr = sk.Err()
 				seekerPool.Put(sk)
 			}
 		})
 		if err != nil {
-			return nil, 0, false, err
+			return nil, 0, 0, false, err
 		}
 		if serr != nil {
-			return nil, 0, false, fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], serr)
+			return nil, 0, 0, false, fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], serr)
 		}
-		return val, kind, found, nil
+		return val, kind, seq, found, nil
 	}
 	cb, _, err := s.loadBlock(g, i, true, false)
 	if err != nil {
-		return nil, 0, false, err
+		return nil, 0, 0, false, err
 	}
 	if cb.ref != nil { // refcountHot: HBase's scheme, for the benchmark
 		cb.ref.retain()
@@ -146,20 +148,20 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 	}
 	sk, err := cb.seeker()
 	if err != nil {
-		return nil, 0, false, fmt.Errorf("segment %d block %d: %w", g.meta.id, i, err)
+		return nil, 0, 0, false, fmt.Errorf("segment %d block %d: %w", g.meta.id, i, err)
 	}
-	val, kind, found = lookup(sk, key, rp, dst, cb.ref)
+	val, kind, seq, found = lookup(sk, key, rp, dst, cb.ref)
 	if err := sk.Err(); err != nil {
-		return nil, 0, false, fmt.Errorf("segment %d block %d: %w", g.meta.id, i, err)
+		return nil, 0, 0, false, fmt.Errorf("segment %d block %d: %w", g.meta.id, i, err)
 	}
 	cb.putSeeker(sk)
-	return val, kind, found, nil
+	return val, kind, seq, found, nil
 }
 
 // lookup finds in sk's block the newest version of key with Seq <= rp and
 // appends its value to dst. ref, if not nil, is checked per cell read
 // (refcountHot).
-func lookup(sk *blockenc.Seeker, key []byte, rp uint64, dst []byte, ref *refBuf) (val []byte, kind blockenc.Kind, found bool) {
+func lookup(sk *blockenc.Seeker, key []byte, rp uint64, dst []byte, ref *refBuf) (val []byte, kind blockenc.Kind, seq uint64, found bool) {
 	for ok := sk.SeekGE(key); ok; ok = sk.Next() {
 		c := sk.Cell()
 		if !bytes.Equal(c.Key, key) {
@@ -169,10 +171,10 @@ func lookup(sk *blockenc.Seeker, key []byte, rp uint64, dst []byte, ref *refBuf)
 			if ref != nil {
 				ref.check()
 			}
-			return append(dst, c.Value...), c.Kind, true
+			return append(dst, c.Value...), c.Kind, c.Seq, true
 		}
 	}
-	return nil, 0, false
+	return nil, 0, 0, false
 }
 
 // segWriter writes one segment: blocks as they fill, the meta last.
@@ -266,7 +268,7 @@ func (w *segWriter) finish(walSeq uint64, replaces []*segment) (*segment, error)
 		w.abort()
 		return nil, fmt.Errorf("kv: segment %d blocks: %w", w.meta.id, err)
 	}
-	if w.meta.cells == 0 {
+	if w.meta.cells == 0 && len(w.meta.dels) == 0 {
 		w.meta.minSeq = 0
 	}
 	w.meta.walSeq = walSeq
@@ -287,7 +289,18 @@ func (w *segWriter) finish(walSeq uint64, replaces []*segment) (*segment, error)
 		return nil, fmt.Errorf("kv: segment %d meta: %w", w.meta.id, err)
 	}
 	w.seg.meta = w.meta
+	w.seg.dels = newRangeDels(w.meta.dels)
 	return w.seg, nil
+}
+
+// addRangeDels gives the segment the range tombstones dels (sorted by
+// sortRangeDels), to be written in its meta.
+func (w *segWriter) addRangeDels(dels []rangeDel) {
+	w.meta.dels = dels
+	for _, d := range dels {
+		w.meta.minSeq = min(w.meta.minSeq, d.seq)
+		w.meta.maxSeq = max(w.meta.maxSeq, d.seq)
+	}
 }
 
 // abort discards what was written; what it cannot delete has no meta and

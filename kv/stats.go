@@ -6,6 +6,7 @@ type Stats struct {
 	Blocks      int   // blocks in live segments
 	BytesStored int64 // bytes of the live segments' blocks and metas in Badger
 	Cells       int64 // cells (versions and tombstones) in live segments
+	RangeDels   int64 // range tombstones in live segments and memstores
 	Memstores   int   // memstores (the active one and the frozen ones)
 	MemCells    int64 // cells added to the memstores
 	MemBytes    int64 // arena bytes in use in the memstores
@@ -31,12 +32,14 @@ func (s *Store) Stats() Stats {
 	for _, g := range s.segs {
 		st.Blocks += int(g.meta.blocks)
 		st.Cells += int64(g.meta.cells)
+		st.RangeDels += int64(len(g.meta.dels))
 		st.BytesStored += int64(g.meta.bytes) + int64(len(g.meta.append(nil)))
 	}
 	for _, mt := range append(s.frozen, s.active) {
 		st.Memstores++
 		st.MemCells += int64(mt.ms.Len())
 		st.MemBytes += mt.ms.Size()
+		st.RangeDels += int64(mt.dels.Load().len())
 	}
 	s.mu.RUnlock()
 	st.CacheBytes, st.CacheHits, st.CacheMisses = s.cache.stats()

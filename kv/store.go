@@ -16,7 +16,6 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
-	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/memstore"
 	"github.com/kvenc/kvenc/mvcc"
 )
@@ -76,12 +75,17 @@ type Store struct {
 	flushes, compactions atomic.Int64
 }
 
-// memtable is a memstore with the WAL seqs it holds: (lo, hi].
+// memtable is a memstore with the WAL seqs it holds: (lo, hi], and the
+// range tombstones of those writes beside it.
 type memtable struct {
 	ms       *memstore.Memstore
 	lo, hi   uint64
 	capacity int64        // arena bytes kv admits (arena minus skl's head)
 	admitted atomic.Int64 // sum of memstore.CellArenaBound admitted
+	// dels holds the range tombstones, replaced whole (under delMu) by
+	// each DeleteRange; readers load it without a lock.
+	dels  atomic.Pointer[rangeDels]
+	delMu sync.Mutex
 }
 
 func newMemtable(size int64, lo uint64) *memtable {
@@ -274,7 +278,7 @@ func (s *Store) recover() error {
 			if m.id != id {
 				return fmt.Errorf("%w: meta under id %d says id %d", ErrCorrupt, id, m.id)
 			}
-			metas[id] = &segment{meta: m}
+			metas[id] = &segment{meta: m, dels: newRangeDels(m.dels)}
 			maxID = max(maxID, id)
 			walSeq = max(walSeq, m.walSeq)
 			last = max(last, m.maxSeq, m.walSeq)
@@ -396,7 +400,7 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 		if !s.active.reserve(need) {
 			// Freeze: the full memtable holds the WAL seqs up to the
 			// previous record.
-			if s.active.ms.Len() > 0 {
+			if !s.active.empty() {
 				s.active.hi = replayed
 				s.frozen = append([]*memtable{s.active}, s.frozen...)
 			}
@@ -407,10 +411,8 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 				return fmt.Errorf("%w: WAL seq %d needs %d memstore bytes", ErrTooLarge, seq, need)
 			}
 		}
-		for _, o := range ops {
-			if err := s.active.ms.Add(blockenc.Cell{Key: o.key, Value: o.value, Seq: seq, Kind: o.kind}); err != nil {
-				return fmt.Errorf("kv: open: replay seq %d: %w", seq, err)
-			}
+		if err := s.active.add(ops, seq); err != nil {
+			return fmt.Errorf("kv: open: replay seq %d: %w", seq, err)
 		}
 		replayed = seq
 		last = max(last, seq)

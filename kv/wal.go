@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -8,24 +9,47 @@ import (
 	"github.com/kvenc/kvenc/blockenc"
 )
 
-// WAL record format, version 1 (see the package doc):
+// WAL record format, version 2 (see the package doc):
 //
-//	record := version u8 (=1) | seq u64 LE | count uv | op * count | crc32c u32 LE
-//	op     := kind u8 (1 Put, 0 Delete) | klen uv | key | [vlen uv | value] (Put only)
+//	record := version u8 (=2) | seq u64 LE | count uv | op * count | crc32c u32 LE
+//	op     := kind u8 | klen uv | key | [vlen uv | value] (Put and DeleteRange only)
 //
+// kind: 1 Put (the value), 0 Delete, 2 DeleteRange (key the start, value
+// the end). Version 1 is the same without DeleteRange; it is still read.
 // The record is stored in chunks of at most walChunk bytes under
 // N+'w'+seq+chunk (N: the namespace) (chunk 0, 1, ...), all written in one Badger transaction.
 const (
-	walVersion = 1
-	walChunk   = 256 << 10
+	walVersion   = 2
+	walVersionV1 = 1
+	walChunk     = 256 << 10
+)
+
+// The op kinds of a WAL record: part of the format, never reuse.
+const (
+	walDelete      = 0
+	walPut         = 1
+	walDeleteRange = 2
 )
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
-// op is one Put or Delete of a batch.
+// op is one Put, Delete or DeleteRange of a batch. A DeleteRange (ranged)
+// deletes [key, value).
 type op struct {
 	key, value []byte
 	kind       blockenc.Kind
+	ranged     bool
+}
+
+// walKind is o's kind byte in a WAL record.
+func (o op) walKind() byte {
+	switch {
+	case o.ranged:
+		return walDeleteRange
+	case o.kind == blockenc.KindPut:
+		return walPut
+	}
+	return walDelete
 }
 
 func appendWAL(dst []byte, seq uint64, ops []op) []byte {
@@ -34,10 +58,11 @@ func appendWAL(dst []byte, seq uint64, ops []op) []byte {
 	dst = binary.LittleEndian.AppendUint64(dst, seq)
 	dst = binary.AppendUvarint(dst, uint64(len(ops)))
 	for _, o := range ops {
-		dst = append(dst, byte(o.kind))
+		k := o.walKind()
+		dst = append(dst, k)
 		dst = binary.AppendUvarint(dst, uint64(len(o.key)))
 		dst = append(dst, o.key...)
-		if o.kind == blockenc.KindPut {
+		if k != walDelete {
 			dst = binary.AppendUvarint(dst, uint64(len(o.value)))
 			dst = append(dst, o.value...)
 		}
@@ -57,8 +82,9 @@ func decodeWAL(rec []byte) (uint64, []op, error) {
 	if got, want := crc32.Checksum(body, crcTable), binary.LittleEndian.Uint32(rec[len(body):]); got != want {
 		return 0, nil, bad(len(body), fmt.Sprintf("checksum %#08x, trailer says %#08x", got, want))
 	}
-	if body[0] != walVersion {
-		return 0, nil, bad(0, fmt.Sprintf("version %d", body[0]))
+	version := body[0]
+	if version != walVersion && version != walVersionV1 {
+		return 0, nil, bad(0, fmt.Sprintf("version %d (this version reads 1 and 2)", version))
 	}
 	seq := binary.LittleEndian.Uint64(body[1:])
 	p := 9
@@ -82,19 +108,30 @@ func decodeWAL(rec []byte) (uint64, []op, error) {
 		if p >= len(body) {
 			return 0, nil, bad(p, "truncated op")
 		}
-		o := op{kind: blockenc.Kind(body[p])}
-		if !o.kind.IsValid() {
-			return 0, nil, bad(p, fmt.Sprintf("kind %d", body[p]))
+		var o op
+		k := body[p]
+		switch {
+		case k == walPut:
+			o.kind = blockenc.KindPut
+		case k == walDelete:
+			o.kind = blockenc.KindDelete
+		case k == walDeleteRange && version >= 2:
+			o.kind, o.ranged = blockenc.KindDelete, true
+		default:
+			return 0, nil, bad(p, fmt.Sprintf("op kind %d (version %d)", k, version))
 		}
 		p++
 		var ok bool
 		if o.key, ok = readBytes(); !ok {
 			return 0, nil, bad(p, "bad key length")
 		}
-		if o.kind == blockenc.KindPut {
+		if k != walDelete {
 			if o.value, ok = readBytes(); !ok {
 				return 0, nil, bad(p, "bad value length")
 			}
+		}
+		if o.ranged && bytes.Compare(o.key, o.value) >= 0 {
+			return 0, nil, bad(p, fmt.Sprintf("empty range [%q, %q)", o.key, o.value))
 		}
 		ops = append(ops, o)
 	}

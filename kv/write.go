@@ -1,8 +1,10 @@
 package kv
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/blockenc"
@@ -13,9 +15,10 @@ import (
 // itself instead of leaving it to the background (a write stall).
 const maxFrozen = 2
 
-// Batch collects Puts and Deletes that Apply writes atomically with one
-// seq. A later operation on a key in the same batch wins. A Batch is not
-// safe for concurrent use; it copies what it is given.
+// Batch collects Puts, Deletes and DeleteRanges that Apply writes
+// atomically with one seq. A later operation on a key in the same batch
+// wins, also over an earlier DeleteRange that covers the key. A Batch is
+// not safe for concurrent use; it copies what it is given.
 type Batch struct {
 	ops []op
 }
@@ -31,6 +34,22 @@ func (b *Batch) Put(key, value []byte) {
 // Delete adds a Delete of key (copied).
 func (b *Batch) Delete(key []byte) {
 	b.ops = append(b.ops, op{key: clone(key), kind: blockenc.KindDelete})
+}
+
+// DeleteRange adds a deletion of every key in [start, end) (both copied):
+// start inclusive, end exclusive, one range tombstone whatever the number
+// of keys it covers. It removes the batch's earlier Puts and Deletes of
+// keys in the range (the range deletes them); a later Put in the batch
+// of a key in the range stays. An empty range (start >= end) adds
+// nothing.
+func (b *Batch) DeleteRange(start, end []byte) {
+	if bytes.Compare(start, end) >= 0 {
+		return
+	}
+	b.ops = slices.DeleteFunc(b.ops, func(o op) bool {
+		return !o.ranged && bytes.Compare(start, o.key) <= 0 && bytes.Compare(o.key, end) < 0
+	})
+	b.ops = append(b.ops, op{key: clone(start), value: clone(end), kind: blockenc.KindDelete, ranged: true})
 }
 
 // Len returns the number of operations in the batch.
@@ -51,6 +70,19 @@ func (s *Store) Delete(key []byte) error {
 	return s.write([]op{{key: key, kind: blockenc.KindDelete}})
 }
 
+// DeleteRange deletes every key in [start, end): start inclusive, end
+// exclusive. It writes one range tombstone, whatever the number of keys it
+// covers: reads at or after it no longer see the keys, a Snapshot or
+// Iterator taken before it still does, and compaction drops the deleted
+// cells once no reader can see them, then the tombstone once nothing older
+// lies beneath it. Later writes to keys in the range are seen as usual. An
+// empty range (start >= end) deletes nothing.
+func (s *Store) DeleteRange(start, end []byte) error {
+	b := Batch{}
+	b.DeleteRange(start, end)
+	return s.Apply(&b)
+}
+
 // Apply writes every operation of b atomically: one seq, one WAL record in
 // one Badger transaction; readers see all of it or none, also after a
 // crash. An empty batch does nothing.
@@ -64,9 +96,16 @@ func (s *Store) Apply(b *Batch) error {
 	return s.write(b.ops)
 }
 
+// opsArenaBound is the memstore bytes ops may take. A DeleteRange is kept
+// beside the memstore's arena, but counts against its size so that a
+// memstore of many range tombstones fills up and flushes too.
 func opsArenaBound(ops []op) int64 {
 	var n int64
 	for _, o := range ops {
+		if o.ranged {
+			n += rangeDelBound(o.key, o.value)
+			continue
+		}
 		n += memstore.CellArenaBound(blockenc.Cell{Key: o.key, Value: o.value, Kind: o.kind})
 	}
 	return n
@@ -77,6 +116,9 @@ func (s *Store) write(ops []op) error {
 	for i, o := range ops {
 		if len(o.key) > MaxKeySize {
 			return fmt.Errorf("%w: op %d: key of %d bytes exceeds MaxKeySize %d", ErrTooLarge, i, len(o.key), MaxKeySize)
+		}
+		if o.ranged && len(o.value) > MaxKeySize {
+			return fmt.Errorf("%w: op %d: range end of %d bytes exceeds MaxKeySize %d", ErrTooLarge, i, len(o.value), MaxKeySize)
 		}
 		if len(o.value) > MaxValueSize {
 			return fmt.Errorf("%w: op %d: value of %d bytes exceeds MaxValueSize %d", ErrTooLarge, i, len(o.value), MaxValueSize)
@@ -125,14 +167,12 @@ func (s *Store) write(ops []op) error {
 		}
 		return fmt.Errorf("kv: store %q: WAL seq %d: %w", s.opts.Prefix, seq, err)
 	}
-	for _, o := range ops {
-		if err := mt.ms.Add(blockenc.Cell{Key: o.key, Value: o.value, Seq: seq, Kind: o.kind}); err != nil {
-			// Cannot happen: the arena bytes were reserved above. The WAL
-			// holds the write, so it reappears at the next Open.
-			s.writeMu.RUnlock()
-			s.tracker.Complete(w)
-			return fmt.Errorf("kv: memstore add seq %d: %w", seq, err)
-		}
+	if err := mt.add(ops, seq); err != nil {
+		// Cannot happen: the arena bytes were reserved above. The WAL
+		// holds the write, so it reappears at the next Open.
+		s.writeMu.RUnlock()
+		s.tracker.Complete(w)
+		return fmt.Errorf("kv: memstore add seq %d: %w", seq, err)
 	}
 	s.writeMu.RUnlock()
 	s.garbage.Add(int64(len(rec))) // deleted once flushed
@@ -146,7 +186,7 @@ func (s *Store) write(ops []op) error {
 func (s *Store) freeze(mt *memtable) bool {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if s.active != mt || mt.ms.Len() == 0 {
+	if s.active != mt || mt.empty() {
 		return false
 	}
 	s.freezeActive()
@@ -197,24 +237,26 @@ func (s *Store) get(key []byte, rp uint64, pinned bool) ([]byte, error) {
 	}
 	// Memstores hold newer seqs than segments, the active one newer than
 	// the frozen ones, and segments are sorted newest first: the first
-	// version found is the newest.
+	// version found is the newest. A range tombstone visible at rp hides
+	// it when it is older than the tombstone.
+	cover := s.coverLocked(key, rp)
 	if s.active.ms.Len() > 0 { // an empty skiplist still costs a seek
 		if c, ok := s.active.ms.Get(key, rp); ok {
-			return cellValue(c)
+			return cellValue(c, cover)
 		}
 	}
 	for _, mt := range s.frozen {
 		if c, ok := mt.ms.Get(key, rp); ok {
-			return cellValue(c)
+			return cellValue(c, cover)
 		}
 	}
 	for _, g := range s.segs {
-		v, kind, found, err := s.getFrom(g, key, rp, nil)
+		v, kind, seq, found, err := s.getFrom(g, key, rp, nil)
 		if err != nil {
 			return nil, err
 		}
 		if found {
-			if kind == blockenc.KindDelete {
+			if kind == blockenc.KindDelete || seq < cover {
 				return nil, ErrNotFound
 			}
 			return v, nil
@@ -223,9 +265,32 @@ func (s *Store) get(key []byte, rp uint64, pinned bool) ([]byte, error) {
 	return nil, ErrNotFound
 }
 
-func cellValue(c blockenc.Cell) ([]byte, error) {
-	if c.Kind == blockenc.KindDelete {
+// cellValue returns a copy of c's value, or ErrNotFound when c is a
+// tombstone or older than cover (the newest range tombstone over its key).
+func cellValue(c blockenc.Cell, cover uint64) ([]byte, error) {
+	if c.Kind == blockenc.KindDelete || c.Seq < cover {
 		return nil, ErrNotFound
 	}
 	return clone(c.Value), nil
+}
+
+// add adds the ops of one write, at seq, to the memtable: cells to the
+// memstore, range tombstones beside it.
+func (m *memtable) add(ops []op, seq uint64) error {
+	for _, o := range ops {
+		if o.ranged {
+			m.addRangeDel(rangeDel{start: clone(o.key), end: clone(o.value), seq: seq})
+			continue
+		}
+		if err := m.ms.Add(blockenc.Cell{Key: o.key, Value: o.value, Seq: seq, Kind: o.kind}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// empty reports whether the memtable holds neither cells nor range
+// tombstones.
+func (m *memtable) empty() bool {
+	return m.ms.Len() == 0 && m.dels.Load() == nil
 }

@@ -1,0 +1,189 @@
+package kv
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func rd(start, end string, seq uint64) rangeDel {
+	return rangeDel{start: []byte(start), end: []byte(end), seq: seq}
+}
+
+func TestFragmentDels(t *testing.T) {
+	r := newRangeDels([]rangeDel{rd("b", "f", 5), rd("d", "h", 9), rd("d", "h", 3), rd("h", "k", 9), rd("m", "n", 2)})
+	type frag struct {
+		start, end string
+		seqs       []uint64
+	}
+	var got []frag
+	for _, f := range r.frags {
+		got = append(got, frag{string(f.start), string(f.end), f.seqs})
+	}
+	assert.Equal(t, []frag{
+		{"b", "d", []uint64{5}},
+		{"d", "f", []uint64{9, 5, 3}},
+		{"f", "h", []uint64{9, 3}},
+		{"h", "k", []uint64{9}},
+		{"m", "n", []uint64{2}},
+	}, got)
+	for _, c := range []struct {
+		key  string
+		rp   uint64
+		want uint64
+	}{
+		{"a", 100, 0}, {"b", 100, 5}, {"b", 4, 0}, {"c", 5, 5}, {"d", 100, 9}, {"d", 8, 5}, {"e", 4, 3},
+		{"f", 8, 3}, {"g", 2, 0}, {"h", 9, 9}, {"j", 100, 9}, {"k", 100, 0}, {"l", 100, 0}, {"m", 2, 2}, {"n", 100, 0},
+	} {
+		assert.Equal(t, c.want, r.cover([]byte(c.key), c.rp), "cover(%q, %d)", c.key, c.rp)
+		d := newDelCheck(r, c.rp)
+		assert.Equal(t, c.want > 4, d.hides([]byte(c.key), 4), "hides(%q, 4) at %d", c.key, c.rp)
+	}
+	// Every fragment, then back: the tombstones merge again where they
+	// abut with the same seq.
+	all := defragment(r.frags, func(int, uint64) bool { return true })
+	assert.Equal(t, []rangeDel{rd("b", "f", 5), rd("d", "h", 3), rd("d", "k", 9), rd("m", "n", 2)}, all)
+	var nilSet *rangeDels
+	assert.Equal(t, uint64(0), nilSet.cover([]byte("a"), 10))
+	assert.Nil(t, newRangeDels(nil))
+	assert.Nil(t, unionRangeDels(nil, nil))
+	assert.Same(t, r, unionRangeDels(nil, r, nil))
+}
+
+// fill puts key%04d for i in [0, n) at value v%04d.
+func fill(t testing.TB, s *Store, n int, tag string) {
+	t.Helper()
+	b := s.NewBatch()
+	for i := 0; i < n; i++ {
+		b.Put([]byte(fmt.Sprintf("key%04d", i)), []byte(fmt.Sprintf("%s%04d", tag, i)))
+	}
+	require.NoError(t, s.Apply(b))
+}
+
+// keysOf scans it and returns its keys.
+func keysOf(t testing.TB, it *Iterator) []string {
+	t.Helper()
+	got, err := scan(it)
+	require.NoError(t, err)
+	var ks []string
+	for _, p := range got {
+		ks = append(ks, p[0])
+	}
+	return ks
+}
+
+func keyRange(lo, hi int) []string {
+	var ks []string
+	for i := lo; i < hi; i++ {
+		ks = append(ks, fmt.Sprintf("key%04d", i))
+	}
+	return ks
+}
+
+// A range delete hides the keys in its range from Get and iteration, in
+// the memstore, after Flush, after reopen and after Compact, while a
+// Snapshot taken before it still sees them.
+func TestDeleteRange(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, testOptions(dir))
+	fill(t, s, 100, "v")
+	require.NoError(t, s.Flush())
+	fill(t, s, 50, "w") // newer versions of key0000..key0049 in the memstore
+	before := s.Snapshot()
+	require.NoError(t, s.DeleteRange([]byte("key0020"), []byte("key0070")))
+	require.NoError(t, s.Put([]byte("key0030"), []byte("new"))) // after the range delete
+	require.NoError(t, s.DeleteRange([]byte("key0090"), []byte("key0090")))
+
+	want := append(append(keyRange(0, 20), "key0030"), keyRange(70, 100)...)
+	// get checks a Get through get (s.Get or a Snapshot's): want "" is
+	// ErrNotFound.
+	get := func(stage string, get func([]byte) ([]byte, error), key, want string) {
+		t.Helper()
+		v, err := get([]byte(key))
+		if want == "" {
+			assert.ErrorIs(t, err, ErrNotFound, "%s: %s", stage, key)
+			return
+		}
+		require.NoError(t, err, "%s: %s", stage, key)
+		assert.Equal(t, want, string(v), "%s: %s", stage, key)
+	}
+	check := func(stage string) {
+		t.Helper()
+		assert.Equal(t, want, keysOf(t, s.NewIterator(IterOptions{})), stage)
+		assert.Equal(t, []string{"key0030"}, keysOf(t, s.NewIterator(IterOptions{LowerBound: []byte("key0020"), UpperBound: []byte("key0070")})), stage)
+		for key, v := range map[string]string{"key0020": "", "key0069": "", "key0030": "new", "key0070": "v0070", "key0019": "w0019"} {
+			get(stage, s.Get, key, v)
+		}
+		if before != nil {
+			assert.Equal(t, keyRange(0, 100), keysOf(t, before.NewIterator(IterOptions{})), stage)
+			get(stage, before.Get, "key0025", "w0025")
+			get(stage, before.Get, "key0060", "v0060")
+		}
+	}
+	check("memstore")
+	assert.Equal(t, int64(1), s.Stats().RangeDels)
+	require.NoError(t, s.Flush())
+	check("flushed")
+	require.NoError(t, s.Compact())
+	check("compacted under a snapshot")
+	require.NoError(t, before.Close())
+	before = nil
+	require.NoError(t, s.Close())
+	s = mustOpen(t, testOptions(dir))
+	check("reopened")
+	require.NoError(t, s.Compact())
+	check("compacted")
+	require.NoError(t, s.Close())
+	s = mustOpen(t, testOptions(dir))
+	check("reopened after compaction")
+	require.NoError(t, s.Close())
+}
+
+// A later operation in a batch wins over an earlier DeleteRange; an
+// earlier one is deleted by it. Also across the WAL (reopen without flush).
+func TestBatchDeleteRange(t *testing.T) {
+	dir := t.TempDir()
+	o := testOptions(dir)
+	s := mustOpen(t, o)
+	fill(t, s, 10, "v")
+	b := s.NewBatch()
+	b.Put([]byte("key0002"), []byte("early"))
+	b.Put([]byte("key0099"), []byte("outside"))
+	b.DeleteRange([]byte("key0001"), []byte("key0008"))
+	b.Put([]byte("key0005"), []byte("late"))
+	b.DeleteRange([]byte("key0009"), []byte("key0001")) // empty
+	require.Equal(t, 3, b.Len())
+	require.NoError(t, s.Apply(b))
+	want := [][2]string{{"key0000", "v0000"}, {"key0005", "late"}, {"key0008", "v0008"}, {"key0009", "v0009"}, {"key0099", "outside"}}
+	got, err := scan(s.NewIterator(IterOptions{}))
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	require.NoError(t, s.db.Close()) // a crash: the WAL holds the batch
+	s.ownDB = false
+	_ = s.Close()
+	s = mustOpen(t, o)
+	got, err = scan(s.NewIterator(IterOptions{}))
+	require.NoError(t, err)
+	assert.Equal(t, want, got, "after WAL replay")
+	require.NoError(t, s.Compact())
+	got, err = scan(s.NewIterator(IterOptions{}))
+	require.NoError(t, err)
+	assert.Equal(t, want, got, "after compaction")
+	require.NoError(t, s.Close())
+}
+
+func TestDeleteRangeLimits(t *testing.T) {
+	s := mustOpen(t, testOptions(""))
+	big := make([]byte, MaxKeySize+1)
+	require.ErrorIs(t, s.DeleteRange(nil, big), ErrTooLarge)
+	require.ErrorIs(t, s.DeleteRange(big[:1], big), ErrTooLarge)
+	require.NoError(t, s.DeleteRange([]byte("b"), []byte("a")), "an empty range deletes nothing")
+	require.NoError(t, s.Put([]byte(""), []byte("empty key")))
+	require.NoError(t, s.DeleteRange(nil, []byte{0}))
+	_, err := s.Get(nil)
+	require.ErrorIs(t, err, ErrNotFound)
+	require.NoError(t, s.Close())
+	require.ErrorIs(t, s.DeleteRange([]byte("a"), []byte("b")), ErrClosed)
+}
