@@ -142,14 +142,22 @@ func (s *Store) compact(all bool) error {
 	} else if in = pickTier(segs); in == nil {
 		return nil
 	}
-	// Tombstones can go when every segment outside the input is newer:
-	// segments are sorted newest first and the input is a run, so when it
-	// ends with the oldest segment.
-	dropTombstones := in[len(in)-1] == segs[len(segs)-1]
+	return s.compactRun(in, in[len(in)-1] == segs[len(segs)-1])
+}
 
+// compactRun merges in, a run of adjacent segments, into one. Tombstones
+// (point and range) can go when every segment outside the input is newer
+// (dropTombstones): segments are sorted newest first and the input is a
+// run, so when it ends with the oldest segment. The caller holds
+// compactMu.
+func (s *Store) compactRun(in []*segment, dropTombstones bool) error {
 	rp, points := s.gcPoints()
 	w := s.newSegWriter(s.opts.compactionBlock())
-	f := gcFilter{rp: rp, points: points, dropTombstones: dropTombstones, emit: w.add}
+	var dels []*rangeDels
+	for _, g := range in {
+		dels = append(dels, g.dels)
+	}
+	f := gcFilter{rp: rp, points: points, dropTombstones: dropTombstones, emit: w.add, dels: unionRangeDels(dels...)}
 	m := versionMerge{}
 	var walSeq uint64
 	for _, g := range in {
@@ -165,12 +173,7 @@ func (s *Store) compact(all bool) error {
 		return err
 	}
 	f.finish()
-	var dels []rangeDel
-	for _, g := range in {
-		dels = append(dels, g.meta.dels...)
-	}
-	sortRangeDels(dels)
-	w.addRangeDels(dels)
+	w.addRangeDels(f.rangeDels())
 	out, err := w.finish(walSeq, in)
 	if err != nil {
 		return err

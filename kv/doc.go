@@ -165,8 +165,19 @@
 // one decision that Get and Iterators share. A flush writes the memstore's
 // tombstones into the segment's meta as they are.
 //
-// Compaction carries every range tombstone of its input into its output,
-// and with them the cells they delete.
+// Flush and compaction treat a range tombstone over a key as one more
+// newer version of the key when they decide which versions a reader can
+// still see (see Writes, flush and recovery): the cells it deletes go once
+// no pinned read point lies between them and it. A flush keeps every
+// tombstone of its memstore, and so does a compaction whose input does not
+// end with the oldest segment (older segments may hold cells they delete).
+// Otherwise a compaction keeps a fragment of a tombstone only while it is
+// the oldest tombstone newer than a cell the output keeps (for a snapshot
+// that still sees the cell), or while its seq is above the read point,
+// and joins the kept fragments back into tombstones where they abut. A
+// range of a million cells so costs one WAL record to delete, and its
+// space comes back at the compaction that includes the oldest segment
+// (TestDeleteRangeSpace measures the files before and after).
 //
 // A memstore counts each range tombstone against its size (its keys twice
 // plus 128 bytes), so a memstore of many tombstones flushes too. Readers

@@ -177,12 +177,13 @@ func ExampleStore_DeleteRange() {
 	if err := s.Compact(); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("cells after compaction:", s.Stats().Cells)
+	st := s.Stats()
+	fmt.Printf("after compaction: %d cells, %d range tombstones\n", st.Cells, st.RangeDels)
 	// Output:
 	// cpu|2026-11-03 = 30
 	// cpu|2026-11-04 = 40
 	// cpu|2026-11-05 = 50
 	// snapshot still reads cpu|2026-11-01 = 10
 	// now: kv: not found
-	// cells after compaction: 10
+	// after compaction: 8 cells, 0 range tombstones
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"slices"
 
 	badger "github.com/dgraph-io/badger/v4"
 )
@@ -52,7 +51,7 @@ func (s *Store) flushFrozen() error {
 func (s *Store) flushMemtable(mt *memtable) error {
 	rp, points := s.gcPoints()
 	w := s.newSegWriter(s.opts.Block)
-	f := gcFilter{rp: rp, points: points, emit: w.add}
+	f := gcFilter{rp: rp, points: points, emit: w.add, dels: mt.dels.Load()}
 	it := mt.ms.NewIterator(math.MaxUint64, true)
 	for it.First(); it.Valid(); it.Next() {
 		if err := f.add(it.Cell()); err != nil {
@@ -61,11 +60,7 @@ func (s *Store) flushMemtable(mt *memtable) error {
 		}
 	}
 	f.finish()
-	if r := mt.dels.Load(); r != nil {
-		dels := slices.Clone(r.dels)
-		sortRangeDels(dels)
-		w.addRangeDels(dels)
-	}
+	w.addRangeDels(f.rangeDels())
 	g, err := w.finish(mt.hi, nil)
 	if err != nil {
 		return err

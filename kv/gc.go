@@ -30,17 +30,26 @@ func (s *Store) gcPoints() (rp uint64, points []uint64) {
 // version at or below it. With dropTombstones (nothing older lies outside
 // the cells filtered) it also drops a key's oldest kept versions while they
 // are tombstones: they hide nothing. Equal key and seq twice keeps one.
+//
+// The range tombstones of the cells filtered (dels) count as newer
+// versions of every key they cover, so the versions they delete go once
+// no read point lies between them and the tombstone. The filter notes, per
+// fragment of dels, the tombstones that still delete a cell it emits:
+// rangeDels returns the tombstones the output needs.
 type gcFilter struct {
 	rp             uint64
 	points         []uint64
 	dropTombstones bool
 	emit           func(blockenc.Cell) error
+	dels           *rangeDels
 
 	key     []byte
 	hasKey  bool
 	prevSeq uint64   // seq of the previous version of key
 	pend    []uint64 // seqs of kept tombstones not yet emitted
 	dropped int64
+	frag    int      // the fragment of dels holding key, or -1
+	needed  [][]bool // per fragment of dels, per seq: deletes an emitted cell
 }
 
 func (f *gcFilter) add(c blockenc.Cell) error {
@@ -49,11 +58,16 @@ func (f *gcFilter) add(c blockenc.Cell) error {
 		f.key = append(f.key[:0], c.Key...)
 		f.hasKey = true
 		f.prevSeq = ^uint64(0)
+		f.frag = f.dels.find(c.Key)
 	} else if c.Seq >= f.prevSeq {
 		f.dropped++
 		return nil // the same cell from a second source
 	}
-	keep := c.Seq > f.rp || f.seen(c.Seq, f.prevSeq)
+	newer := f.prevSeq
+	if j := f.deleter(c.Seq); j >= 0 {
+		newer = min(newer, f.dels.frags[f.frag].seqs[j])
+	}
+	keep := c.Seq > f.rp || f.seen(c.Seq, newer)
 	f.prevSeq = c.Seq
 	if !keep {
 		f.dropped++
@@ -68,7 +82,62 @@ func (f *gcFilter) add(c blockenc.Cell) error {
 			return err
 		}
 	}
+	return f.out(c)
+}
+
+// deleter returns the index in the current fragment's seqs (descending) of
+// the oldest range tombstone newer than seq, or -1.
+func (f *gcFilter) deleter(seq uint64) int {
+	if f.frag < 0 {
+		return -1
+	}
+	seqs := f.dels.frags[f.frag].seqs
+	for j := len(seqs) - 1; j >= 0; j-- {
+		if seqs[j] > seq {
+			return j
+		}
+	}
+	return -1
+}
+
+// out emits c and notes the range tombstone that deletes it for the
+// readers at or above its seq (the oldest one newer than c).
+func (f *gcFilter) out(c blockenc.Cell) error {
+	if j := f.deleter(c.Seq); j >= 0 {
+		if f.needed == nil {
+			f.needed = make([][]bool, len(f.dels.frags))
+		}
+		if f.needed[f.frag] == nil {
+			f.needed[f.frag] = make([]bool, len(f.dels.frags[f.frag].seqs))
+		}
+		f.needed[f.frag][j] = true
+	}
 	return f.emit(c)
+}
+
+// rangeDels returns the range tombstones the output needs, sorted by
+// sortRangeDels. When older cells may lie outside the cells filtered
+// (!dropTombstones), that is all of them. Otherwise it is the fragments of
+// those that delete an emitted cell or are above the read point (their
+// writes are in flight), joined where they abut.
+func (f *gcFilter) rangeDels() []rangeDel {
+	if f.dels == nil {
+		return nil
+	}
+	if !f.dropTombstones {
+		dels := slices.Clone(f.dels.dels)
+		sortRangeDels(dels)
+		return dels
+	}
+	return defragment(f.dels.frags, func(i int, seq uint64) bool {
+		if seq > f.rp {
+			return true
+		}
+		if f.needed == nil || f.needed[i] == nil {
+			return false
+		}
+		return f.needed[i][slices.Index(f.dels.frags[i].seqs, seq)]
+	})
 }
 
 // seen reports whether a reader at some point t with seq <= t < newer sees
@@ -80,7 +149,7 @@ func (f *gcFilter) seen(seq, newer uint64) bool {
 
 func (f *gcFilter) flushPending() error {
 	for _, seq := range f.pend {
-		if err := f.emit(blockenc.Cell{Key: f.key, Seq: seq, Kind: blockenc.KindDelete}); err != nil {
+		if err := f.out(blockenc.Cell{Key: f.key, Seq: seq, Kind: blockenc.KindDelete}); err != nil {
 			return err
 		}
 	}

@@ -187,3 +187,96 @@ func TestDeleteRangeLimits(t *testing.T) {
 	require.NoError(t, s.Close())
 	require.ErrorIs(t, s.DeleteRange([]byte("a"), []byte("b")), ErrClosed)
 }
+
+// compactNewest merges the n newest segments of s (not the oldest: a
+// partial compaction) and returns the Store's stats after.
+func compactNewest(t *testing.T, s *Store, n int) Stats {
+	t.Helper()
+	s.mu.RLock()
+	segs := append([]*segment(nil), s.segs...)
+	s.mu.RUnlock()
+	require.Greater(t, len(segs), n, "segments")
+	s.compactMu.Lock()
+	err := s.compactRun(segs[:n], false)
+	s.compactMu.Unlock()
+	require.NoError(t, err)
+	return s.Stats()
+}
+
+// Compaction drops the cells a range tombstone deletes once no snapshot
+// sees them, and the tombstone once nothing older lies beneath it: not in
+// a compaction that leaves older segments out.
+func TestDeleteRangeCompaction(t *testing.T) {
+	o := testOptions(t.TempDir())
+	o.CompactionTrigger = 0 // compactions only where the test says
+	s := mustOpen(t, o)
+	fill(t, s, 100, "v") // the oldest segment
+	require.NoError(t, s.Flush())
+	require.NoError(t, s.Put([]byte("other"), []byte("x")))
+	require.NoError(t, s.Flush())
+	snap := s.Snapshot()
+	require.NoError(t, s.DeleteRange([]byte("key0010"), []byte("key0090")))
+	require.NoError(t, s.Put([]byte("key0050"), []byte("back")))
+	require.NoError(t, s.Flush())
+	want := append(append(append(keyRange(0, 10), "key0050"), keyRange(90, 100)...), "other")
+
+	// The two newest segments: the oldest lies outside, so the tombstone
+	// stays although no cell of the input is beneath it.
+	st := compactNewest(t, s, 2)
+	assert.Equal(t, 2, st.Segments)
+	assert.Equal(t, int64(1), st.RangeDels)
+	assert.Equal(t, want, keysOf(t, s.NewIterator(IterOptions{})))
+
+	// A full compaction under the snapshot keeps the cells it sees, and
+	// the tombstone that hides them from the others.
+	require.NoError(t, s.Compact())
+	st = s.Stats()
+	assert.Equal(t, int64(102), st.Cells)
+	assert.Equal(t, int64(1), st.RangeDels)
+	assert.Equal(t, want, keysOf(t, s.NewIterator(IterOptions{})))
+	assert.Equal(t, append(keyRange(0, 100), "other"), keysOf(t, snap.NewIterator(IterOptions{})))
+
+	// Without the snapshot, the deleted cells and then the tombstone go.
+	require.NoError(t, snap.Close())
+	require.NoError(t, s.Compact())
+	st = s.Stats()
+	assert.Equal(t, int64(len(want)), st.Cells, "cells kept")
+	assert.Equal(t, int64(0), st.RangeDels, "range tombstones kept")
+	assert.Equal(t, want, keysOf(t, s.NewIterator(IterOptions{})))
+	v, err := s.Get([]byte("key0050"))
+	require.NoError(t, err)
+	assert.Equal(t, "back", string(v))
+	require.NoError(t, s.Close())
+}
+
+// Of overlapping tombstones, a full compaction keeps the fragments that
+// still delete a cell a snapshot sees, joined where they abut.
+func TestDeleteRangeCompactionFragments(t *testing.T) {
+	o := testOptions(t.TempDir())
+	o.CompactionTrigger = 0
+	s := mustOpen(t, o)
+	fill(t, s, 40, "v")
+	require.NoError(t, s.DeleteRange([]byte("key0000"), []byte("key0010"))) // deletes what no one sees
+	snap := s.Snapshot()
+	require.NoError(t, s.DeleteRange([]byte("key0005"), []byte("key0030")))
+	require.NoError(t, s.DeleteRange([]byte("key0020"), []byte("key0040")))
+	require.NoError(t, s.Compact())
+	assert.Equal(t, keyRange(10, 40), keysOf(t, snap.NewIterator(IterOptions{})))
+	assert.Empty(t, keysOf(t, s.NewIterator(IterOptions{})))
+	s.mu.RLock()
+	require.Len(t, s.segs, 1)
+	dels := s.segs[0].meta.dels
+	s.mu.RUnlock()
+	// key0010..key0039 are kept for the snapshot: the oldest tombstone
+	// over each (the second over key0010..key0029, the third beyond) is
+	// what the output needs, and the first deletes nothing kept.
+	seq2, seq3 := dels[0].seq, dels[1].seq
+	assert.Equal(t, []rangeDel{rd("key0010", "key0030", seq2), rd("key0030", "key0040", seq3)}, dels)
+	assert.Equal(t, seq2+1, seq3)
+	require.NoError(t, snap.Close())
+	require.NoError(t, s.Compact())
+	st := s.Stats()
+	assert.Equal(t, int64(0), st.Cells)
+	assert.Equal(t, int64(0), st.RangeDels)
+	require.NoError(t, s.Close())
+}

@@ -2,9 +2,13 @@ package kv
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+
+	badger "github.com/dgraph-io/badger/v4"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,5 +54,91 @@ func TestCompactReclaimsSpace(t *testing.T) {
 	v, err := s.Get([]byte("key000042"))
 	require.NoError(t, err)
 	assert.Equal(t, []byte{42, 2}, v[:2], "after reopen")
+	require.NoError(t, s.Close())
+}
+
+// countKeys returns the number of Badger keys under prefix.
+func countKeys(t testing.TB, s *Store, prefix []byte) int {
+	t.Helper()
+	n := 0
+	require.NoError(t, s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			n++
+		}
+		return nil
+	}))
+	return n
+}
+
+// A DeleteRange over a whole series is one write (one WAL record, no
+// cell), and Compact gives its space back: the files after Close shrink
+// to what the live series takes. KV_DELRANGE_CELLS sets the number of
+// cells deleted (the package doc quotes 1,000,000).
+func TestDeleteRangeSpace(t *testing.T) {
+	n := 100_000
+	if v, err := strconv.Atoi(os.Getenv("KV_DELRANGE_CELLS")); err == nil {
+		n = v
+	}
+	dir := t.TempDir()
+	o := DefaultOptions(dir)
+	o.Badger = smallBadger
+	s := mustOpen(t, o)
+	val := make([]byte, 64)
+	rng := rand.New(rand.NewPCG(1, 2))
+	b := s.NewBatch()
+	put := func(key string) {
+		for j := range val { // incompressible
+			val[j] = byte(rng.Uint32())
+		}
+		b.Put([]byte(key), val)
+		if b.Len() == 1000 {
+			require.NoError(t, s.Apply(b))
+			b.Reset()
+		}
+	}
+	for i := 0; i < n; i++ {
+		put(fmt.Sprintf("old|%09d", i))
+	}
+	for i := 0; i < 1000; i++ {
+		put(fmt.Sprintf("kept|%06d", i))
+	}
+	require.NoError(t, s.Apply(b))
+	require.NoError(t, s.Compact())
+	require.NoError(t, s.Close())
+	before := dirSize(t, dir)
+
+	s = mustOpen(t, o)
+	wal := countKeys(t, s, s.keys.tag(tagWAL))
+	st0 := s.Stats()
+	require.NoError(t, s.DeleteRange([]byte("old|"), []byte("old}")))
+	st1 := s.Stats()
+	assert.Equal(t, wal+1, countKeys(t, s, s.keys.tag(tagWAL)), "WAL records written by one DeleteRange")
+	assert.Equal(t, st0.MemCells, st1.MemCells, "cells written by one DeleteRange")
+	assert.Equal(t, int64(1), st1.RangeDels)
+	_, err := s.Get([]byte("old|000000042"))
+	require.ErrorIs(t, err, ErrNotFound)
+	it := s.NewIterator(IterOptions{})
+	require.True(t, it.First())
+	assert.Equal(t, "kept|000000", string(it.Key()))
+	require.NoError(t, it.Close())
+
+	require.NoError(t, s.Compact())
+	st2 := s.Stats()
+	assert.Equal(t, int64(1000), st2.Cells, "cells after Compact")
+	assert.Equal(t, int64(0), st2.RangeDels, "range tombstones after Compact")
+	require.NoError(t, s.Close())
+	after := dirSize(t, dir)
+	t.Logf("%d cells deleted by one DeleteRange: segment bytes %d -> %d; files %d -> %d bytes after Compact and Close",
+		n, st0.BytesStored, st2.BytesStored, before, after)
+	// Badger keeps a 1 MiB DISCARD file whatever the data.
+	require.Less(t, after-1<<20, (before-1<<20)/10, "files after the range delete and Compact")
+	require.Less(t, st2.BytesStored, st0.BytesStored/50, "live segment bytes")
+
+	s = mustOpen(t, o)
+	got, err := scan(s.NewIterator(IterOptions{}))
+	require.NoError(t, err)
+	assert.Len(t, got, 1000, "after reopen")
 	require.NoError(t, s.Close())
 }
