@@ -29,16 +29,17 @@ func (s *Store) Compact() error {
 	if err := s.reap(); err != nil {
 		return err
 	}
-	if s.ownDB && s.garbageDue() {
-		return s.dropGarbage()
+	if s.ownDB && s.garbageDue(true) {
+		return s.dropGarbage(true)
 	}
 	return nil
 }
 
-// garbageDue reports whether enough deleted bytes (WAL records, compacted
-// segments) piled up since the last dropGarbage to pay for it: at least 1
-// MiB and a quarter of the live segment bytes (tests lower it: dropAlways).
-func (s *Store) garbageDue() bool {
+// garbageDue reports whether enough deleted bytes (compacted segments and,
+// with wal, WAL records) piled up since the last dropGarbage to pay for
+// it: at least 1 MiB and a quarter of the live segment bytes (tests lower
+// it: dropAlways).
+func (s *Store) garbageDue(wal bool) bool {
 	if s.dropAlways {
 		return true
 	}
@@ -49,20 +50,26 @@ func (s *Store) garbageDue() bool {
 	}
 	s.mu.RUnlock()
 	n := s.garbage.Load()
+	if wal {
+		n += s.walGarbage.Load()
+	}
 	return n >= 1<<20 && n >= live/4
 }
 
-// dropGarbage makes Badger reclaim the space of deleted blocks and WAL
-// records now rather than at some later LSM compaction: Badger drops a
-// deleted key only when its table is rewritten into the last level, and
-// Flatten merely moves a lone table. DropPrefix rewrites the tables that
-// hold the prefixes. It fails concurrent writes (ErrBlockedWrites), so it
-// runs on Open's own DB (and on Reclaim's request), with kv's writers, flushes and compactions
-// held: the memstore is flushed first, so no WAL record is needed.
-func (s *Store) dropGarbage() error {
+// dropGarbage makes Badger reclaim the space of deleted blocks (and, with
+// wal, of deleted WAL records) now rather than at some later LSM
+// compaction: Badger drops a deleted key only when its table is rewritten
+// into the last level, and Flatten merely moves a lone table. DropPrefix
+// rewrites the tables that hold the prefixes and counts the value-log
+// bytes they pointed to as discarded, and value-log GC then rewrites or
+// deletes the files mostly discarded. DropPrefix fails concurrent writes
+// (ErrBlockedWrites), so it runs on Open's own DB (and on Reclaim's
+// request), with kv's writers, flushes and compactions held; with wal the
+// memstore is flushed first, so no WAL record is needed.
+func (s *Store) dropGarbage(wal bool) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if !s.active.empty() {
+	if wal && !s.active.empty() {
 		s.freezeActive()
 	}
 	if err := s.flushFrozen(); err != nil {
@@ -73,22 +80,28 @@ func (s *Store) dropGarbage() error {
 	s.compactMu.Lock()
 	defer s.compactMu.Unlock()
 	s.mu.Lock()
-	prefixes := [][]byte{s.keys.tag(tagWAL)}
+	var prefixes [][]byte
+	if wal {
+		prefixes = append(prefixes, s.keys.tag(tagWAL))
+	}
 	for _, id := range s.deadSegs {
 		prefixes = append(prefixes, s.keys.segment(id))
 	}
 	s.deadSegs = nil
 	s.mu.Unlock()
+	if len(prefixes) == 0 {
+		return nil
+	}
 	// DropPrefix skips a prefix under which no live key exists, which is
 	// the case for deleted keys: a marker key under each prefix makes it
 	// drop them. The markers are dropped with them (a crash in between
 	// leaves a WAL record of seq 0 and a block without meta, which Open
 	// removes).
 	err := s.db.Update(func(txn *badger.Txn) error {
-		if err := txn.Set(s.keys.wal(0, 0), nil); err != nil {
-			return err
-		}
-		for _, p := range prefixes[1:] {
+		for i, p := range prefixes {
+			if wal && i == 0 {
+				p = s.keys.wal(0, 0)
+			}
 			if err := txn.Set(p, nil); err != nil {
 				return err
 			}
@@ -99,9 +112,13 @@ func (s *Store) dropGarbage() error {
 		return fmt.Errorf("kv: drop markers: %w", err)
 	}
 	s.garbage.Store(0)
+	if wal {
+		s.walGarbage.Store(0)
+	}
 	if err := s.db.DropPrefix(prefixes...); err != nil {
 		return fmt.Errorf("kv: badger drop prefix: %w", err)
 	}
+	s.valueLogGC()
 	return nil
 }
 

@@ -193,9 +193,9 @@
 // parse). Compacted blocks are written once and read until the next
 // compaction, and read as fast at every level (plain LZ4).
 //
-// A Get that misses the cache reads one block from Badger (one point Get:
-// an inline value costs Badger about 0.5 us per KiB before kvenc sees a
-// byte), copies it once into the cache, checks its CRC, decodes its key,
+// A Get that misses the cache reads one block from Badger (one point Get
+// and the block's mmapped bytes from the value log), copies it once into
+// the cache, checks its CRC, decodes its key,
 // seq and value-end columns, and decompresses the value area's dictionary
 // (the first sub-block) and the one 8 KiB sub-block that holds the value,
 // not the whole area. BenchmarkBig measures it beside Badger with its
@@ -276,18 +276,25 @@
 //     the same bytes, and would force a Badger block cache.
 //   - BlockCacheSize 0: with compression off Badger reads its tables from
 //     mmap; the cache that matters is kvenc's cache of decoded blocks.
-//   - ValueThreshold 1 MiB (Badger's maximum): blocks stay inline in the
-//     LSM. From the value log Badger hands a block over as mmapped bytes
-//     at any size, where an inline value costs about 0.5 us per KiB (Badger
-//     v4.9.6 copies it twice per Get), so a miss is cheaper there
-//     (BenchmarkBig); but deleted blocks in the value log come back only
-//     through value-log GC, which leaves up to half of a file as garbage
-//     and never touches the newest file (BenchmarkBigLoad: up to 4x the
-//     disk). Size on disk is permanent, so blocks stay inline; a
-//     reader-heavy Store whose disk matters less can set ValueThreshold to
-//     1 KiB (and, through Options.Badger, smaller value-log files).
+//   - ValueThreshold 1 KiB, ValueLogFileSize 16 MiB: blocks (and WAL
+//     records of batches) live in Badger's value log, the LSM holds a
+//     pointer per block. From the value log Badger hands a block over as
+//     mmapped bytes at any size, where an inline value costs about 0.5 us
+//     per KiB (Badger v4.9.6 copies it twice per Get); Badger's own
+//     compactions move pointers, not blocks, so a load writes less
+//     (BenchmarkBig, BenchmarkBigLoad with kv-inline beside). Deleted blocks
+//     come back through value-log GC: Compact, Close, Open and the
+//     background work (once the blocks of compacted-away segments reach a
+//     quarter of the live bytes) drop the deleted prefixes from the LSM,
+//     which counts their value-log bytes as discarded, and then run GC,
+//     which rewrites or deletes the files at least half discarded. GC
+//     never touches the newest file, so up to ValueLogFileSize of garbage
+//     can stay (BenchmarkBigChurn measures the disk under continuous
+//     writes beside kv-inline and Badger). In memory every value stays
+//     inline (there is no value log).
 //   - Compact on an owned DB ends with Badger DropPrefix of the WAL and of
-//     the deleted segments (with kvenc's writes held), because Badger drops
+//     the deleted segments (with kvenc's writes held; the background work
+//     drops deleted segments the same way), because Badger drops
 //     deleted keys only when it rewrites their table into the last level.
 //     In a wrapped DB DropPrefix would fail the caller's concurrent
 //     writes, so it runs only when the caller asks (Reclaim). Without it a

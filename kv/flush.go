@@ -140,6 +140,10 @@ func (s *Store) background() {
 		if err == nil {
 			err = s.reap()
 		}
+		if err == nil && s.ownDB && s.garbageDue(false) {
+			// Blocks only: the WAL needs the memstore flushed first.
+			err = s.dropGarbage(false)
+		}
 		// The outcome of the last background run: an error that a later
 		// run got past (a flush retried after snapshots closed) clears.
 		s.errMu.Lock()
@@ -179,9 +183,9 @@ func (s *Store) reap() error {
 
 // valueLogGC reclaims the value log space of deleted blocks and WAL records
 // (Open's own on-disk DB only). It runs only while the Store writes
-// nothing (at Open and Close): Badger v4.9.6's RunValueLogGC reads the
-// memtable without a lock (DB.MaxVersion), a data race with concurrent
-// writes that -race reports.
+// nothing (at Open and Close, and in dropGarbage with the writes held):
+// Badger v4.9.6's RunValueLogGC reads the memtable without a lock
+// (DB.MaxVersion), a data race with concurrent writes that -race reports.
 func (s *Store) valueLogGC() {
 	if !s.ownDB || s.opts.Dir == "" {
 		return

@@ -54,10 +54,16 @@ type Options struct {
 	Logger badger.Logger
 	// ValueThreshold is Badger's ValueThreshold for Open: values (blocks,
 	// WAL records) at least this long go to Badger's value log, shorter ones
-	// stay inline in its LSM. Default 1 MiB (Badger's maximum): blocks stay
-	// inline, where deleting them frees their space (see the package doc
-	// for the measurement behind it).
+	// stay inline in its LSM. Default 1 KiB: blocks live in the value log,
+	// from which Badger hands a block over as mmapped bytes at any size,
+	// and Badger's own compactions move only pointers to them (see the
+	// package doc, Badger settings).
 	ValueThreshold int64
+	// ValueLogFileSize is Badger's ValueLogFileSize for Open: the size at
+	// which a value log file is closed and a new one started. Value-log
+	// GC rewrites or deletes whole files and never the newest one, so
+	// smaller files give space back sooner. Default 16 MiB.
+	ValueLogFileSize int64
 	// Badger, if set, adjusts the Badger options Open derived from the
 	// fields above (for example a smaller MemTableSize) before opening.
 	// Default nil.
@@ -70,7 +76,8 @@ const (
 	DefaultMemstoreSize      = 32 << 20
 	DefaultCacheSize         = 64 << 20
 	DefaultCompactionTrigger = 4
-	DefaultValueThreshold    = 1 << 20
+	DefaultValueThreshold    = 1 << 10
+	DefaultValueLogFileSize  = 16 << 20
 	DefaultCompactionLevel   = 4
 	// DefaultBadgerMemTableSize is the MemTableSize of the Badger DB that
 	// Open makes (Badger's own default is 64 MiB; see the package doc,
@@ -109,7 +116,8 @@ func DefaultBlockOptions() blockenc.Options {
 // DefaultOptions returns the defaults for a Store in dir ("" for memory):
 // Prefix "kv", DefaultBlockOptions(), BlockSize 16 KiB, MemstoreSize 32
 // MiB, CacheSize 64 MiB, SyncWrites false, CompactionTrigger 4,
-// CompactionLevel 4, a silent Badger and ValueThreshold 1 MiB.
+// CompactionLevel 4, a silent Badger, ValueThreshold 1 KiB and
+// ValueLogFileSize 16 MiB.
 func DefaultOptions(dir string) Options {
 	return Options{
 		Dir:               dir,
@@ -121,6 +129,7 @@ func DefaultOptions(dir string) Options {
 		CompactionTrigger: DefaultCompactionTrigger,
 		CompactionLevel:   DefaultCompactionLevel,
 		ValueThreshold:    DefaultValueThreshold,
+		ValueLogFileSize:  DefaultValueLogFileSize,
 	}
 }
 
@@ -176,6 +185,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.ValueThreshold == 0 {
 		o.ValueThreshold = DefaultValueThreshold
+	}
+	if o.ValueLogFileSize == 0 {
+		o.ValueLogFileSize = DefaultValueLogFileSize
 	}
 	o.Prefix = append([]byte(nil), o.Prefix...)
 	return o, nil

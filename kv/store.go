@@ -52,9 +52,11 @@ type Store struct {
 	// no iterator holds them.
 	obsolete []*segment
 	deadSegs []uint64 // ids of deleted segments, for dropGarbage
-	// garbage counts bytes deleted since the last dropGarbage (WAL records
-	// written, segments compacted away); dropAlways (tests) ignores it.
+	// garbage counts the bytes of segments compacted away since the last
+	// dropGarbage, walGarbage the WAL records written since the last one
+	// that dropped the WAL; dropAlways (tests) ignores them.
 	garbage    atomic.Int64
+	walGarbage atomic.Int64
 	dropAlways bool
 	nextSegID  atomic.Uint64
 
@@ -121,6 +123,7 @@ func Open(opts Options) (*Store, error) {
 		WithBlockCacheSize(0).
 		WithSyncWrites(opts.SyncWrites).
 		WithValueThreshold(opts.ValueThreshold).
+		WithValueLogFileSize(opts.ValueLogFileSize).
 		WithNumVersionsToKeep(1).
 		WithMemTableSize(DefaultBadgerMemTableSize)
 	if opts.Dir == "" {
@@ -517,5 +520,5 @@ func (s *Store) Reclaim() error {
 	if err := s.reap(); err != nil {
 		return err
 	}
-	return s.dropGarbage()
+	return s.dropGarbage(true)
 }

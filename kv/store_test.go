@@ -96,7 +96,7 @@ func TestOptions(t *testing.T) {
 	}
 	d := DefaultOptions("x")
 	if d.BlockSize != 16<<10 || d.MemstoreSize != 32<<20 || d.CacheSize != 64<<20 || d.CompactionTrigger != 4 || d.CompactionLevel != 4 ||
-		d.ValueThreshold != 1<<20 || string(d.Prefix) != "kv" || d.Block != DefaultBlockOptions() || d.Logger != nil {
+		d.ValueThreshold != 1<<10 || d.ValueLogFileSize != 16<<20 || string(d.Prefix) != "kv" || d.Block != DefaultBlockOptions() || d.Logger != nil {
 		t.Errorf("DefaultOptions: %+v", d)
 	}
 	// Every encoding and compression works end to end.

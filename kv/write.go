@@ -175,7 +175,7 @@ func (s *Store) write(ops []op) error {
 		return fmt.Errorf("kv: memstore add seq %d: %w", seq, err)
 	}
 	s.writeMu.RUnlock()
-	s.garbage.Add(int64(len(rec))) // deleted once flushed
+	s.walGarbage.Add(int64(len(rec))) // deleted once flushed
 	s.tracker.CompleteAndWait(w)
 	return nil
 }
