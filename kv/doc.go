@@ -162,8 +162,11 @@
 // it (as Pebble's keyspan fragmenter does). The newest version of a key
 // at the read point is hidden when the fragment holding the key (binary
 // search) has a seq at or below the read point and above the version's:
-// one decision that Get and Iterators share. A flush writes the memstore's
-// tombstones into the segment's meta as they are.
+// one decision that Get and Iterators share. An Iterator that meets a
+// hidden version moves every source whose cells are all older than the
+// tombstone (a segment by its maxSeq, a frozen memstore by its last seq)
+// past the fragment with one seek, so a scan across a deleted range costs
+// a seek per source, not a step per deleted cell.
 //
 // Flush and compaction treat a range tombstone over a key as one more
 // newer version of the key when they decide which versions a reader can

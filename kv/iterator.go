@@ -3,6 +3,7 @@ package kv
 import (
 	"bytes"
 	"fmt"
+	"math"
 
 	"github.com/kvenc/kvenc/blockenc"
 )
@@ -64,8 +65,10 @@ func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
 		return it
 	}
 	var dels []*rangeDels
-	for _, mt := range append([]*memtable{s.active}, s.frozen...) {
-		it.srcs = append(it.srcs, &memSource{it: mt.ms.NewIterator(rp, false)})
+	it.srcs = append(it.srcs, &memSource{it: s.active.ms.NewIterator(rp, false), max: math.MaxUint64})
+	dels = append(dels, s.active.dels.Load())
+	for _, mt := range s.frozen {
+		it.srcs = append(it.srcs, &memSource{it: mt.ms.NewIterator(rp, false), max: mt.hi})
 		dels = append(dels, mt.dels.Load())
 	}
 	for _, g := range s.segs {
@@ -83,6 +86,30 @@ func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
 // Iterator's one visibility decision, whatever the direction.
 func (it *Iterator) live(c *blockenc.Cell) bool {
 	return c.Kind == blockenc.KindPut && !it.dels.hides(c.Key, c.Seq)
+}
+
+// skipDeleted is called on c, a cell that is not live. When a range
+// tombstone hides it, every source whose cells are all older than the
+// tombstone and that stands inside the tombstone's fragment moves past the
+// fragment with one seek, so a deleted range costs a seek per source
+// rather than a step per cell. It reports whether it moved a source (c
+// may then be stale).
+func (it *Iterator) skipDeleted(c *blockenc.Cell) bool {
+	f, cover, ok := it.dels.deleter(c.Key, c.Seq)
+	if !ok {
+		return false
+	}
+	moved := false
+	for _, src := range it.srcs {
+		if src.maxSeq() >= cover {
+			continue
+		}
+		if k := src.cur(); k != nil && bytes.Compare(k.Key, f.end) < 0 {
+			src.seekGE(f.end)
+			moved = true
+		}
+	}
+	return moved
 }
 
 // iterBounds returns copies of the bounds o sets, Prefix winning over
@@ -205,7 +232,9 @@ func (it *Iterator) findSeg(ss *segSource) bool {
 			it.key, it.val, it.valid = c.Key, c.Value, true
 			return true
 		}
-		ss.next()
+		if !it.skipDeleted(c) {
+			ss.next()
+		}
 	}
 }
 
@@ -227,7 +256,9 @@ func (it *Iterator) find() bool {
 			it.key, it.val, it.valid = c.Key, c.Value, true
 			return true
 		}
-		it.best.next()
+		if !it.skipDeleted(c) {
+			it.best.next()
+		}
 	}
 	for {
 		var best *blockenc.Cell
@@ -260,6 +291,9 @@ func (it *Iterator) find() bool {
 		if it.live(best) {
 			it.key, it.val, it.valid = best.Key, best.Value, true
 			return true
+		}
+		if it.skipDeleted(best) {
+			continue
 		}
 		if it.alone {
 			it.best.next()

@@ -163,21 +163,27 @@ func newDelCheck(r *rangeDels, rp uint64) delCheck {
 // hides reports whether a range tombstone visible at rp deletes the
 // version seq of key.
 func (d *delCheck) hides(key []byte, seq uint64) bool {
+	_, _, ok := d.deleter(key, seq)
+	return ok
+}
+
+// deleter returns the fragment holding key and the seq of the newest
+// tombstone over it visible at rp, when that tombstone deletes the version
+// seq of key (ok).
+func (d *delCheck) deleter(key []byte, seq uint64) (f *fragment, cover uint64, ok bool) {
 	if d.r == nil {
-		return false
+		return nil, 0, false
 	}
-	if d.last >= 0 {
-		f := &d.r.frags[d.last]
-		if bytes.Compare(f.start, key) <= 0 && bytes.Compare(key, f.end) < 0 {
-			return seq < coverOf(f.seqs, d.rp)
+	if d.last < 0 || bytes.Compare(key, d.r.frags[d.last].start) < 0 || bytes.Compare(key, d.r.frags[d.last].end) >= 0 {
+		i := d.r.find(key)
+		if i < 0 {
+			return nil, 0, false
 		}
+		d.last = i
 	}
-	i := d.r.find(key)
-	if i < 0 {
-		return false
-	}
-	d.last = i
-	return seq < coverOf(d.r.frags[i].seqs, d.rp)
+	f = &d.r.frags[d.last]
+	cover = coverOf(f.seqs, d.rp)
+	return f, cover, seq < cover
 }
 
 // sortRangeDels orders tombstones by start key, then end key, then seq

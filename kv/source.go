@@ -19,12 +19,16 @@ type source interface {
 	cur() *blockenc.Cell
 	err() error
 	close()
+	// maxSeq bounds the seqs of the cells the source shows (MaxUint64
+	// when unknown).
+	maxSeq() uint64
 }
 
 type memSource struct {
-	it *memstore.Iterator
-	c  blockenc.Cell
-	ok bool
+	it  *memstore.Iterator
+	c   blockenc.Cell
+	ok  bool
+	max uint64 // the memtable's hi when frozen, else MaxUint64
 }
 
 func (m *memSource) settle() {
@@ -38,6 +42,7 @@ func (m *memSource) seekGE(key []byte) { m.it.SeekGE(key); m.settle() }
 func (m *memSource) next()             { m.it.Next(); m.settle() }
 func (m *memSource) err() error        { return nil }
 func (m *memSource) close()            {}
+func (m *memSource) maxSeq() uint64    { return m.max }
 func (m *memSource) cur() *blockenc.Cell {
 	if !m.ok {
 		return nil
@@ -71,6 +76,8 @@ func (it *segSource) cur() *blockenc.Cell {
 }
 
 func (it *segSource) err() error { return it.e }
+
+func (it *segSource) maxSeq() uint64 { return it.g.meta.maxSeq }
 
 // leave lets go of the current block.
 func (it *segSource) leave() {
