@@ -344,5 +344,8 @@
 // Keys up to MaxKeySize, values up to MaxValueSize, a batch up to what one
 // Badger transaction holds (ErrTooLarge beyond). A key with many versions
 // pinned by snapshots makes a block larger than BlockSize; in an in-memory
-// Badger a block must stay below 1 MiB.
+// Badger a block must stay below 1 MiB. Range tombstones live in segment
+// metas (about 11 bytes plus their two keys each): in an in-memory Badger
+// the tombstones of one segment must stay below 1 MiB too, tens of
+// thousands of them.
 package kv
