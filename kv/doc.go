@@ -185,8 +185,9 @@
 // A memstore counts each range tombstone against its size (its keys twice
 // plus 128 bytes), so a memstore of many tombstones flushes too. Readers
 // fragment the tombstones of all sources when an Iterator opens, and a
-// memstore refragments its list at each DeleteRange: tombstones are meant
-// to be few and wide (retention, dropping a series), not one per key.
+// memstore refragments its list at each write that holds DeleteRanges (a
+// batch of many once): tombstones are meant to be few and wide
+// (retention, dropping a series), not one per key.
 //
 // # Blocks: defaults and what a read costs
 //

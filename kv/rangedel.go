@@ -229,17 +229,17 @@ func rangeDelBound(start, end []byte) int64 {
 	return int64(2*(len(start)+len(end)) + 128)
 }
 
-// addRangeDel adds d to the memtable's range tombstones (a new set: readers
-// holding the old one keep it).
-func (m *memtable) addRangeDel(d rangeDel) {
+// addRangeDels adds the tombstones of one write to the memtable's (a new
+// set: readers holding the old one keep it).
+func (m *memtable) addRangeDels(add []rangeDel) {
 	m.delMu.Lock()
 	defer m.delMu.Unlock()
 	old := m.dels.Load()
-	dels := make([]rangeDel, 0, old.len()+1)
+	dels := make([]rangeDel, 0, old.len()+len(add))
 	if old != nil {
 		dels = append(dels, old.dels...)
 	}
-	m.dels.Store(newRangeDels(append(dels, d)))
+	m.dels.Store(newRangeDels(append(dels, add...)))
 }
 
 // coverLocked returns the largest seq at or below rp of the range

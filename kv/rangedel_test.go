@@ -304,3 +304,39 @@ func TestDeleteRangeSkips(t *testing.T) {
 	}
 	require.NoError(t, s.Close())
 }
+
+// One batch drops every other series of many: one write, one
+// refragmenting of the memstore's tombstones.
+func TestBatchManyDeleteRanges(t *testing.T) {
+	o := testOptions(t.TempDir())
+	o.MemstoreSize = 1 << 20
+	s := mustOpen(t, o)
+	b := s.NewBatch()
+	for i := 0; i < 400; i++ {
+		for j := 0; j < 3; j++ {
+			b.Put([]byte(fmt.Sprintf("s%03d|%d", i, j)), []byte("v"))
+		}
+	}
+	require.NoError(t, s.Apply(b))
+	require.NoError(t, s.Flush())
+	b.Reset()
+	var want []string
+	for i := 0; i < 400; i++ {
+		if i%2 == 0 {
+			b.DeleteRange([]byte(fmt.Sprintf("s%03d|", i)), []byte(fmt.Sprintf("s%03d}", i)))
+			continue
+		}
+		for j := 0; j < 3; j++ {
+			want = append(want, fmt.Sprintf("s%03d|%d", i, j))
+		}
+	}
+	require.NoError(t, s.Apply(b))
+	assert.Equal(t, int64(200), s.Stats().RangeDels)
+	assert.Equal(t, want, keysOf(t, s.NewIterator(IterOptions{})))
+	require.NoError(t, s.Compact())
+	st := s.Stats()
+	assert.Equal(t, int64(0), st.RangeDels)
+	assert.Equal(t, int64(len(want)), st.Cells)
+	assert.Equal(t, want, keysOf(t, s.NewIterator(IterOptions{})))
+	require.NoError(t, s.Close())
+}

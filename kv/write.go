@@ -277,14 +277,18 @@ func cellValue(c blockenc.Cell, cover uint64) ([]byte, error) {
 // add adds the ops of one write, at seq, to the memtable: cells to the
 // memstore, range tombstones beside it.
 func (m *memtable) add(ops []op, seq uint64) error {
+	var dels []rangeDel
 	for _, o := range ops {
 		if o.ranged {
-			m.addRangeDel(rangeDel{start: clone(o.key), end: clone(o.value), seq: seq})
+			dels = append(dels, rangeDel{start: clone(o.key), end: clone(o.value), seq: seq})
 			continue
 		}
 		if err := m.ms.Add(blockenc.Cell{Key: o.key, Value: o.value, Seq: seq, Kind: o.kind}); err != nil {
 			return err
 		}
+	}
+	if len(dels) > 0 {
+		m.addRangeDels(dels)
 	}
 	return nil
 }
