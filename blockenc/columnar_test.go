@@ -153,6 +153,16 @@ func checkColumnarAllocs(t *testing.T, block []byte, cells []blockenc.Cell) {
 		}
 	})
 	assert.Zero(t, a, "allocs per SeekGE+Next+Cell")
+	a = testing.AllocsPerRun(100, func() {
+		s.SeekLT(cells[i%len(cells)].Key)
+		i += 7
+		for range 3 {
+			s.Prev()
+			sink += len(s.Value())
+		}
+		s.Next()
+	})
+	assert.Zero(t, a, "allocs per SeekLT+Prev+Next+Cell")
 	a = testing.AllocsPerRun(20, func() {
 		if s.Init(block) != nil { // plain check: inside the measured function
 			t.Fatal("Init failed")

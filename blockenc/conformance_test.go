@@ -179,6 +179,102 @@ func checkSeek(t *testing.T, s *blockenc.Seeker, cells []blockenc.Cell, target [
 	}
 }
 
+// checkAllReverse reads the whole block with Last/Prev and compares with
+// the cells in reverse; Prev before the first cell stays there and Next
+// then moves to the first cell.
+func checkAllReverse(t *testing.T, s *blockenc.Seeker, cells []blockenc.Cell) {
+	t.Helper()
+	i := len(cells) - 1
+	for ok := s.Last(); ok; ok = s.Prev() {
+		require.GreaterOrEqual(t, i, 0, "more cells than added")
+		require.Equal(t, norm(cells[i]), cellOf(s), "cell %d", i)
+		i--
+	}
+	require.NoError(t, s.Err())
+	require.Equal(t, -1, i, "cells read backwards: %d of %d", len(cells)-1-i, len(cells))
+	require.False(t, s.Prev(), "Prev before the first cell")
+	require.Nil(t, s.Cell(), "Cell before the first cell")
+	require.Equal(t, len(cells) > 0, s.Next(), "Next from before the first cell")
+	if len(cells) > 0 {
+		require.Equal(t, norm(cells[0]), cellOf(s), "Next from before the first cell")
+	}
+}
+
+// checkSeekLT checks SeekLT(target) against a binary search of cells, and
+// that Prev and Next continue from the right cells.
+func checkSeekLT(t *testing.T, s *blockenc.Seeker, cells []blockenc.Cell, target []byte) {
+	t.Helper()
+	want := sort.Search(len(cells), func(i int) bool { return bytes.Compare(cells[i].Key, target) >= 0 }) - 1
+	ok := s.SeekLT(target)
+	require.NoError(t, s.Err(), "SeekLT(%q)", target)
+	require.Equal(t, want >= 0, ok, "SeekLT(%q) found a cell", target)
+	if !ok {
+		require.Equal(t, len(cells) > 0, s.Next(), "Next after SeekLT(%q) found nothing", target)
+		return
+	}
+	require.Equal(t, norm(cells[want]), cellOf(s), "SeekLT(%q): cell %d", target, want)
+	if want > 0 {
+		require.True(t, s.Prev(), "Prev after SeekLT(%q)", target)
+		require.Equal(t, norm(cells[want-1]), cellOf(s), "Prev after SeekLT(%q)", target)
+		require.True(t, s.Next(), "Next after Prev after SeekLT(%q)", target)
+		require.Equal(t, norm(cells[want]), cellOf(s), "Next after Prev after SeekLT(%q)", target)
+	}
+}
+
+// checkMoves runs n random moves (First, Last, SeekGE, SeekLT, Next,
+// Prev, in runs of each direction and switching at any point) against a
+// model: a position in the sorted cells, -1 before the first cell and
+// len(cells) after the last.
+func checkMoves(t *testing.T, s *blockenc.Seeker, rng *rand.Rand, cells []blockenc.Cell, targets [][]byte, n int) {
+	t.Helper()
+	pos := -1 // s may be anywhere: First and Prev put it before the first cell
+	if s.First() {
+		require.False(t, s.Prev(), "Prev from the first cell")
+	}
+	var hist []string // the moves so far, for the failure message
+	for range n {
+		var ok bool
+		var what string
+		switch r := rng.IntN(12); {
+		case r == 0:
+			what, ok = "First", s.First()
+			pos = 0
+		case r == 1:
+			what, ok = "Last", s.Last()
+			pos = len(cells) - 1
+		case r == 2 && len(targets) > 0:
+			tg := targets[rng.IntN(len(targets))]
+			what, ok = fmt.Sprintf("SeekGE(%x)", tg), s.SeekGE(tg)
+			pos = sort.Search(len(cells), func(i int) bool { return bytes.Compare(cells[i].Key, tg) >= 0 })
+		case r == 3 && len(targets) > 0:
+			tg := targets[rng.IntN(len(targets))]
+			what, ok = fmt.Sprintf("SeekLT(%x)", tg), s.SeekLT(tg)
+			pos = sort.Search(len(cells), func(i int) bool { return bytes.Compare(cells[i].Key, tg) >= 0 }) - 1
+		case r < 8:
+			what, ok = "Next", s.Next()
+			pos = min(pos+1, len(cells))
+		default:
+			what, ok = "Prev", s.Prev()
+			pos = max(pos-1, -1)
+		}
+		if len(cells) == 0 {
+			pos = -1
+		}
+		if len(hist) > 12 {
+			hist = hist[1:]
+		}
+		hist = append(hist, what)
+		require.NoError(t, s.Err(), "after %v", hist)
+		on := pos >= 0 && pos < len(cells)
+		require.Equal(t, on, ok, "after %v: found a cell (model: cell %d of %d)", hist, pos, len(cells))
+		if on {
+			require.Equal(t, norm(cells[pos]), cellOf(s), "after %v: cell %d", hist, pos)
+		} else {
+			require.Nil(t, s.Cell(), "after %v: off the cells", hist)
+		}
+	}
+}
+
 // seekTargets returns every key, a key just after each key, a proper prefix
 // of each key, a key before the first and keys past the last.
 func seekTargets(cells []blockenc.Cell) [][]byte {
@@ -253,6 +349,15 @@ func TestConformance(t *testing.T) {
 					checkSeek(t, s, cells, tg)
 				}
 				checkAll(t, s, cells) // First after seeks starts over
+				checkAllReverse(t, s, cells)
+				for _, tg := range targets {
+					checkSeekLT(t, s, cells, tg)
+				}
+				rng.Shuffle(len(targets), func(i, j int) { targets[i], targets[j] = targets[j], targets[i] })
+				for _, tg := range targets {
+					checkSeekLT(t, s, cells, tg)
+				}
+				checkMoves(t, s, rng, cells, targets, 3000)
 			})
 		}
 	}
@@ -282,6 +387,9 @@ func TestReuse(t *testing.T) {
 				require.NoError(t, s.Init(blk))
 				checkAll(t, &s, cells)
 				checkSeek(t, &s, cells, cells[len(cells)/2].Key)
+				require.NoError(t, s.Init(blk))
+				checkAllReverse(t, &s, cells)
+				checkSeekLT(t, &s, cells, cells[len(cells)/2].Key)
 			}
 		}
 	}
@@ -385,7 +493,8 @@ func TestEncodingNames(t *testing.T) {
 	assert.Equal(t, "Encoding(6)", e.String())
 }
 
-// TestZeroAllocs: SeekGE, Next and Cell allocate nothing after Init.
+// TestZeroAllocs: SeekGE, SeekLT, Next, Prev, Last and Cell allocate
+// nothing after Init.
 func TestZeroAllocs(t *testing.T) {
 	cells := randomCells(rand.New(rand.NewPCG(7, 8)), 300)
 	targets := seekTargets(cells)
@@ -409,6 +518,22 @@ func TestZeroAllocs(t *testing.T) {
 			}
 		})
 		assert.Zero(t, allocs, "%s: allocs per full scan", optName(opts))
+		allocs = testing.AllocsPerRun(200, func() {
+			s.SeekLT(targets[i%len(targets)])
+			i += 7
+			for range 3 {
+				s.Prev()
+				sink += len(cellOf(s).Key)
+			}
+			s.Next()
+		})
+		assert.Zero(t, allocs, "%s: allocs per SeekLT+Prev+Next+Cell", optName(opts))
+		allocs = testing.AllocsPerRun(20, func() {
+			for ok := s.Last(); ok; ok = s.Prev() {
+				sink += len(cellOf(s).Value)
+			}
+		})
+		assert.Zero(t, allocs, "%s: allocs per full reverse scan", optName(opts))
 
 		_ = sink
 	}

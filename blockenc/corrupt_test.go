@@ -51,9 +51,16 @@ func exercise(t *testing.T, block []byte) error {
 	for ok := s.First(); ok; ok = s.Next() {
 		keys = append(keys, bytes.Clone(s.Cell().Key))
 	}
-	for _, k := range append(keys, nil, []byte("abc"), []byte("zzz")) {
+	for i, k := range append(keys, nil, []byte("abc"), []byte("zzz")) {
 		s.SeekGE(k)
 		s.Next()
+		if i%4 == 0 || i >= len(keys) {
+			s.SeekLT(k)
+			s.Prev()
+			s.Next()
+		}
+	}
+	for ok := s.Last(); ok; ok = s.Prev() {
 	}
 	if err := s.Err(); err != nil {
 		require.ErrorIs(t, err, blockenc.ErrCorrupt, "Err")
@@ -126,9 +133,13 @@ func checkConsistent(t *testing.T, block []byte) {
 		c := s.Cell()
 		cells = append(cells, blockenc.Cell{Key: bytes.Clone(c.Key), Value: bytes.Clone(c.Value), Seq: c.Seq, Kind: c.Kind})
 	}
-	for _, k := range seekTargets(cells) {
+	for i, k := range seekTargets(cells) {
 		checkSeek(t, s, cells, k)
+		if i%3 == 0 {
+			checkSeekLT(t, s, cells, k)
+		}
 	}
+	checkAllReverse(t, s, cells)
 }
 
 // TestCorruptHeader: specific header faults give specific errors.

@@ -4,8 +4,9 @@
 // Columnar encoding that stores keys, seqs, kinds and values as columns.
 //
 // An Encoder takes cells in order (key ascending, then seq descending) and
-// Finish returns the block. A Seeker reads a block: First, SeekGE, Next and
-// Cell (or Key, Value, Seq, Kind). Cell returns a pointer to the Seeker's
+// Finish returns the block. A Seeker reads a block: First, SeekGE and Next
+// forward, Last, SeekLT and Prev backward, and Cell (or Key, Value, Seq,
+// Kind). Cell returns a pointer to the Seeker's
 // own current cell; it and the Key and Value slices alias the block or the
 // Seeker's buffers and are valid until the next move or Init. Verify
 // checks a block from elsewhere, including the order of its cells.
@@ -195,6 +196,19 @@
 // SeekGE binary-search restart keys (or fixed-length keys) read in place;
 // the other encodings scan forward from the current cell when the target
 // is after it, else from the block start. An LZ4 block is decompressed by
-// Init; an LZ4Dict block only the sub-blocks a move reaches. A Seeker never
-// steps back (HBASE-28043: reverse iteration would be quadratic).
+// Init; an LZ4Dict block only the sub-blocks a move reaches.
+//
+// Backward moves (Last, SeekLT, Prev) visit the cells in the exact reverse
+// of the forward order: SeekLT(key) lands on the last cell whose key is
+// below key, which for a key with several versions is its oldest, and
+// Prev moves on to newer versions, then to smaller keys. A row cell
+// decodes only after the cells before it back to where the encoder starts
+// over from an empty key (a RowIndex restart, an LZ4Dict sub-block, the
+// block start), so moving back to a cell decodes forward from the last
+// such start before it: at most one restart interval in RowIndex and in
+// Columnar blocks with prefix keys; Columnar blocks with fixed-length keys
+// read every column at any index; None, Prefix, Diff and FastDiff decode
+// from the block start (or LZ4Dict sub-block start), so a Prev costs the
+// cells before it and a reverse scan of a block grows with the square of
+// its cells. SeekLT costs a SeekGE and a Prev.
 package blockenc

@@ -1,6 +1,7 @@
 package blockenc_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"time"
@@ -115,4 +116,44 @@ func ExampleOptions_columnar() {
 	// Output:
 	// 1000 cells of 26000 raw bytes in 997 bytes, format version 2
 	// order 123 line 3 shipped 1995-11-26
+}
+
+// The latest sample of a series, and the samples before it: SeekLT to the
+// first key after the series' keys lands on its last cell, Prev walks
+// back. Keys are series name, "/", big-endian timestamp; "/" + 1 is "0".
+func ExampleSeeker_SeekLT() {
+	e := blockenc.NewEncoder(blockenc.DefaultOptions())
+	for _, series := range []string{"cpu", "disk", "mem"} {
+		for ts := uint32(1000); ts <= 1040; ts += 10 {
+			key := binary.BigEndian.AppendUint32([]byte(series+"/"), ts)
+			val := fmt.Appendf(nil, "%s@%d", series, ts)
+			if err := e.Add(blockenc.Cell{Key: key, Value: val, Seq: 1, Kind: blockenc.KindPut}); err != nil {
+				fmt.Println(err)
+				return
+			}
+		}
+	}
+	block, _ := e.Finish()
+	s, err := blockenc.NewSeeker(block)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	prefix := []byte("disk/")
+	end := []byte("disk0") // the first key after every "disk/..." key
+	n := 0
+	for ok := s.SeekLT(end); ok && bytes.HasPrefix(s.Key(), prefix) && n < 3; ok = s.Prev() {
+		fmt.Printf("%s\n", s.Value())
+		n++
+	}
+	if s.Last() {
+		fmt.Printf("last cell: %s\n", s.Value())
+	}
+	fmt.Println(s.Err())
+	// Output:
+	// disk@1040
+	// disk@1030
+	// disk@1020
+	// last cell: mem@1040
+	// <nil>
 }

@@ -121,6 +121,19 @@ func conform(t *testing.T, s *blockenc.Seeker, rng *rand.Rand, block []byte, cel
 		checkSeek(t, s, cells, tg)
 	}
 	checkAll(t, s, cells)
+	checkAllReverse(t, s, cells)
+	for _, tg := range targets {
+		checkSeekLT(t, s, cells, tg)
+	}
+	// A fresh seeker per backward move: sub-blocks decompressed on demand.
+	for _, tg := range targets[:min(len(targets), 30)] {
+		require.NoError(t, s.Init(block))
+		checkSeekLT(t, s, cells, tg)
+	}
+	require.NoError(t, s.Init(block))
+	checkAllReverse(t, s, cells)
+	require.NoError(t, s.Init(block))
+	checkMoves(t, s, rng, cells, targets, 1000)
 }
 
 // TestOptionsConformance runs the conformance checks over every encoding x
@@ -244,8 +257,8 @@ func TestOptionsReuse(t *testing.T) {
 	}
 }
 
-// TestOptionsZeroAllocs: SeekGE, Next and Cell allocate nothing after
-// Init, nor does Init once the seeker's buffers have grown.
+// TestOptionsZeroAllocs: SeekGE, SeekLT, Next, Prev, Last and Cell
+// allocate nothing after Init, nor does Init once the seeker's buffers have grown.
 func TestOptionsZeroAllocs(t *testing.T) {
 	defer blockenc.SetSubBlockSizes(512, 1024)()
 	rng := rand.New(rand.NewPCG(17, 18))
@@ -272,6 +285,25 @@ func TestOptionsZeroAllocs(t *testing.T) {
 				}
 			})
 			assert.Zero(t, allocs, "%s: allocs per SeekGE+Next+Cell", comboName(opts))
+			allocs = testing.AllocsPerRun(200, func() {
+				if i%10 == 0 {
+					require.NoError(t, s.Init(block))
+				}
+				s.SeekLT(targets[i%len(targets)])
+				i += 7
+				for range 3 {
+					s.Prev()
+					sink += len(s.Key()) + len(s.Value())
+				}
+				s.Next()
+			})
+			assert.Zero(t, allocs, "%s: allocs per SeekLT+Prev+Next+Cell", comboName(opts))
+			allocs = testing.AllocsPerRun(5, func() {
+				for ok := s.Last(); ok; ok = s.Prev() {
+					sink += len(s.Key()) + len(s.Value())
+				}
+			})
+			assert.Zero(t, allocs, "%s: allocs per reverse scan", comboName(opts))
 			_ = sink
 		}
 	}

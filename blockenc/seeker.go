@@ -9,7 +9,9 @@ import (
 	"github.com/kvenc/kvenc/blockenc/internal/rowblk"
 )
 
-// Seeker reads the cells of one block: First, SeekGE, Next, Cell.
+// Seeker reads the cells of one block: First, SeekGE and Next forward,
+// Last, SeekLT and Prev backward (Prev is the exact inverse of Next,
+// and the directions mix freely), and Cell.
 //
 // NewSeeker and Init check the block's checksum and header (and the
 // RowIndex restart array) once; the moves then check every bound they read,
@@ -18,12 +20,15 @@ import (
 //
 // The slices in the Cell returned by Cell alias the block or a buffer
 // inside the Seeker (keys, decompressed cells, a value-column value): they
-// are valid until the next First, SeekGE, Next or Init, and must not be
-// modified. Copy them to keep them.
+// are valid until the next move (First, SeekGE, Next, Last, SeekLT,
+// Prev) or Init, and must not be modified. Copy them to keep them.
 //
 // After Init the Seeker is positioned before the first cell: Next moves to
-// it. SeekGE, Next and Cell do not allocate once the key buffer has grown to
-// the longest key seen. A Seeker is not safe for concurrent use; many
+// it. Next past the last cell (or a SeekGE that finds nothing) leaves it
+// after the last cell, where Prev moves to the last cell; Prev past the
+// first cell (or a SeekLT that finds nothing) leaves it before the first.
+// The moves and Cell do not allocate once the key buffer has grown to the
+// longest key seen. A Seeker is not safe for concurrent use; many
 // Seekers may read one block at once. A Seeker must not be copied after
 // Init.
 type Seeker struct {
@@ -159,6 +164,42 @@ func (s *Seeker) SeekGE(key []byte) bool {
 		return s.col.SeekGE(key)
 	}
 	return s.row.SeekGE(key)
+}
+
+// Prev moves to the previous cell (from after the last cell, where Next
+// and a SeekGE that found nothing leave the Seeker: to the last one). It
+// is the inverse of Next: among the versions of one key it moves from
+// older to newer. Before the first cell it returns false and leaves the
+// Seeker before the first cell, where Next moves to it; it returns false
+// on error too (see Err).
+func (s *Seeker) Prev() bool {
+	if s.columnar {
+		return s.col.Prev()
+	}
+	return s.row.Prev()
+}
+
+// Last moves to the last cell (for a key with many versions: the oldest).
+// It returns false if the block is empty or on error (see Err).
+func (s *Seeker) Last() bool {
+	if s.columnar {
+		return s.col.Last()
+	}
+	return s.row.Last()
+}
+
+// SeekLT moves to the last cell whose key is < key; for a key with many
+// versions that is the oldest, so Prev then moves to newer versions. It
+// returns false if every key is >= key, leaving the Seeker before the
+// first cell, or on error (see Err).
+//
+// SeekLT is a SeekGE and a Prev (from after the last cell when SeekGE finds
+// nothing).
+func (s *Seeker) SeekLT(key []byte) bool {
+	if s.SeekGE(key) || s.Err() != nil {
+		return s.Prev()
+	}
+	return s.Last() // every key is below key
 }
 
 // Verify checks a whole block: what NewSeeker checks, that every cell

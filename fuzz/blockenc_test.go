@@ -113,7 +113,36 @@ func checkSeeks(t *testing.T, s *blockenc.Seeker, cells []blockenc.Cell) {
 		if ok {
 			require.Equal(t, viewCell(cells[want]), viewCell(*s.Cell()), "SeekGE(%x), want cell %d of %d", k, want, len(cells))
 		}
+		// SeekLT lands on the cell before, and Prev and Next move from it.
+		ok = s.SeekLT(k)
+		require.NoError(t, s.Err(), "SeekLT(%x)", k)
+		require.Equal(t, want > 0, ok, "SeekLT(%x) found, want cell %d of %d", k, want-1, len(cells))
+		if !ok {
+			continue
+		}
+		require.Equal(t, viewCell(cells[want-1]), viewCell(*s.Cell()), "SeekLT(%x), want cell %d of %d", k, want-1, len(cells))
+		require.Equal(t, want > 1, s.Prev(), "Prev after SeekLT(%x)", k)
+		if want > 1 {
+			require.Equal(t, viewCell(cells[want-2]), viewCell(*s.Cell()), "Prev after SeekLT(%x)", k)
+			require.True(t, s.Next(), "Next after Prev after SeekLT(%x)", k)
+		} else {
+			require.True(t, s.Next(), "Next from before the first cell after SeekLT(%x)", k)
+		}
+		require.Equal(t, viewCell(cells[want-1]), viewCell(*s.Cell()), "Next after Prev after SeekLT(%x)", k)
 	}
+}
+
+// readBackward reads every cell of a block s has read forward without an
+// error with Last/Prev: the same cells in reverse, whatever their order.
+func readBackward(t *testing.T, s *blockenc.Seeker, cells []blockenc.Cell) {
+	t.Helper()
+	var back []blockenc.Cell
+	for ok := s.Last(); ok; ok = s.Prev() {
+		back = append(back, cloneCell(*s.Cell()))
+	}
+	require.NoError(t, s.Err(), "Last/Prev after %d cells", len(back))
+	slices.Reverse(back)
+	require.Equal(t, viewCells(cells), viewCells(back), "cells read with Last/Prev")
 }
 
 // checkDecode: arbitrary bytes give an error wrapping ErrCorrupt or a
@@ -123,10 +152,18 @@ func checkDecode(t *testing.T, block []byte) {
 	if s == nil {
 		return
 	}
+	if err == nil {
+		readBackward(t, s, cells)
+	}
 	for _, k := range [][]byte{nil, {0}, {0x61}, {0xff}} { // seeks on any block: no panic
 		s.SeekGE(k)
 		s.Next()
+		s.SeekLT(k)
+		s.Prev()
+		s.Next()
 	}
+	s.Last()
+	s.Prev()
 	if err != nil {
 		require.Error(t, s.Err(), "error is not sticky")
 		require.False(t, s.First(), "error is not sticky")

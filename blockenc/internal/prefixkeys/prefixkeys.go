@@ -207,6 +207,30 @@ func (r *Reader) Rewind() {
 	r.Valid = false
 }
 
+// PrevIndex returns the cell a Prev moves to: the one before the current
+// cell, or from after the last cell (not on a cell, past cell 0) the last;
+// -1 when there is none (on or before the first cell) and on error.
+func (r *Reader) PrevIndex() int {
+	switch {
+	case r.Fail != nil:
+		return -1
+	case r.Valid:
+		return r.Idx - 2 // the current cell is Idx-1
+	case r.Idx == 0:
+		return -1
+	}
+	return r.Count - 1
+}
+
+// LastIndex returns the cell a Last moves to: the last; -1 when the
+// stream is empty and on error.
+func (r *Reader) LastIndex() int {
+	if r.Fail != nil {
+		return -1
+	}
+	return r.Count - 1
+}
+
 // ToRestart positions r before the cell at restart i.
 func (r *Reader) ToRestart(i int) {
 	r.Off, r.Idx = r.RestartOffset(i), i*r.Interval
