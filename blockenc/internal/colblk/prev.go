@@ -1,8 +1,13 @@
 package colblk
 
-// Backward moves. Fixed-length keys and every other column are read at any
-// index; prefix keys are decoded forward from the restart at or before
-// the cell.
+import "github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
+
+// Backward moves. Fixed-length keys, seqs, kinds and values are read at
+// any index: moving back to a cell costs what a Next does. Prefix keys
+// decode only forward, from a restart: moving back to cell t decodes the
+// keys from the restart before it (or from the current cell when it is
+// before t in the same interval) and keeps them in the Back cache, from
+// which the Prevs that follow take them without decoding.
 
 // Last is blockenc.Seeker.Last for a Columnar block.
 func (s *Reader) Last() bool { return s.back(s.LastIndex()) }
@@ -10,8 +15,42 @@ func (s *Reader) Last() bool { return s.back(s.LastIndex()) }
 // Prev is blockenc.Seeker.Prev for a Columnar block.
 func (s *Reader) Prev() bool { return s.back(s.PrevIndex()) }
 
-// back moves to cell t, or before the first cell when t < 0.
+// SeekLT is blockenc.Seeker.SeekLT for a Columnar block: with prefix keys
+// it scans as SeekGE does, keeping the cells it passes for the Prevs that
+// follow; fixed-length keys are a SeekGE and a Prev.
+func (s *Reader) SeekLT(key []byte) bool {
+	if s.Fail != nil {
+		return false
+	}
+	if s.kmode == colKeysFixed {
+		if s.seekFixed(key) || s.Fail != nil {
+			return s.Prev()
+		}
+		return s.Last() // every key is below key
+	}
+	i, ok := s.SeekStart(key)
+	if !ok {
+		return false
+	}
+	if i >= 0 {
+		s.ToRestart(i)
+	}
+	t, ok := s.ScanBack(s.Next, key)
+	return ok && s.back(t)
+}
+
+// back moves to cell t: from the Back cache when it has it, else
+// toCell; before the first cell when t < 0.
 func (s *Reader) back(t int) bool {
+	if e := s.BackAt(t); e != nil {
+		s.BackTo(e, t)
+		if uint(t-s.cellLo) >= uint(s.cellHi-s.cellLo) && !s.loadCell(t) {
+			s.Valid = false
+			return false
+		}
+		s.value(t)
+		return true
+	}
 	if t < 0 {
 		if s.Fail == nil {
 			s.rewind()
@@ -30,10 +69,13 @@ func (s *Reader) toCell(t int) bool {
 	if r := t / s.Interval; s.Idx > t || s.Idx < r*s.Interval {
 		s.ToRestart(r)
 	}
-	for s.Idx < t {
-		if !s.step() {
+	for s.Idx <= t {
+		if !s.Next() {
 			return false
 		}
+		if s.Idx > t-prefixkeys.MaxBack {
+			s.BackAdd()
+		}
 	}
-	return s.step() && s.land()
+	return true
 }

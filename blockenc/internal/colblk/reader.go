@@ -49,7 +49,7 @@ type Reader struct {
 // frame.ErrCorrupt) every move returns false.
 func (s *Reader) Init(block []byte) error {
 	s.area.Reset()
-	s.Reader = prefixkeys.Reader{KeyBuf: s.KeyBuf[:0], Lens: 2}
+	s.Reader = prefixkeys.Reader{KeyBuf: s.KeyBuf[:0], Lens: 2, ValueAt: true, Back: s.Back.Emptied()}
 	s.block, s.fast = nil, 0
 	if err := s.parse(block); err != nil {
 		s.Fail = err

@@ -54,6 +54,9 @@ type Reader struct {
 	RI          int // number of the next restart to meet
 	NextRestart int // index of the cell at restart RI; -1: no restarts
 	RILo, RIHi  int // the restarts a seek may read (all, or an LZ4Dict sub-block's)
+	Run         int // the run of cells Cells holds (LZ4Dict: the sub-block; -1 before the first)
+	ValueAt     bool // the layout reads a cell's value by its index: Back keeps none
+	Back        Back // cells kept for backward moves
 
 	// KV is the current cell; its Key aliases Cells or KeyBuf.
 	KV     cell.Cell

@@ -88,7 +88,7 @@ func (s *Reader) toSub(j int) bool {
 		return false
 	}
 	sb := &s.area.Subs[j]
-	s.sub = j
+	s.Run = j
 	s.subStart = sb.Raw
 	s.Cells = s.area.Raw[: sb.Raw+sb.RawLen : sb.Raw+sb.RawLen]
 	s.Off, s.Idx = sb.Raw, sb.First
@@ -119,7 +119,7 @@ func (s *Reader) toSub(j int) bool {
 // nextSub moves on from the end of one sub-block to the next; the cell
 // count must agree with the index.
 func (s *Reader) nextSub() bool {
-	j := s.sub + 1
+	j := s.Run + 1
 	if j >= len(s.area.Subs) {
 		return s.Corrupt("cell overruns the block")
 	}
@@ -155,7 +155,7 @@ func (s *Reader) seekSub(key []byte) bool {
 		}
 	}
 	j := lo - 1
-	if j == s.sub && s.Valid && string(s.KV.Key) < string(key) {
+	if j == s.Run && s.Valid && string(s.KV.Key) < string(key) {
 		return true
 	}
 	return s.toSub(j)

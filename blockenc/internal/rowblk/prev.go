@@ -1,10 +1,18 @@
 package rowblk
 
-// Backward moves. A row cell can only be decoded after the cells before it
-// (back to a RowIndex restart, an LZ4Dict sub-block start or the block
-// start: where the encoder starts over from an empty previous key), so
-// moving back to cell t decodes forward from the last such start at or
-// before t.
+import "github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
+
+// Backward moves. A row cell decodes only after the cells before it, back
+// to where the encoder starts over from an empty previous key (a RowIndex
+// restart, an LZ4Dict sub-block start, the block start). Moving back to
+// cell t decodes forward from the last such start before t (or from the
+// current cell when it is before t in the same run) and keeps the cells it
+// passes (up to prefixkeys.MaxBack before t) in the Back cache, from which
+// the Prevs that follow take them without decoding: a reverse scan of a
+// RowIndex block decodes each cell about twice, as a forward scan of
+// every restart interval and a copy back out of the cache. None, Prefix,
+// Diff and FastDiff decode from the block start (or sub-block start) each
+// time the cache runs out, every MaxBack cells.
 
 // Last moves to the last cell. It returns false if the block is empty or
 // on error.
@@ -15,8 +23,29 @@ func (s *Reader) Last() bool { return s.back(s.LastIndex()) }
 // cell, where Next moves to it; it returns false on error too.
 func (s *Reader) Prev() bool { return s.back(s.PrevIndex()) }
 
-// back moves to cell t, or before the first cell when t < 0.
+// SeekLT moves to the last cell whose key is < key. It scans as SeekGE
+// does, keeping the cells it passes for the Prevs that follow.
+func (s *Reader) SeekLT(key []byte) bool {
+	if s.Fail != nil || !s.seekFrom(key) {
+		return false
+	}
+	t, ok := s.ScanBack(s.Next, key)
+	return ok && s.back(t)
+}
+
+// back moves to cell t: from the Back cache when it has it, else
+// toCell; before the first cell when t < 0.
 func (s *Reader) back(t int) bool {
+	if e := s.BackAt(t); e != nil {
+		s.BackTo(e, t)
+		s.val = e.Val
+		if s.intW == 0 {
+			s.KV.Value = e.Val
+		} else {
+			s.KV.Value = s.intValue(t)
+		}
+		return true
+	}
 	if t < 0 {
 		if s.Fail == nil {
 			s.rewind()
@@ -28,14 +57,14 @@ func (s *Reader) back(t int) bool {
 
 // toCell moves to cell t (0 <= t < Count), decoding forward from the
 // current cell when it is before t in the same run, else from the start of
-// the run that holds t.
+// the run that holds t, and keeps the cells up to t in Back.
 func (s *Reader) toCell(t int) bool {
 	if len(s.area.Subs) > 0 {
 		j := len(s.area.Subs) - 1
 		for j > 0 && s.area.Subs[j].First > t {
 			j--
 		}
-		if (j != s.sub || s.Idx > t) && !s.toSub(j) {
+		if (j != s.Run || s.Idx > t) && !s.toSub(j) {
 			return false
 		}
 	} else if s.Idx > t {
@@ -46,10 +75,13 @@ func (s *Reader) toCell(t int) bool {
 			s.ToRestart(r)
 		}
 	}
-	for s.Idx < t {
-		if !s.step() {
+	for s.Idx <= t {
+		if !s.Next() {
 			return false
 		}
+		if s.Idx > t-prefixkeys.MaxBack {
+			s.BackAdd()
+		}
 	}
-	return s.next()
+	return true
 }

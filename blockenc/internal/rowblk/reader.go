@@ -31,7 +31,6 @@ type Reader struct {
 	// Features (flags).
 	block    []byte         // the whole block (LZ4Dict reads sub-blocks from it)
 	area     lz4area.Reader // LZ4, LZ4Dict: the uncompressed cells and the sub-block index
-	sub      int            // LZ4Dict: the sub-block s.Cells ends with; -1 before the first
 	subStart int            // offset in cells of the current sub-block (back-references stay in it)
 	dedupe   bool           // dedupe (refBit 1): Next's fast path reads back-references
 	refBit   int            // dedupe: 1 (odd value length fields are back-references), else 0
@@ -49,7 +48,7 @@ type Reader struct {
 func (s *Reader) Init(block []byte) error {
 	area := s.area
 	area.Reset()
-	*s = Reader{Reader: prefixkeys.Reader{KeyBuf: s.KeyBuf[:0]}, area: area, ints: s.ints[:0], seqCol: s.seqCol[:0]}
+	*s = Reader{Reader: prefixkeys.Reader{KeyBuf: s.KeyBuf[:0], Back: s.Back.Emptied()}, area: area, ints: s.ints[:0], seqCol: s.seqCol[:0]}
 	if err := s.init(block); err != nil {
 		s.Fail = err
 		return err
@@ -154,6 +153,7 @@ func (s *Reader) init(block []byte) error {
 	}
 	s.Cells = cells
 	s.RILo, s.RIHi, s.Lens = 0, s.NRestarts, 3
+	s.ValueAt = s.intW != 0 // a value column: Back keeps no values
 	// Next reads 8 bytes past a seq marker in the cells.
 	s.Fast = s.enc == RowIndex && len(s.area.Subs) == 0 && len(s.Tail) >= len(cells)+8
 	return nil
@@ -195,9 +195,15 @@ func (s *Reader) next() bool {
 // decompresses the dictionary and the sub-block the answer starts in (if
 // this Seeker has not yet), then seeks inside it as above.
 func (s *Reader) SeekGE(key []byte) bool {
-	if s.Fail != nil {
-		return false
-	}
+	return s.Fail == nil && s.seekFrom(key) && s.scan(key)
+}
+
+// seekFrom positions s where a seek for key scans from: the current cell
+// when key is after it (and, in RowIndex, not after the next restart's
+// key), else the restart before the first restart key >= key (RowIndex),
+// the start of the LZ4Dict sub-block the answer starts in, or the block
+// start. It returns false on error or when the block has no cells.
+func (s *Reader) seekFrom(key []byte) bool {
 	if len(s.area.Subs) > 0 {
 		if !s.seekSub(key) {
 			return false
@@ -206,9 +212,15 @@ func (s *Reader) SeekGE(key []byte) bool {
 		s.rewind()
 	}
 	if s.enc == RowIndex {
-		return s.seekRowIndex(key)
+		i, ok := s.SeekStart(key)
+		if !ok {
+			return false
+		}
+		if i >= 0 {
+			s.ToRestart(i)
+		}
 	}
-	return s.scan(key)
+	return true
 }
 
 // scan steps forward until the key is >= key, comparing keys only where
@@ -246,26 +258,13 @@ func (s *Reader) scan(key []byte) bool {
 	return false
 }
 
-// seekRowIndex is SeekGE for RowIndex: a binary search over the restart
-// keys (of the current LZ4Dict sub-block), then a scan.
-func (s *Reader) seekRowIndex(key []byte) bool {
-	i, ok := s.SeekStart(key)
-	if !ok {
-		return false
-	}
-	if i >= 0 {
-		s.ToRestart(i)
-	}
-	return s.scan(key)
-}
-
 // rewind positions s before the first cell, with the empty "previous
 // cell" the encoders start from.
 func (s *Reader) rewind() {
 	s.Rewind()
 	s.val = nil
 	if len(s.area.Subs) > 0 { // LZ4Dict: the first step enters sub-block 0
-		s.sub, s.subStart, s.Cells = -1, 0, s.area.Raw[:0]
+		s.Run, s.subStart, s.Cells = -1, 0, s.area.Raw[:0]
 		s.RILo, s.RIHi = 0, s.NRestarts
 	}
 }
