@@ -49,12 +49,12 @@ type Reader struct {
 	Interval   int    // cells per restart
 	NRestarts  int
 
-	Off         int // offset in Cells of the next cell to decode
-	Idx         int // index of the next cell to decode
-	RI          int // number of the next restart to meet
-	NextRestart int // index of the cell at restart RI; -1: no restarts
-	RILo, RIHi  int // the restarts a seek may read (all, or an LZ4Dict sub-block's)
-	Run         int // the run of cells Cells holds (LZ4Dict: the sub-block; -1 before the first)
+	Off         int  // offset in Cells of the next cell to decode
+	Idx         int  // index of the next cell to decode
+	RI          int  // number of the next restart to meet
+	NextRestart int  // index of the cell at restart RI; -1: no restarts
+	RILo, RIHi  int  // the restarts a seek may read (all, or an LZ4Dict sub-block's)
+	Run         int  // the run of cells Cells holds (LZ4Dict: the sub-block; -1 before the first)
 	ValueAt     bool // the layout reads a cell's value by its index: Back keeps none
 	Back        Back // cells kept for backward moves
 
