@@ -137,19 +137,39 @@ func benchEncoding(b *testing.B, prefix string, cells []blockenc.Cell, opts bloc
 	}
 	b.Run(prefix+"/op=seekrandom", seek(random))
 	b.Run(prefix+"/op=seekasc", seek(keys))
-	b.Run(prefix+"/op=scan", func(b *testing.B) {
+	// SeekLT of a random key lands on the cell before it (the first key
+	// has none: it is not a target).
+	b.Run(prefix+"/op=seekltrandom", func(b *testing.B) {
 		b.ReportAllocs()
-		b.SetBytes(int64(len(block))) // encoded block bytes read per full scan
-		n := 0
+		i := 0
 		for b.Loop() {
-			for ok := s.First(); ok; ok = s.Next() {
-				sinkInt += len(s.Cell().Value)
-				n++
+			if !s.SeekLT(random[i]) && !bytes.Equal(random[i], keys[0]) {
+				b.Fatal("not found")
+			}
+			sinkInt += len(s.Value())
+			if i++; i == len(random) {
+				i = 0
 			}
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/cell")
 		b.ReportMetric(bytesPerCell, "B/cell")
 	})
+	scan := func(first, next func() bool) func(b *testing.B) {
+		return func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(block))) // encoded block bytes read per full scan
+			n := 0
+			for b.Loop() {
+				for ok := first(); ok; ok = next() {
+					sinkInt += len(s.Cell().Value)
+					n++
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/cell")
+			b.ReportMetric(bytesPerCell, "B/cell")
+		}
+	}
+	b.Run(prefix+"/op=scan", scan(s.First, s.Next))
+	b.Run(prefix+"/op=reversescan", scan(s.Last, s.Prev)) // Last, then Prev to the first cell
 	b.Run(prefix+"/op=encode", func(b *testing.B) {
 		b.ReportAllocs()
 		raw := 0

@@ -73,7 +73,7 @@ func (s *Reader) toCell(t int) bool {
 		if !s.Next() {
 			return false
 		}
-		if s.Idx > t-prefixkeys.MaxBack {
+		if s.Idx-1 > t-prefixkeys.MaxBack { // cell Idx-1: keep the last MaxBack
 			s.BackAdd()
 		}
 	}
