@@ -211,6 +211,7 @@ func (s *Store) compactRun(in []*segment, dropTombstones bool) error {
 	}
 	sortSegs(keep)
 	s.segs = keep
+	s.segsChanged()
 	s.mu.Unlock()
 	s.compactions.Add(1)
 	return nil

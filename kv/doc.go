@@ -183,11 +183,12 @@
 // (TestDeleteRangeSpace measures the files before and after).
 //
 // A memstore counts each range tombstone against its size (its keys twice
-// plus 128 bytes), so a memstore of many tombstones flushes too. Readers
-// fragment the tombstones of all sources when an Iterator opens, and a
-// memstore refragments its list at each write that holds DeleteRanges (a
-// batch of many once): tombstones are meant to be few and wide
-// (retention, dropping a series), not one per key.
+// plus 128 bytes), so a memstore of many tombstones flushes too. The
+// tombstones of all segments are fragmented together once per flush or
+// compaction, a memstore's at each write that holds DeleteRanges (a batch
+// of many once), and an Iterator joins them anew only when more than one
+// source holds any: tombstones are meant to be few and wide (retention,
+// dropping a series), not one per key.
 //
 // # Blocks: defaults and what a read costs
 //

@@ -76,6 +76,7 @@ func (s *Store) flushMemtable(mt *memtable) error {
 	}
 	s.segs = append(s.segs, g)
 	sortSegs(s.segs)
+	s.segsChanged()
 	s.mu.Unlock()
 	s.flushes.Add(1)
 	if err := s.deleteWAL(mt.lo, mt.hi); err != nil {

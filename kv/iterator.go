@@ -75,8 +75,8 @@ func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
 		g.refs.Add(1)
 		it.segs = append(it.segs, g)
 		it.srcs = append(it.srcs, &segSource{s: s, g: g, rp: rp, fill: true, bi: -1})
-		dels = append(dels, g.dels)
 	}
+	dels = append(dels, s.segDels)
 	it.dels = newDelCheck(unionRangeDels(dels...), rp)
 	return it
 }

@@ -242,6 +242,17 @@ func (m *memtable) addRangeDels(add []rangeDel) {
 	m.dels.Store(newRangeDels(append(dels, add...)))
 }
 
+// segsChanged refragments the union of the segments' range tombstones
+// after s.segs changed (a flush or compaction installed a segment): once
+// per change, not per read. The caller holds s.mu for writing.
+func (s *Store) segsChanged() {
+	dels := make([]*rangeDels, 0, len(s.segs))
+	for _, g := range s.segs {
+		dels = append(dels, g.dels)
+	}
+	s.segDels = unionRangeDels(dels...)
+}
+
 // coverLocked returns the largest seq at or below rp of the range
 // tombstones over key in every memstore and segment (0 when none): the
 // versions of key below it are deleted for a reader at rp. The caller
@@ -251,8 +262,5 @@ func (s *Store) coverLocked(key []byte, rp uint64) uint64 {
 	for _, mt := range s.frozen {
 		c = max(c, mt.dels.Load().cover(key, rp))
 	}
-	for _, g := range s.segs {
-		c = max(c, g.dels.cover(key, rp))
-	}
-	return c
+	return max(c, s.segDels.cover(key, rp))
 }

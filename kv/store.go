@@ -48,6 +48,8 @@ type Store struct {
 	active  *memtable
 	frozen  []*memtable // newest first
 	segs    []*segment  // newest first (maxSeq descending)
+	// segDels is the union of the range tombstones of segs (segsChanged).
+	segDels *rangeDels
 	// obsolete segments were compacted away; their blocks are deleted once
 	// no iterator holds them.
 	obsolete []*segment
@@ -318,6 +320,7 @@ func (s *Store) recover() error {
 		s.segs = append(s.segs, g)
 	}
 	sortSegs(s.segs)
+	s.segsChanged()
 	s.nextSegID.Store(maxID)
 	if err := s.deleteKeys(orphans); err != nil {
 		return err
