@@ -276,24 +276,40 @@ func BenchmarkGet(b *testing.B) {
 
 // BenchmarkScan: a full scan; the ns/op reported is per cell (each op is
 // one cell; the scan restarts at the end).
-func BenchmarkScan(b *testing.B) {
+func BenchmarkScan(b *testing.B) { benchScans(b, false) }
+
+// BenchmarkScanReverse: BenchmarkScan backward (Last and Prev; Badger's
+// reverse iterator) on the same stores.
+func BenchmarkScanReverse(b *testing.B) { benchScans(b, true) }
+
+func benchScans(b *testing.B, reverse bool) {
 	for _, d := range datasets() {
 		l := stores(b, d)
 		b.Run("data="+d.name+"/store=kv", func(b *testing.B) {
 			b.ReportAllocs()
 			it := l.kv.NewIterator(IterOptions{})
 			defer it.Close()
-			ok := it.First()
+			start := func() bool {
+				if reverse {
+					return it.Last()
+				}
+				return it.First()
+			}
+			ok := start()
 			var sink int
 			for b.Loop() {
 				if !ok {
 					if it.Err() != nil {
 						b.Fatal(it.Err())
 					}
-					ok = it.First()
+					ok = start()
 				}
 				sink += len(it.Value())
-				ok = it.Next()
+				if reverse {
+					ok = it.Prev()
+				} else {
+					ok = it.Next()
+				}
 			}
 			_ = sink
 		})
@@ -301,7 +317,7 @@ func BenchmarkScan(b *testing.B) {
 			b.ReportAllocs()
 			txn := l.bdb.NewTransaction(false)
 			defer txn.Discard()
-			it := txn.NewIterator(badger.IteratorOptions{})
+			it := txn.NewIterator(badger.IteratorOptions{Reverse: reverse})
 			defer it.Close()
 			it.Rewind()
 			var sink int

@@ -107,11 +107,27 @@ func TestCorruptBlocks(t *testing.T) {
 		}
 		requireCorrupt(t, it.Err(), "trial %d: scan ended after %d pairs", trial, n)
 		requireCorrupt(t, it.Close(), "trial %d: Close did not report the error", trial)
-		// A seek past the bad block still works.
+		// Backward the same: the pairs after the bad block, then the error.
+		back := reversed(all)
+		it = s.NewIterator(IterOptions{})
+		n = 0
+		for ok := it.Last(); ok; ok = it.Prev() {
+			require.Equal(t, back[n], [2]string{string(it.Key()), string(it.Value())}, "trial %d: backward scan pair %d", trial, n)
+			n++
+		}
+		requireCorrupt(t, it.Err(), "trial %d: backward scan ended after %d pairs", trial, n)
+		requireCorrupt(t, it.Close(), "trial %d: Close did not report the backward error", trial)
+		// A seek past the bad block still works, either way.
 		if bi+1 < len(blocks) {
 			it := s.NewIterator(IterOptions{LowerBound: []byte(hi + "\x00")})
 			require.True(t, it.First(), "trial %d: seek past the corrupt block: %v", trial, it.Err())
 			require.NoError(t, it.Err(), "trial %d: seek past the corrupt block", trial)
+			it.Close()
+		}
+		if bi > 0 {
+			it := s.NewIterator(IterOptions{})
+			require.True(t, it.SeekLT([]byte(lo)), "trial %d: SeekLT before the corrupt block: %v", trial, it.Err())
+			require.NoError(t, it.Err(), "trial %d: SeekLT before the corrupt block", trial)
 			it.Close()
 		}
 		require.NoError(t, s.Close())

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kvenc/kvenc/internal/itertest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -238,6 +239,17 @@ func TestCrash(t *testing.T) {
 			}
 		}
 		require.Equal(t, m.rangeOf(nil, nil), got, "round %d (%d writes acknowledged, pending %q)", round, n, pending)
+		got, err = scanBack(s.NewIterator(IterOptions{}))
+		require.NoError(t, err, "round %d: backward scan after crash", round)
+		require.Equal(t, reversed(m.rangeOf(nil, nil)), got, "round %d: backward", round)
+		prog := make([]byte, 60)
+		for j := range prog {
+			prog[j] = byte(rng.IntN(256))
+		}
+		it := s.NewIterator(IterOptions{})
+		itertest.Walk(t, it, m.rangeOf(nil, nil), prog, func(b byte) []byte { return fmt.Appendf(nil, "k%03d", int(b)*300/256) },
+			fmt.Sprintf("round %d: walk after crash", round))
+		require.NoError(t, it.Close())
 		for k := 0; k < 300; k++ {
 			key := fmt.Sprintf("k%03d", k)
 			v, err := s.Get([]byte(key))

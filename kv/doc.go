@@ -228,14 +228,35 @@
 // range tombstones hide. A bad block stops it with Err wrapping
 // ErrCorrupt.
 //
+// An Iterator moves forward (First, SeekGE, Next: keys ascending) or
+// backward (Last, SeekLT, Prev: keys descending) and may change direction
+// at any key; both directions show the same keys with the same values at
+// its read point. SeekLT(k) lands on the last live key below k, so
+// SeekLT(series+"\xff") (or Last with the series as Prefix) finds the
+// latest sample of a time series. Moving backward, every source still
+// shows per key the newest version at or below the read point: a segment
+// source lands on a key's last (oldest) cell first and steps back over
+// its visible versions to the newest one; a memstore source searches its
+// skiplist for the previous key (skl links forward only). Among sources
+// the highest seq of the largest key wins, and whether it is live (a Put
+// that no range tombstone visible at the read point covers) is decided by
+// the same check as forward. Changing direction re-seeks every
+// source next to the current key. After a move that runs off one end
+// without an error, a move the other way starts at that end (Next after
+// Prev returned false is First, Prev after Next returned false is Last);
+// a further move the same way returns false. A backward scan of blocks
+// costs the Seeker's Prev plus the same per-cell work as forward.
+//
 // An Iterator's bounds (IterOptions.LowerBound inclusive, UpperBound
-// exclusive) clamp First and SeekGE to the lower bound and end the scan at
-// the first key at or above the upper bound. IterOptions.Prefix sets both
-// and wins over them: lower bound the prefix, upper bound the prefix
-// without its trailing 0xff bytes and its last byte incremented (none when
-// the prefix is all 0xff), so a prefix scan seeks to the prefix and stops
-// at its end. Iterator.SetBounds changes the bounds of an open Iterator at
-// the same read point; it is unpositioned until the next First or SeekGE.
+// exclusive) clamp First and SeekGE to the lower bound and Last and SeekLT
+// to the upper bound, and end a scan at the first key outside them.
+// IterOptions.Prefix sets both and wins over them: lower bound the prefix,
+// upper bound the prefix without its trailing 0xff bytes and its last byte
+// incremented (none when the prefix is all 0xff), so a prefix scan seeks to
+// the prefix and stops at its end, and Last finds the prefix's last key.
+// Iterator.SetBounds changes the bounds of an open Iterator at the same
+// read point; it is unpositioned until the next First, SeekGE, Last or
+// SeekLT.
 //
 // # Block cache and reference counting
 //

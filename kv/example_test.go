@@ -1,6 +1,7 @@
 package kv_test
 
 import (
+	"encoding/binary"
 	"fmt"
 	"log"
 
@@ -186,4 +187,46 @@ func ExampleStore_DeleteRange() {
 	// snapshot still reads cpu|2026-11-01 = 10
 	// now: kv: not found
 	// after compaction: 8 cells, 0 range tombstones
+}
+
+// The latest value of a series: keys sort by series then big-endian
+// timestamp, so SeekLT just past the series lands on its newest sample, and
+// Prev walks back through the ones before it.
+func ExampleIterator_SeekLT() {
+	s, err := kv.Open(kv.DefaultOptions("")) // "" : in memory
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	sample := func(series string, ts uint64) []byte {
+		return binary.BigEndian.AppendUint64([]byte(series+"|"), ts)
+	}
+	for ts := uint64(1); ts <= 5; ts++ {
+		_ = s.Put(sample("cpu", ts), fmt.Appendf(nil, "%d%%", 10*ts))
+		_ = s.Put(sample("mem", ts), fmt.Appendf(nil, "%d MB", 100*ts))
+		if ts == 3 {
+			_ = s.Flush() // older samples in blocks, newer in the memstore
+		}
+	}
+	_ = s.Delete(sample("cpu", 5)) // a retracted sample
+
+	it := s.NewIterator(kv.IterOptions{})
+	if it.SeekLT([]byte("cpu|\xff")) { // past every "cpu|" key, before "mem|"
+		fmt.Printf("latest cpu: t=%d %s\n", binary.BigEndian.Uint64(it.Key()[4:]), it.Value())
+	}
+	if it.Prev() {
+		fmt.Printf("before it:  t=%d %s\n", binary.BigEndian.Uint64(it.Key()[4:]), it.Value())
+	}
+	// Bounds around one series: Last is its newest sample.
+	it.SetBounds([]byte("mem|"), []byte("mem}"))
+	if it.Last() {
+		fmt.Printf("latest mem: t=%d %s\n", binary.BigEndian.Uint64(it.Key()[4:]), it.Value())
+	}
+	if err := it.Close(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// latest cpu: t=4 40%
+	// before it:  t=3 30%
+	// latest mem: t=5 500 MB
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"testing"
 
@@ -36,10 +37,17 @@ func mustOpen(t testing.TB, o Options) *Store {
 	return s
 }
 
-// scan returns every key/value the iterator shows from First, and its Err.
-func scan(it *Iterator) ([][2]string, error) {
+// scan returns every key/value the iterator shows from First, and its Err;
+// it closes the iterator.
+func scan(it *Iterator) ([][2]string, error) { return pairs(it, it.First, it.Next) }
+
+// scanBack returns every key/value the iterator shows from Last backward,
+// and its Err; it closes the iterator.
+func scanBack(it *Iterator) ([][2]string, error) { return pairs(it, it.Last, it.Prev) }
+
+func pairs(it *Iterator, start, step func() bool) ([][2]string, error) {
 	var out [][2]string
-	for ok := it.First(); ok; ok = it.Next() {
+	for ok := start(); ok; ok = step() {
 		out = append(out, [2]string{string(it.Key()), string(it.Value())})
 	}
 	err := it.Err()
@@ -47,6 +55,13 @@ func scan(it *Iterator) ([][2]string, error) {
 		err = cerr
 	}
 	return out, err
+}
+
+// reversed returns a reversed copy of p.
+func reversed(p [][2]string) [][2]string {
+	out := slices.Clone(p)
+	slices.Reverse(out)
+	return out
 }
 
 // model is the reference: the live keys and values.

@@ -8,9 +8,11 @@ import (
 	"github.com/kvenc/kvenc/blockenc"
 )
 
-// Iterator walks the live keys of a Store in ascending order at one read
-// point, merging the memstores and the segments. Key and Value are valid
-// until the next move. An Iterator is used by one goroutine; Close it.
+// Iterator walks the live keys of a Store at one read point, forward in
+// ascending order (First, SeekGE, Next) or backward (Last, SeekLT, Prev),
+// merging the memstores and the segments. It may change direction at any
+// key. Key and Value are valid until the next move. An Iterator is used by
+// one goroutine; Close it.
 //
 // An Iterator that stops because of an error is not Valid and Err returns
 // the error (wrapping ErrCorrupt for bad blocks): it never just ends early.
@@ -28,15 +30,22 @@ type Iterator struct {
 	closed bool
 	adv    []byte // copy of the key being left behind
 	// best is the source of the current key, alone when it is the only
-	// source not exhausted: then Next moves it without comparing keys.
+	// source not exhausted: then Next (Prev) moves it without comparing
+	// keys.
 	best  source
 	alone bool
 	// dels decides which cells the range tombstones of every source hide.
 	dels delCheck
+	// back: the last positioning move went backward, so the sources are
+	// positioned for Prev. positioned: a First, SeekGE, Last or SeekLT has
+	// run since NewIterator or SetBounds, so an Iterator that ran off one
+	// end can turn back from it.
+	back       bool
+	positioned bool
 }
 
 // NewIterator returns an unpositioned Iterator over the Store's current
-// state (later writes are not seen): call First or SeekGE.
+// state (later writes are not seen): call First, SeekGE, Last or SeekLT.
 func (s *Store) NewIterator(o IterOptions) *Iterator {
 	return s.newIterator(o, 0, false)
 }
@@ -146,14 +155,14 @@ func cloneBound(b []byte) []byte {
 // SetBounds changes the Iterator's bounds to lower (inclusive) and upper
 // (exclusive), nil meaning unbounded, as IterOptions.LowerBound and
 // UpperBound do; it copies both. The read point stays the same. The
-// Iterator is then unpositioned (not Valid) until the next First or
-// SeekGE. After Close it does nothing.
+// Iterator is then unpositioned (not Valid) until the next First, SeekGE,
+// Last or SeekLT. After Close it does nothing.
 func (it *Iterator) SetBounds(lower, upper []byte) {
 	if it.closed {
 		return
 	}
 	it.lower, it.upper = cloneBound(lower), cloneBound(upper)
-	it.valid, it.alone = false, false
+	it.valid, it.alone, it.positioned = false, false, false
 	it.key, it.val = nil, nil
 }
 
@@ -168,7 +177,7 @@ func (it *Iterator) First() bool {
 	for _, src := range it.srcs {
 		src.first()
 	}
-	it.alone = false
+	it.start(false)
 	return it.find()
 }
 
@@ -183,14 +192,51 @@ func (it *Iterator) SeekGE(key []byte) bool {
 	for _, src := range it.srcs {
 		src.seekGE(key)
 	}
-	it.alone = false
+	it.start(false)
 	return it.find()
 }
 
-// Next moves to the next key.
-func (it *Iterator) Next() bool {
-	if !it.valid {
+// Last moves to the last key (below UpperBound).
+func (it *Iterator) Last() bool {
+	if it.upper != nil {
+		return it.SeekLT(it.upper)
+	}
+	if it.closed {
 		return false
+	}
+	for _, src := range it.srcs {
+		src.last()
+	}
+	it.start(true)
+	return it.findBack()
+}
+
+// SeekLT moves to the last key < key (and < UpperBound).
+func (it *Iterator) SeekLT(key []byte) bool {
+	if it.closed {
+		return false
+	}
+	if it.upper != nil && bytes.Compare(key, it.upper) > 0 {
+		key = it.upper
+	}
+	for _, src := range it.srcs {
+		src.seekLT(key)
+	}
+	it.start(true)
+	return it.findBack()
+}
+
+// start records a positioning move in the direction back says.
+func (it *Iterator) start(back bool) {
+	it.alone, it.back, it.positioned = false, back, true
+}
+
+// Next moves to the next key. After a backward move that ran off the
+// start (Prev or SeekLT returned false without an error) it moves to the
+// first key, as First does; after a forward one it returns false.
+func (it *Iterator) Next() bool {
+	if !it.valid || it.back {
+		return it.turnForward()
 	}
 	if it.alone {
 		if ss, ok := it.best.(*segSource); ok {
@@ -204,6 +250,60 @@ func (it *Iterator) Next() bool {
 	return it.find()
 }
 
+// turnForward is Next off an end or after a backward move: every source
+// to the key after the current one.
+func (it *Iterator) turnForward() bool {
+	if !it.valid {
+		if it.back && it.positioned && it.err == nil {
+			return it.First()
+		}
+		return false
+	}
+	it.adv = append(it.adv[:0], it.key...)
+	for _, src := range it.srcs {
+		src.seekGE(it.adv)
+	}
+	it.start(false)
+	it.advance(it.adv)
+	return it.find()
+}
+
+// Prev moves to the previous key. After a forward move that ran off the
+// end (Next, First or SeekGE returned false without an error) it moves to
+// the last key, as Last does; after a backward one it returns false.
+func (it *Iterator) Prev() bool {
+	if !it.valid || !it.back {
+		return it.turnBack()
+	}
+	if it.alone {
+		if ss, ok := it.best.(*segSource); ok {
+			ss.prev()
+			return it.findSegBack(ss)
+		}
+		it.best.prev()
+	} else {
+		it.retreat(it.key)
+	}
+	return it.findBack()
+}
+
+// turnBack is Prev off an end or after a forward move: every source to
+// the key before the current one.
+func (it *Iterator) turnBack() bool {
+	if !it.valid {
+		if !it.back && it.positioned && it.err == nil {
+			return it.Last()
+		}
+		return false
+	}
+	it.adv = append(it.adv[:0], it.key...)
+	for _, src := range it.srcs {
+		src.seekLT(it.adv)
+	}
+	it.start(true)
+	return it.findBack()
+}
+
 // advance moves every source at key past it.
 func (it *Iterator) advance(key []byte) {
 	it.adv = append(it.adv[:0], key...)
@@ -214,8 +314,20 @@ func (it *Iterator) advance(key []byte) {
 	}
 }
 
+// retreat moves every source at key before it.
+func (it *Iterator) retreat(key []byte) {
+	it.adv = append(it.adv[:0], key...)
+	for _, src := range it.srcs {
+		if c := src.cur(); c != nil && bytes.Equal(c.Key, it.adv) {
+			src.prev()
+		}
+	}
+}
+
 // findSeg is find when ss is the only source not exhausted: the common
 // full scan of a compacted Store, without an interface call per cell.
+// It and findSegBack are the two directions of one loop, written out so
+// that neither pays a direction test per cell.
 func (it *Iterator) findSeg(ss *segSource) bool {
 	for {
 		if !ss.ok {
@@ -238,8 +350,29 @@ func (it *Iterator) findSeg(ss *segSource) bool {
 	}
 }
 
+// findSegBack is findSeg moving backward.
+func (it *Iterator) findSegBack(ss *segSource) bool {
+	for {
+		if !ss.ok {
+			it.valid = false
+			it.err = ss.e
+			return false
+		}
+		c := ss.c
+		if it.lower != nil && bytes.Compare(c.Key, it.lower) < 0 {
+			it.valid = false
+			return false
+		}
+		if it.live(c) {
+			it.key, it.val, it.valid = c.Key, c.Value, true
+			return true
+		}
+		ss.prev()
+	}
+}
+
 // find settles on the smallest key among the sources whose newest version
-// is a Put, skipping tombstones.
+// is live, skipping the others.
 func (it *Iterator) find() bool {
 	it.valid = false
 	for it.alone {
@@ -261,31 +394,8 @@ func (it *Iterator) find() bool {
 		}
 	}
 	for {
-		var best *blockenc.Cell
-		n := 0
-		for _, src := range it.srcs {
-			c := src.cur()
-			if c == nil {
-				if err := src.err(); err != nil {
-					it.err = err
-					return false
-				}
-				continue
-			}
-			n++
-			if best == nil {
-				best, it.best = c, src
-				continue
-			}
-			if d := bytes.Compare(c.Key, best.Key); d < 0 || (d == 0 && c.Seq > best.Seq) {
-				best, it.best = c, src
-			}
-		}
-		it.alone = n == 1
-		if best == nil {
-			return false
-		}
-		if it.upper != nil && bytes.Compare(best.Key, it.upper) >= 0 {
+		best := it.pick(false)
+		if best == nil || it.upper != nil && bytes.Compare(best.Key, it.upper) >= 0 {
 			return false
 		}
 		if it.live(best) {
@@ -301,6 +411,77 @@ func (it *Iterator) find() bool {
 		}
 		it.advance(best.Key)
 	}
+}
+
+// findBack is find moving backward: it settles on the largest key among
+// the sources whose newest version is live.
+func (it *Iterator) findBack() bool {
+	it.valid = false
+	for it.alone {
+		c := it.best.cur()
+		if c == nil {
+			it.err = it.best.err()
+			return false
+		}
+		if it.lower != nil && bytes.Compare(c.Key, it.lower) < 0 {
+			return false
+		}
+		if it.live(c) {
+			it.key, it.val, it.valid = c.Key, c.Value, true
+			return true
+		}
+		it.best.prev()
+	}
+	for {
+		best := it.pick(true)
+		if best == nil || it.lower != nil && bytes.Compare(best.Key, it.lower) < 0 {
+			return false
+		}
+		if it.live(best) {
+			it.key, it.val, it.valid = best.Key, best.Value, true
+			return true
+		}
+		if it.alone {
+			it.best.prev()
+			continue
+		}
+		it.retreat(best.Key)
+	}
+}
+
+// pick returns the cell the merge shows next: among the sources' current
+// cells the smallest key (the largest with back), of one key the highest
+// seq. Every source shows per key its newest version at the read point in
+// both directions, so that is the key's newest version. It sets it.best
+// to its source and it.alone when no other source has a cell; it returns
+// nil when none has one or a source failed (it.err).
+func (it *Iterator) pick(back bool) *blockenc.Cell {
+	var best *blockenc.Cell
+	n := 0
+	for _, src := range it.srcs {
+		c := src.cur()
+		if c == nil {
+			if err := src.err(); err != nil {
+				it.err = err
+				return nil
+			}
+			continue
+		}
+		n++
+		if best == nil {
+			best, it.best = c, src
+			continue
+		}
+		d := bytes.Compare(c.Key, best.Key)
+		if back {
+			d = -d
+		}
+		if d < 0 || (d == 0 && c.Seq > best.Seq) {
+			best, it.best = c, src
+		}
+	}
+	it.alone = n == 1
+	return best
 }
 
 // Valid reports whether the Iterator is on a key.

@@ -77,6 +77,9 @@ func TestIteratorPrefix(t *testing.T) {
 			got, err := scan(s.NewIterator(IterOptions{Prefix: c.prefix}))
 			require.NoError(t, err, "%s split=%v", c.name, split)
 			require.Equal(t, c.want, append([][2]string{}, got...), "%s split=%v", c.name, split)
+			got, err = scanBack(s.NewIterator(IterOptions{Prefix: c.prefix}))
+			require.NoError(t, err, "%s split=%v backward", c.name, split)
+			require.Equal(t, reversed(c.want), append([][2]string{}, got...), "%s split=%v backward", c.name, split)
 		}
 	}
 }
@@ -202,4 +205,25 @@ func TestIteratorSetBoundsAfterClose(t *testing.T) {
 	require.False(t, it.SeekGE([]byte("a")))
 	require.False(t, it.Valid())
 	require.ErrorIs(t, it.Err(), ErrClosed)
+}
+
+func TestIteratorPrefixSeekLT(t *testing.T) {
+	s := openPrefixStore(t, true)
+	it := s.NewIterator(IterOptions{Prefix: []byte("ab")})
+	defer it.Close()
+	// Above the prefix: clamped to its end.
+	require.True(t, it.SeekLT([]byte("b")))
+	require.Equal(t, []byte("ab\xff"), it.Key())
+	require.True(t, it.SeekLT([]byte("abd")))
+	require.Equal(t, []byte("abc"), it.Key())
+	require.True(t, it.Prev())
+	require.Equal(t, []byte("ab\x00"), it.Key())
+	require.True(t, it.Prev())
+	require.Equal(t, []byte("ab"), it.Key())
+	require.False(t, it.Prev(), "a is below the prefix")
+	require.False(t, it.SeekLT([]byte("ab")))
+	require.NoError(t, it.Err())
+	// Off the start, Next starts over at the first key.
+	require.True(t, it.Next())
+	require.Equal(t, []byte("ab"), it.Key())
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	gofuzz "github.com/google/gofuzz"
+	"github.com/kvenc/kvenc/internal/itertest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -100,20 +101,33 @@ func (r *modelRun) do(i int, st step) {
 			r.fail(i, st, err)
 		}
 	case 9:
-		lo, hi := k, r.key(st.Key2)
+		o := IterOptions{LowerBound: k, UpperBound: r.key(st.Key2)}
 		if st.Key2%5 == 0 {
-			hi = nil
+			o.UpperBound = nil
 		}
 		if st.Key%7 == 0 {
-			lo = nil
+			o.LowerBound = nil
 		}
-		got, err := scan(s.NewIterator(IterOptions{LowerBound: lo, UpperBound: hi}))
+		if st.Key2%3 == 1 {
+			o.Prefix = k[:len(k)-1-int(st.Key%3)] // "key01", "key0" or "key"
+		}
+		lo, hi := iterBounds(o)
+		want := m.rangeOf(lo, hi)
+		got, err := scan(s.NewIterator(o))
 		if err == nil {
-			err = diffPairs(got, m.rangeOf(lo, hi))
+			err = diffPairs(got, want)
 		}
 		if err != nil {
 			r.fail(i, st, fmt.Errorf("iterate [%q, %q): %w", lo, hi, err))
 		}
+		got, err = scanBack(s.NewIterator(o))
+		if err == nil {
+			err = diffPairs(got, reversed(want))
+		}
+		if err != nil {
+			r.fail(i, st, fmt.Errorf("iterate backward [%q, %q): %w", lo, hi, err))
+		}
+		r.walk(s.NewIterator(o), want, st.Val, fmt.Sprintf("step %d: walk [%q, %q)", i, lo, hi))
 	case 10:
 		if len(r.snaps) < 4 {
 			r.snaps = append(r.snaps, s.Snapshot())
@@ -134,6 +148,14 @@ func (r *modelRun) do(i int, st step) {
 			if err != nil {
 				r.fail(i, st, fmt.Errorf("snapshot %d iterate: %w", sn.Seq(), err))
 			}
+			got, err = scanBack(sn.NewIterator(IterOptions{UpperBound: k}))
+			if err == nil {
+				err = diffPairs(got, reversed(sm.rangeOf(nil, k)))
+			}
+			if err != nil {
+				r.fail(i, st, fmt.Errorf("snapshot %d iterate backward: %w", sn.Seq(), err))
+			}
+			r.walk(sn.NewIterator(IterOptions{}), sm.rangeOf(nil, nil), st.Val, fmt.Sprintf("step %d: snapshot %d walk", i, sn.Seq()))
 			if st.Key2%2 == 0 {
 				sn.Close()
 				r.snaps = append(r.snaps[:j], r.snaps[j+1:]...)
@@ -168,14 +190,40 @@ func (r *modelRun) do(i int, st step) {
 		}
 		m[string(k)] = string(v)
 	}
-	// After every step: the whole store against the model.
+	// After every step: the whole store against the model, every other
+	// step backward.
+	want := r.m.rangeOf(nil, nil)
 	got, err := scan(r.s.NewIterator(IterOptions{}))
 	if err == nil {
-		err = diffPairs(got, r.m.rangeOf(nil, nil))
+		err = diffPairs(got, want)
 	}
 	if err != nil {
 		r.fail(i, st, fmt.Errorf("full scan: %w", err))
 	}
+	if i%2 == 1 {
+		got, err := scanBack(r.s.NewIterator(IterOptions{}))
+		if err == nil {
+			err = diffPairs(got, reversed(want))
+		}
+		if err != nil {
+			r.fail(i, st, fmt.Errorf("full scan backward: %w", err))
+		}
+	}
+}
+
+// walk moves it both ways as prog says (see itertest.Walk; seeks to the
+// model's keys and just past them) against want, the pairs it shows in
+// order, and closes it.
+func (r *modelRun) walk(it *Iterator, want [][2]string, prog []byte, what string) {
+	r.t.Helper()
+	itertest.Walk(r.t, it, want, prog, func(b byte) []byte {
+		k := r.key(b / 2)
+		if b%2 == 1 {
+			k = append(k, 0) // between two keys
+		}
+		return k
+	}, what)
+	require.NoError(r.t, it.Close(), what)
 }
 
 func (r *modelRun) reopen(i int, st step) {

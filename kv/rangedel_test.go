@@ -2,6 +2,7 @@ package kv
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,15 +63,20 @@ func fill(t testing.TB, s *Store, n int, tag string) {
 	require.NoError(t, s.Apply(b))
 }
 
-// keysOf scans it and returns its keys.
+// keysOf scans it forward and returns its keys, after checking that a
+// backward scan of it shows the same keys in reverse.
 func keysOf(t testing.TB, it *Iterator) []string {
 	t.Helper()
-	got, err := scan(it)
-	require.NoError(t, err)
-	var ks []string
-	for _, p := range got {
-		ks = append(ks, p[0])
+	var ks, back []string
+	for ok := it.First(); ok; ok = it.Next() {
+		ks = append(ks, string(it.Key()))
 	}
+	for ok := it.Last(); ok; ok = it.Prev() {
+		back = append(back, string(it.Key()))
+	}
+	require.NoError(t, it.Close())
+	slices.Reverse(back)
+	require.Equal(t, ks, back, "backward scan")
 	return ks
 }
 

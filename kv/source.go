@@ -10,11 +10,19 @@ import (
 
 // source is one sorted input of a merge: a memstore or a segment. In the
 // read mode it shows per key the newest version at or below its read point
-// (tombstones included); in the all-versions mode (compaction) every cell.
+// (tombstones included), moving forward or backward alike; in the
+// all-versions mode (compaction) every cell, backward in reverse cell order.
 type source interface {
 	first()
 	seekGE(key []byte)
 	next()
+	last()
+	// seekLT moves to the last key < key.
+	seekLT(key []byte)
+	// prev moves to the previous key (all-versions: the previous cell).
+	// After first, seekGE or next it moves to the key before the current
+	// one: the two directions mix freely.
+	prev()
 	// cur returns the current cell, nil when exhausted or on error.
 	cur() *blockenc.Cell
 	err() error
@@ -40,6 +48,9 @@ func (m *memSource) settle() {
 func (m *memSource) first()            { m.it.First(); m.settle() }
 func (m *memSource) seekGE(key []byte) { m.it.SeekGE(key); m.settle() }
 func (m *memSource) next()             { m.it.Next(); m.settle() }
+func (m *memSource) last()             { m.it.Last(); m.settle() }
+func (m *memSource) seekLT(key []byte) { m.it.SeekLT(key); m.settle() }
+func (m *memSource) prev()             { m.it.Prev(); m.settle() }
 func (m *memSource) err() error        { return nil }
 func (m *memSource) close()            {}
 func (m *memSource) maxSeq() uint64    { return m.max }
@@ -104,7 +115,7 @@ func (it *segSource) close() {
 func (it *segSource) load(i int) bool {
 	it.leave()
 	it.bi = i
-	if i >= len(it.g.blockKeys) {
+	if i < 0 || i >= len(it.g.blockKeys) {
 		it.ok = false
 		return false
 	}
@@ -122,7 +133,7 @@ func (it *segSource) load(i int) bool {
 		if rb != nil {
 			rb.release()
 		}
-		it.fail(fmt.Errorf("segment %d block %d: %w", it.g.meta.id, i, err))
+		it.failBlock(err)
 		return false
 	}
 	if cb.ref != nil {
@@ -135,6 +146,11 @@ func (it *segSource) load(i int) bool {
 func (it *segSource) fail(err error) {
 	it.e = err
 	it.ok = false
+}
+
+// failBlock stops on err from the current block's Seeker.
+func (it *segSource) failBlock(err error) {
+	it.fail(fmt.Errorf("segment %d block %d: %w", it.g.meta.id, it.bi, err))
 }
 
 func (it *segSource) first() {
@@ -186,7 +202,7 @@ func (it *segSource) settle(on bool) {
 	for {
 		if !on {
 			if err := it.sk.Err(); err != nil {
-				it.fail(fmt.Errorf("segment %d block %d: %w", it.g.meta.id, it.bi, err))
+				it.failBlock(err)
 				return
 			}
 			if !it.load(it.bi + 1) {
@@ -208,4 +224,138 @@ func (it *segSource) settle(on bool) {
 		}
 		on = it.sk.Next() // a version above the read point: an older one follows
 	}
+}
+
+func (it *segSource) last() {
+	it.e = nil
+	it.ok = false
+	if it.load(len(it.g.blockKeys) - 1) {
+		it.settleBack(it.sk.Last())
+	}
+}
+
+func (it *segSource) seekLT(key []byte) {
+	it.e = nil
+	if len(it.g.blockKeys) == 0 || bytes.Compare(key, it.g.meta.firstKey) <= 0 {
+		it.leave()
+		it.ok = false
+		return
+	}
+	// The last cell below key is in the first block whose last key is >=
+	// key, or in the block before it; past the last key, in the last block.
+	i := it.g.findBlock(key)
+	if i < 0 {
+		i = len(it.g.blockKeys) - 1
+	}
+	if i != it.bi || it.sk == nil {
+		if !it.load(i) {
+			return
+		}
+	}
+	it.settleBack(it.sk.SeekLT(key))
+}
+
+func (it *segSource) prev() {
+	if !it.ok {
+		return
+	}
+	if invariants && it.rb != nil {
+		it.rb.check()
+	}
+	if it.all || it.g.meta.keys == it.g.meta.cells {
+		it.settleBack(it.sk.Prev())
+		return
+	}
+	// Leave the current key: its newer versions (above the read point)
+	// sit before it, in the same block (blocks are cut between keys).
+	it.key = append(it.key[:0], it.c.Key...)
+	on := it.sk.Prev()
+	for on && bytes.Equal(it.sk.Cell().Key, it.key) {
+		on = it.sk.Prev()
+	}
+	it.settleBack(on)
+}
+
+// settleBack is settle for backward moves. The seeker's cell (on: the last
+// move found one) is the oldest version of its key not yet passed; at a
+// block's start it moves to the previous block's last cell. In the read
+// mode it lands on the key's newest version at or below the read point:
+// versions of one key sit newest first, so it steps back over the visible
+// ones to the first that is above the read point or of another key, then
+// forward once. A key whose oldest version is above the read point has no
+// visible one and is skipped.
+func (it *segSource) settleBack(on bool) {
+	for {
+		if !on {
+			if err := it.sk.Err(); err != nil {
+				it.failBlock(err)
+				return
+			}
+			if it.bi <= 0 {
+				it.leave()
+				it.ok = false
+				return
+			}
+			if !it.load(it.bi - 1) {
+				return
+			}
+			on = it.sk.Last()
+			continue
+		}
+		c := it.sk.Cell()
+		if invariants && it.rb != nil {
+			it.rb.check()
+		}
+		if it.all {
+			it.land(c)
+			return
+		}
+		if c.Seq > it.rp {
+			// Every version of this key is above the read point.
+			it.key = append(it.key[:0], c.Key...)
+			on = it.sk.Prev()
+			for on && bytes.Equal(it.sk.Cell().Key, it.key) {
+				on = it.sk.Prev()
+			}
+			continue
+		}
+		if it.g.meta.keys == it.g.meta.cells {
+			it.land(c) // one version per key
+			return
+		}
+		it.key = append(it.key[:0], c.Key...)
+		for {
+			if !it.sk.Prev() {
+				if err := it.sk.Err(); err != nil {
+					it.failBlock(err)
+					return
+				}
+				on = it.sk.First() // the block's first cell is the newest visible
+				break
+			}
+			if p := it.sk.Cell(); p.Seq > it.rp || !bytes.Equal(p.Key, it.key) {
+				on = it.sk.Next()
+				break
+			}
+		}
+		if !on {
+			if err := it.sk.Err(); err != nil {
+				it.failBlock(err)
+			} else {
+				it.fail(fmt.Errorf("%w: segment %d block %d: a cell seen moving backward is gone moving forward", ErrCorrupt, it.g.meta.id, it.bi))
+			}
+			return
+		}
+		it.land(it.sk.Cell())
+		return
+	}
+}
+
+// land makes c, the seeker's cell, the current one.
+func (it *segSource) land(c *blockenc.Cell) {
+	it.c = c
+	if it.cb.ref != nil {
+		it.cb.ref.check()
+	}
+	it.ok = true
 }
