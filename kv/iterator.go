@@ -100,9 +100,9 @@ func (it *Iterator) live(c *blockenc.Cell) bool {
 // skipDeleted is called on c, a cell that is not live. When a range
 // tombstone hides it, every source whose cells are all older than the
 // tombstone and that stands inside the tombstone's fragment moves past the
-// fragment with one seek, so a deleted range costs a seek per source
-// rather than a step per cell. It reports whether it moved a source (c
-// may then be stale).
+// fragment with one seek (to its end forward, before its start backward),
+// so a deleted range costs a seek per source rather than a step per cell.
+// It reports whether it moved a source (c may then be stale).
 func (it *Iterator) skipDeleted(c *blockenc.Cell) bool {
 	f, cover, ok := it.dels.deleter(c.Key, c.Seq)
 	if !ok {
@@ -113,8 +113,16 @@ func (it *Iterator) skipDeleted(c *blockenc.Cell) bool {
 		if src.maxSeq() >= cover {
 			continue
 		}
-		if k := src.cur(); k != nil && bytes.Compare(k.Key, f.end) < 0 {
+		// Every source stands at or beyond c in the direction of travel,
+		// and c is inside the fragment.
+		k := src.cur()
+		switch {
+		case k == nil:
+		case !it.back && bytes.Compare(k.Key, f.end) < 0:
 			src.seekGE(f.end)
+			moved = true
+		case it.back && bytes.Compare(k.Key, f.start) >= 0:
+			src.seekLT(f.start)
 			moved = true
 		}
 	}
@@ -367,7 +375,9 @@ func (it *Iterator) findSegBack(ss *segSource) bool {
 			it.key, it.val, it.valid = c.Key, c.Value, true
 			return true
 		}
-		ss.prev()
+		if !it.skipDeleted(c) {
+			ss.prev()
+		}
 	}
 }
 
@@ -430,7 +440,9 @@ func (it *Iterator) findBack() bool {
 			it.key, it.val, it.valid = c.Key, c.Value, true
 			return true
 		}
-		it.best.prev()
+		if !it.skipDeleted(c) {
+			it.best.prev()
+		}
 	}
 	for {
 		best := it.pick(true)
@@ -440,6 +452,9 @@ func (it *Iterator) findBack() bool {
 		if it.live(best) {
 			it.key, it.val, it.valid = best.Key, best.Value, true
 			return true
+		}
+		if it.skipDeleted(best) {
+			continue
 		}
 		if it.alone {
 			it.best.prev()

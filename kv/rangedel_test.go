@@ -289,7 +289,7 @@ func TestDeleteRangeCompactionFragments(t *testing.T) {
 
 // An Iterator seeks the sources that hold only older cells past a deleted
 // range instead of stepping through its cells: a scan over a store whose
-// middle is range-deleted visits few blocks, forward.
+// middle is range-deleted visits few blocks, forward and backward.
 func TestDeleteRangeSkips(t *testing.T) {
 	o := testOptions(t.TempDir())
 	o.CompactionTrigger = 0
@@ -308,6 +308,11 @@ func TestDeleteRangeSkips(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, [][2]string{{"key0000", "v0000"}, {"key2500", "new"}, {"key4999", "v4999"}}, got, stage)
 		assert.LessOrEqual(t, visits()-v0, int64(6), "%s: blocks visited of %d", stage, blocks)
+		v0 = visits()
+		got, err = scanBack(s.NewIterator(IterOptions{}))
+		require.NoError(t, err)
+		assert.Equal(t, [][2]string{{"key4999", "v4999"}, {"key2500", "new"}, {"key0000", "v0000"}}, got, stage)
+		assert.LessOrEqual(t, visits()-v0, int64(6), "%s: blocks visited backward of %d", stage, blocks)
 		require.NoError(t, s.Flush())
 	}
 	require.NoError(t, s.Close())
