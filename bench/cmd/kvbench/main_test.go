@@ -82,7 +82,7 @@ func TestAllOnTinyData(t *testing.T) {
 		{"store", "dataset", 2 * len(storebench.Engines()), 2},
 		{"store_load", "dataset", 2 * len(storebench.Engines()), 2},
 		{"store_gets", "dataset", 2 * len(storebench.Engines()), 2},
-		{"store_goals", "dataset", 2 * 15, 2},
+		{"store_goals", "dataset", 2 * 16, 2},
 		{"ycsb", "workload", 7 * 2, 2},
 	}
 	for _, c := range csvs {
@@ -368,7 +368,7 @@ func TestStoreOptions(t *testing.T) {
 func TestStoreGoalsTable(t *testing.T) {
 	r := func(name string, p50 float64, zipf float64, disk int64, par ...float64) storebench.Result {
 		return storebench.Result{Engine: name, GetP50: p50, GetP99: 2 * p50, Zipf: zipf, ZipfAfterScan: zipf / 2,
-			SeekNext: 1000, ColdScan: 100, WarmScan: 50, DiskBytes: disk, Write: time.Second, Parallel: par}
+			SeekNext: 1000, ColdScan: 100, WarmScan: 50, ReverseScan: 70, DiskBytes: disk, Write: time.Second, Parallel: par}
 	}
 	rs := []storebench.Result{
 		r(storebench.KvencName, 10, 100, 30, 10, 15, 20, 20),
@@ -391,5 +391,6 @@ func TestStoreGoalsTable(t *testing.T) {
 	assert.Equal(t, []string{"0.300", "0.35", "yes"}, got["disk <= 0.35x badger-none"])
 	assert.Equal(t, []string{"0.750", "0.80", "yes"}, got["disk <= 0.8x pebble-zstd"])
 	assert.Equal(t, []string{"2.000", "1.60", "yes"}, got["4-goroutine gets/s >= 1.6x kvenc's 1-goroutine"])
-	assert.Len(t, goals.Rows, 15)
+	assert.Equal(t, []string{"1.400", "1.50", "yes"}, got["reverse scan <= 1.5x kvenc's warm scan"])
+	assert.Len(t, goals.Rows, 16)
 }

@@ -40,6 +40,7 @@ var (
 	diskMB     = func(r storebench.Result) float64 { return mb(r.DiskBytes) }
 	coldScanNs = func(r storebench.Result) float64 { return r.ColdScan }
 	warmScanNs = func(r storebench.Result) float64 { return r.WarmScan }
+	backScanNs = func(r storebench.Result) float64 { return measured(r.ReverseScan) }
 	getP50     = func(r storebench.Result) float64 { return r.GetP50 / 1e3 }
 	getP99     = func(r storebench.Result) float64 { return r.GetP99 / 1e3 }
 	seekUs     = func(r storebench.Result) float64 { return r.SeekNext / 1e3 }
@@ -49,6 +50,14 @@ var (
 	peakRSSMB  = func(r storebench.Result) float64 { return mb(r.PeakRSS) }
 	get1, get4 = parallelOps(0), parallelOps(2)
 )
+
+// measured is v, or NaN when v is 0 (not measured).
+func measured(v float64) float64 {
+	if v == 0 {
+		return math.NaN()
+	}
+	return v
+}
 
 // byEngine indexes one dataset's results by engine name.
 func byEngine(rs []storebench.Result) map[string]storebench.Result {
@@ -63,7 +72,7 @@ func byEngine(rs []storebench.Result) map[string]storebench.Result {
 func storeTable(sets []storeSet, all [][]storebench.Result, cache int64) *report.Table {
 	t := report.NewTable("store", fmt.Sprintf("store: kvenc (package kv, defaults) vs raw Badger v4 (one key per cell) vs Pebble v2, every engine with a %s block cache, after load + flush + compaction", sizeString(cache)),
 		"dataset", "engine", "cells", "load s", "disk MB", "kvenc/this", "cold scan ns/cell", "warm scan ns/cell", "kvenc/this",
-		"get p50 us", "get p99 us", "kvenc/this", "seek+10 us", "kvenc/this", "peak RSS MB")
+		"reverse scan ns/cell", "kvenc/this", "get p50 us", "get p99 us", "kvenc/this", "seek+10 us", "kvenc/this", "peak RSS MB")
 	for i, rs := range all {
 		k := byEngine(rs)[storebench.KvencName]
 		for _, r := range rs {
@@ -74,6 +83,7 @@ func storeTable(sets []storeSet, all [][]storebench.Result, cache int64) *report
 				report.Float(storeMetric(r, loadSec), 2),
 				report.Float(storeMetric(r, diskMB), 1), ratio(diskMB),
 				report.NS(storeMetric(r, coldScanNs)), report.NS(storeMetric(r, warmScanNs)), ratio(warmScanNs),
+				report.NS(storeMetric(r, backScanNs)), ratio(backScanNs),
 				report.Float(storeMetric(r, getP50), 2), report.Float(storeMetric(r, getP99), 2), ratio(getP50),
 				report.Float(storeMetric(r, seekUs), 2), ratio(seekUs),
 				report.Float(storeMetric(r, peakRSSMB), 0))
@@ -81,7 +91,7 @@ func storeTable(sets []storeSet, all [][]storebench.Result, cache int64) *report
 	}
 	t.Note("kvenc/this below 1: kvenc smaller or faster. badger: Badger's defaults (Snappy, 4 KiB blocks); badger-none: no compression; badger-zstd: ZSTD level 1; pebble: Pebble's defaults (Snappy).")
 	t.Note("Each engine runs in a child process of its own, one after another: load, close, then -count rounds of reopen and reads (OS page cache left warm).")
-	t.Note("cold scan: the first full scan after each Open; warm scan: the scans after it. Get: uniform random existing keys over the whole store, latencies pooled over rounds; scan and seek+10 are medians of rounds.")
+	t.Note("cold scan: the first full scan after each Open; warm scan: the scans after it; reverse scan: a warm full scan backward (Last, Prev; Badger: a Reverse iterator). Get: uniform random existing keys over the whole store, latencies pooled over rounds; scan and seek+10 are medians of rounds.")
 	t.Note("peak RSS: the child's peak resident set (VmHWM) from just before the engine opens to the end; it includes what the child held before (the cells it checks reads against%s) and the mmapped table pages it touched.", baseRSS(sets, all))
 	t.Note("disk MB: every file in the engine's directory after its last Close, allocated blocks.")
 	return t
@@ -186,13 +196,14 @@ func storeGoals(sets []storeSet, all [][]storebench.Result) *report.Table {
 		add("seek+10 <= 1.0x pebble", vs(p, seekUs, seekUs), 1, false)
 		add("cold scan >= 4x faster than badger", vs(b, coldScanNs, coldScanNs), 0.25, false)
 		add("warm scan >= 4x faster than badger", vs(b, warmScanNs, warmScanNs), 0.25, false)
+		add("reverse scan <= 1.5x kvenc's warm scan", storeMetric(k, backScanNs)/storeMetric(k, warmScanNs), 1.5, false)
 		add("load <= 1.0x badger", vs(b, loadSec, loadSec), 1, false)
 		add("load <= 3x pebble", vs(p, loadSec, loadSec), 3, false)
 		add("disk <= 0.35x badger-none", vs(bn, diskMB, diskMB), 0.35, false)
 		add("disk <= 0.8x pebble-zstd", vs(pz, diskMB, diskMB), 0.8, false)
 		add("4-goroutine gets/s >= 1.6x kvenc's 1-goroutine", storeMetric(k, get4)/storeMetric(k, get1), 1.6, true)
 	}
-	t.Note("ratio: kvenc / peer for times and sizes (met when at most the limit), for Gets/s (met when at least the limit); the zipf after-scan goal divides kvenc's after-scan rate by Badger's warm one.")
+	t.Note("ratio: kvenc / peer for times and sizes (met when at most the limit), for Gets/s (met when at least the limit); the zipf after-scan goal divides kvenc's after-scan rate by Badger's warm one; the reverse scan goal divides kvenc's reverse scan by its own warm scan.")
 	return t
 }
 

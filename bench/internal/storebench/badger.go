@@ -67,11 +67,12 @@ func (d *badgerDB) Get(dst, key []byte) ([]byte, error) {
 	return dst, err
 }
 
-func (d *badgerDB) iterate(fn func(it *badger.Iterator) int) int {
+func (d *badgerDB) iterate(reverse bool, fn func(it *badger.Iterator) int) int {
 	txn := d.db.NewTransaction(false)
 	defer txn.Discard()
 	o := badger.DefaultIteratorOptions
 	o.PrefetchValues = false
+	o.Reverse = reverse
 	it := txn.NewIterator(o)
 	defer it.Close()
 	return fn(it)
@@ -79,9 +80,9 @@ func (d *badgerDB) iterate(fn func(it *badger.Iterator) int) int {
 
 // Scan reads every value with Item.Value; Badger's iterator has no error
 // to report.
-func (d *badgerDB) Scan() (int, error) {
+func (d *badgerDB) Scan(reverse bool) (int, error) {
 	var err error
-	n := d.iterate(func(it *badger.Iterator) int {
+	n := d.iterate(reverse, func(it *badger.Iterator) int {
 		n := 0
 		for it.Rewind(); it.Valid() && err == nil; it.Next() {
 			err = it.Item().Value(func(v []byte) error { sink += len(it.Item().Key()) + len(v); return nil })
@@ -94,7 +95,7 @@ func (d *badgerDB) Scan() (int, error) {
 
 func (d *badgerDB) SeekNext(key []byte, limit int) (int, error) {
 	var err error
-	n := d.iterate(func(it *badger.Iterator) int {
+	n := d.iterate(false, func(it *badger.Iterator) int {
 		n := 0
 		for it.Seek(key); it.Valid() && n < limit && err == nil; it.Next() {
 			err = it.Item().Value(func(v []byte) error { sink += len(it.Item().Key()) + len(v); return nil })

@@ -38,12 +38,21 @@ func (d *kvencDB) Compact() error { return d.s.Compact() }
 // Get returns kv's own copy of the value; dst is not needed.
 func (d *kvencDB) Get(_, key []byte) ([]byte, error) { return d.s.Get(key) }
 
-func (d *kvencDB) Scan() (int, error) {
+func (d *kvencDB) Scan(reverse bool) (int, error) {
 	it := d.s.NewIterator(kv.IterOptions{})
 	n := 0
-	for ok := it.First(); ok; ok = it.Next() {
+	ok := it.First()
+	if reverse {
+		ok = it.Last()
+	}
+	for ok {
 		sink += len(it.Key()) + len(it.Value())
 		n++
+		if reverse {
+			ok = it.Prev()
+		} else {
+			ok = it.Next()
+		}
 	}
 	if err := it.Err(); err != nil {
 		it.Close()

@@ -35,6 +35,7 @@ type Result struct {
 	DiskBytes             int64     // all files in the directory after the last Close
 	ColdScan              float64   // ns/cell, the first scan after each Open (median of rounds)
 	WarmScan              float64   // ns/cell, the scans after it (median)
+	ReverseScan           float64   // ns/cell, a warm scan backward (median of rounds)
 	GetP50, GetP99        float64   // uniform random Gets over the whole store, pooled over rounds
 	Zipf, ZipfAfterScan   float64   // zipfian Gets/s with the hot set warm, and right after a full scan
 	SeekNext              float64   // one SeekGE + up to SeekNexts cells

@@ -69,15 +69,24 @@ func (d *pebbleDB) Get(dst, key []byte) ([]byte, error) {
 	return dst, closer.Close()
 }
 
-func (d *pebbleDB) Scan() (int, error) {
+func (d *pebbleDB) Scan(reverse bool) (int, error) {
 	it, err := d.db.NewIter(nil)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
-	for ok := it.First(); ok; ok = it.Next() {
+	ok := it.First()
+	if reverse {
+		ok = it.Last()
+	}
+	for ok {
 		sink += len(it.Key()) + len(it.Value())
 		n++
+		if reverse {
+			ok = it.Prev()
+		} else {
+			ok = it.Next()
+		}
 	}
 	if err := it.Error(); err != nil {
 		it.Close()

@@ -26,8 +26,8 @@ type reader struct {
 	stride uint64 // zipf rank -> cell: rank*stride mod len(kvs)
 	dst    []byte
 
-	cold, warm, zipfs, zipfsAfter, seeks, lat []float64
-	parallel                                  [][]float64
+	cold, warm, back, zipfs, zipfsAfter, seeks, lat []float64
+	parallel                                        [][]float64
 }
 
 func newReader(kvs []dataset.KV, o Options) *reader {
@@ -67,14 +67,18 @@ func (r *reader) zipfCell() *dataset.KV {
 	return &r.kvs[r.zipf.Uint64()*r.stride%uint64(len(r.kvs))]
 }
 
-// round reads db, just opened: the cold scan, a warm scan, uniform Gets,
+// round reads db, just opened: the cold scan, a warm scan, a warm scan
+// backward, uniform Gets,
 // zipfian Gets (a warm-up pass, a timed pass, a full scan, a timed pass),
 // SeekGE+Next and the multi-goroutine Gets.
 func (r *reader) round(db DB) error {
 	for _, into := range []*[]float64{&r.cold, &r.warm} {
-		if err := r.scan(db, into); err != nil {
+		if err := r.scan(db, into, false); err != nil {
 			return err
 		}
+	}
+	if err := r.scan(db, &r.back, true); err != nil {
+		return err
 	}
 	for range r.o.Gets {
 		kv := &r.kvs[r.rng.IntN(len(r.kvs))]
@@ -96,7 +100,7 @@ func (r *reader) round(db DB) error {
 			return err
 		}
 		r.zipfs = append(r.zipfs, ops)
-		if err := r.scan(db, &r.warm); err != nil {
+		if err := r.scan(db, &r.warm, false); err != nil {
 			return err
 		}
 		if ops, err = r.zipfPass(db); err != nil {
@@ -123,15 +127,20 @@ func (r *reader) round(db DB) error {
 	return nil
 }
 
-// scan reads every cell, checks the count and appends ns/cell to into.
-func (r *reader) scan(db DB, into *[]float64) error {
+// scan reads every cell (backward with reverse), checks the count and
+// appends ns/cell to into.
+func (r *reader) scan(db DB, into *[]float64, reverse bool) error {
+	what := "scan"
+	if reverse {
+		what = "backward scan"
+	}
 	t := time.Now()
-	n, err := db.Scan()
+	n, err := db.Scan(reverse)
 	if err != nil {
-		return fmt.Errorf("scan: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	if n != len(r.kvs) {
-		return fmt.Errorf("scan returned %d cells, loaded %d", n, len(r.kvs))
+		return fmt.Errorf("%s returned %d cells, loaded %d", what, n, len(r.kvs))
 	}
 	*into = append(*into, float64(time.Since(t).Nanoseconds())/float64(n))
 	return nil
@@ -202,7 +211,7 @@ func check(kv *dataset.KV, v []byte, err error) error {
 // result fills r with medians of the rounds and pooled percentiles.
 func (rd *reader) result(r *Result) {
 	slices.Sort(rd.lat)
-	r.ColdScan, r.WarmScan = measure.MedianOf(rd.cold), measure.MedianOf(rd.warm)
+	r.ColdScan, r.WarmScan, r.ReverseScan = measure.MedianOf(rd.cold), measure.MedianOf(rd.warm), measure.MedianOf(rd.back)
 	r.Zipf, r.ZipfAfterScan = measure.MedianOf(rd.zipfs), measure.MedianOf(rd.zipfsAfter)
 	r.SeekNext = measure.MedianOf(rd.seeks)
 	r.GetP50, r.GetP99 = percentile(rd.lat, 0.50), percentile(rd.lat, 0.99)
@@ -210,5 +219,5 @@ func (rd *reader) result(r *Result) {
 	for i, v := range rd.parallel {
 		r.Parallel[i] = measure.MedianOf(v)
 	}
-	r.ScanCount, r.GetCount = len(rd.cold)+len(rd.warm), len(rd.lat)
+	r.ScanCount, r.GetCount = len(rd.cold)+len(rd.warm)+len(rd.back), len(rd.lat)
 }

@@ -2,7 +2,7 @@
 // (raw Badger v4 with one Badger key per cell, and Pebble v2), each given
 // the same block cache budget, and measures what a user of a store feels:
 // the load (writes, flush, compaction), bytes on disk, a cold and a warm
-// full scan, uniform random Get latency, zipfian Get throughput before and
+// full scan, a warm full scan backward, uniform random Get latency, zipfian Get throughput before and
 // after a full scan, SeekGE + Next x10, Get throughput from several
 // goroutines and the process's peak resident memory.
 //
@@ -34,8 +34,9 @@ type DB interface {
 	// copy of its own). Safe for concurrent use, each caller with its
 	// own dst.
 	Get(dst, key []byte) ([]byte, error)
-	// Scan reads every cell (key and value) in order and returns the count.
-	Scan() (int, error)
+	// Scan reads every cell (key and value) in order, descending with
+	// reverse, and returns the count.
+	Scan(reverse bool) (int, error)
 	// SeekNext seeks to the first key >= key and reads up to n cells from
 	// there; it returns how many it read.
 	SeekNext(key []byte, n int) (int, error)

@@ -42,7 +42,7 @@ func checkFilled(t *testing.T, r Result, cells int) {
 	assert.Positive(t, r.Flush, r.Engine)
 	assert.Positive(t, r.Compact, r.Engine)
 	assert.Equal(t, r.Write+r.Flush+r.Compact, r.Load(), r.Engine)
-	for name, v := range map[string]float64{"cold scan": r.ColdScan, "warm scan": r.WarmScan, "p50": r.GetP50,
+	for name, v := range map[string]float64{"cold scan": r.ColdScan, "warm scan": r.WarmScan, "reverse scan": r.ReverseScan, "p50": r.GetP50,
 		"zipf": r.Zipf, "zipf after scan": r.ZipfAfterScan, "seek": r.SeekNext} {
 		assert.Positive(t, v, "%s %s", r.Engine, name)
 	}
@@ -50,9 +50,9 @@ func checkFilled(t *testing.T, r Result, cells int) {
 	require.Len(t, r.Parallel, 2, r.Engine)
 	assert.Positive(t, r.Parallel[0], r.Engine)
 	assert.Positive(t, r.Parallel[1], r.Engine)
-	// Per round: the cold scan, the warm scan and the scan between the
-	// zipfian passes.
-	assert.Equal(t, 2*3, r.ScanCount, r.Engine)
+	// Per round: the cold scan, the warm scan, the backward scan and the
+	// scan between the zipfian passes.
+	assert.Equal(t, 2*4, r.ScanCount, r.Engine)
 	assert.Equal(t, 2*50, r.GetCount, r.Engine)
 }
 
