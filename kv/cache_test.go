@@ -69,3 +69,61 @@ func testBlock(t *testing.T) []byte {
 	require.NoError(t, err)
 	return append([]byte(nil), b...)
 }
+
+// A full scan of a Store bigger than its cache leaves the Gets' hot blocks
+// cached (the scan stops filling the cache once it has streamed more than
+// the cache holds), and a scan of a Store that fits is served from the
+// cache the second time.
+func TestScanCache(t *testing.T) {
+	for _, big := range []bool{true, false} {
+		t.Run(fmt.Sprintf("bigger-than-cache=%v", big), func(t *testing.T) {
+			o := testOptions("")
+			o.BlockSize = 4 << 10
+			o.CacheSize = 64 << 10
+			n := 20000 // about 500 blocks
+			if !big {
+				n = 200 // about 6 blocks, each costing its bytes and a 4 KiB buffer
+			}
+			s := mustOpen(t, o)
+			defer s.Close()
+			val := make([]byte, 100)
+			for i := range n {
+				val[0] = byte(i)
+				require.NoError(t, s.Put(fmt.Appendf(nil, "key%06d", i), val))
+			}
+			require.NoError(t, s.Compact())
+			scan := func() {
+				it := s.NewIterator(IterOptions{})
+				k := 0
+				for ok := it.First(); ok; ok = it.Next() {
+					k++
+				}
+				require.NoError(t, it.Close())
+				require.Equal(t, n, k)
+			}
+			if !big {
+				scan()
+				_, _, m0 := s.cache.stats()
+				scan()
+				_, _, m1 := s.cache.stats()
+				require.Equal(t, m0, m1, "misses in a second scan of a store that fits the cache")
+				return
+			}
+			hot := func() {
+				for i := 0; i < n; i += n / 8 {
+					_, err := s.Get(fmt.Appendf(nil, "key%06d", i))
+					require.NoError(t, err)
+				}
+			}
+			hot()
+			hot()
+			_, _, m0 := s.cache.stats()
+			scan()
+			_, _, m1 := s.cache.stats()
+			require.Greater(t, m1-m0, int64(50), "the scan read most blocks from Badger")
+			hot()
+			_, _, m2 := s.cache.stats()
+			require.Equal(t, m1, m2, "misses of the hot Gets after the scan")
+		})
+	}
+}

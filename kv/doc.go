@@ -275,7 +275,11 @@
 // next insertion evicts it unless it is read again first (midpoint
 // insertion, as InnoDB's buffer pool keeps scans out of its young list).
 // A scan bigger than the cache then evicts its own blocks, not the hot
-// set (TestCacheScanResistant). Ristretto (Badger's own cache, already a
+// set (TestCacheScanResistant). Once an Iterator's source has visited more
+// block bytes than the cache holds, it stops inserting: its later misses
+// would only evict one another before a reuse, so they go into pooled
+// buffers instead (no allocation, no eviction; TestScanCache: a store that
+// fits is still served from the cache on the next scan). Ristretto (Badger's own cache, already a
 // dependency) was tried first: its TinyLFU admission also keeps scans out,
 // but it records accesses lossily and inserts asynchronously, so whether a
 // hot block survived a scan varied from run to run (the same test failed
@@ -284,7 +288,8 @@
 //
 // Blocks read from Badger on a miss go into pooled buffers that are
 // reference counted: a Get or Iterator that reads past the cache (CacheSize
-// < 0, and compaction, which does not fill the cache) holds the buffer
+// < 0, an Iterator streaming as above, and compaction, which does not
+// fill the cache) holds the buffer
 // while it is on the block and releases it after; the last release returns
 // it to the pool. Under -tags invariants a released buffer is poisoned and
 // every cell read from a pooled buffer checks that it is still live,

@@ -68,6 +68,9 @@ type segSource struct {
 	rp   uint64
 	all  bool // every version (compaction) instead of the newest visible
 	fill bool // put missed blocks into the cache
+	// streamed counts the bytes of the blocks visited; once they pass the
+	// cache's capacity the source stops filling the cache (see load).
+	streamed int64
 
 	bi  int // current block; len(blocks) when exhausted
 	cb  *cachedBlock
@@ -123,7 +126,12 @@ func (it *segSource) load(i int) bool {
 		it.fail(fmt.Errorf("segment %d block %d: %w", it.g.meta.id, i, it.s.errClosed()))
 		return false
 	}
-	cb, rb, err := it.s.loadBlock(it.g, i, it.fill, true)
+	// A source that has visited more blocks than the cache holds is
+	// streaming through a store bigger than the cache: its next blocks
+	// would evict one another before a reuse, so it reads them into pooled
+	// buffers and leaves the cache to the blocks already in it.
+	fill := it.fill && it.streamed <= it.s.cache.max
+	cb, rb, err := it.s.loadBlock(it.g, i, fill, true)
 	if err != nil {
 		it.fail(err)
 		return false
@@ -139,6 +147,7 @@ func (it *segSource) load(i int) bool {
 	if cb.ref != nil {
 		cb.ref.retain()
 	}
+	it.streamed += cb.cost
 	it.cb, it.rb, it.sk = cb, rb, sk
 	return true
 }
