@@ -94,7 +94,8 @@ func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
 // point, is a live value: a Put that no range tombstone hides. It is the
 // Iterator's one visibility decision, whatever the direction.
 func (it *Iterator) live(c *blockenc.Cell) bool {
-	return c.Kind == blockenc.KindPut && !it.dels.hides(c.Key, c.Seq)
+	// Inlined: without range tombstones a cell costs one more nil test.
+	return c.Kind == blockenc.KindPut && (it.dels.r == nil || !it.dels.hides(c.Key, c.Seq))
 }
 
 // skipDeleted is called on c, a cell that is not live. When a range

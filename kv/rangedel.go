@@ -162,6 +162,11 @@ func newDelCheck(r *rangeDels, rp uint64) delCheck {
 
 // hides reports whether a range tombstone visible at rp deletes the
 // version seq of key.
+//
+// Not inlined, so that Iterator.live, which tests for no tombstones
+// first, inlines into the scan loops.
+//
+//go:noinline
 func (d *delCheck) hides(key []byte, seq uint64) bool {
 	_, _, ok := d.deleter(key, seq)
 	return ok
