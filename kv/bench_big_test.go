@@ -54,7 +54,7 @@ var bigVariants = []bigVariant{
 		o.BlockSize = 128 << 10
 		o.CompactionLevel = 6
 	}},
-	{"kv-16k", func(o *Options) { o.BlockSize = 16 << 10 }},
+	{"kv-32k", func(o *Options) { o.BlockSize = 32 << 10 }},
 }
 
 // bigLoaded is a dataset loaded once into a directory.

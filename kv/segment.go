@@ -187,7 +187,16 @@ type segWriter struct {
 	lastKey []byte
 	written [][]byte // block keys written (for cleanup on failure)
 	err     error    // the DB was closed under the Store
+	pending int      // block bytes in txn
 }
+
+// segTxnBytes bounds the block bytes of one segment transaction. Badger
+// counts a value in its value log as a pointer against its transaction
+// limit and writes a transaction into one value log file, which it closes
+// only after the write: without a bound, a compaction's output would land
+// in one file as large as the segment, where value-log GC cannot free the
+// garbage that shares the file.
+const segTxnBytes = 4 << 20
 
 func (s *Store) newSegWriter(block blockenc.Options) *segWriter {
 	id := s.nextSegID.Add(1)
@@ -241,9 +250,19 @@ func (w *segWriter) finishBlock() error {
 		return fmt.Errorf("%w: segment %d: block of %d bytes for an in-memory Badger (below 1 MiB)", ErrTooLarge, w.meta.id, len(blk))
 	}
 	key := w.s.keys.block(w.meta.id, w.lastKey)
+	if w.pending >= segTxnBytes {
+		if err := w.txn.Commit(); err != nil {
+			return fmt.Errorf("kv: segment %d: commit: %w", w.meta.id, err)
+		}
+		if err := w.s.dbClosed(); err != nil {
+			return err
+		}
+		w.txn, w.pending = w.s.db.NewTransaction(true), 0
+	}
 	if err := w.s.setChunked(&w.txn, key, blk); err != nil {
 		return err
 	}
+	w.pending += len(blk)
 	w.written = append(w.written, key)
 	w.seg.blockKeys = append(w.seg.blockKeys, key)
 	w.seg.lastKeys = append(w.seg.lastKeys, key[len(key)-len(w.lastKey):])
