@@ -70,7 +70,7 @@ func TestAllOnTinyData(t *testing.T) {
 		numericFrom int
 	}{
 		{"seek", "keyset", 2 * seekSubjects, 2},
-		{"seek_goals", "keyset", 2 * 5, 2},
+		{"seek_goals", "keyset", 2 * 7, 2},
 		{"seek_rows", "dataset", len(rowbench.Subjects), 2}, // timeseries only
 		{"ints_size", "column", 4 + 1, 1},
 		{"ints_decode", "column", 4 + 1, 1},

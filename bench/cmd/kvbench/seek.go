@@ -21,6 +21,7 @@ type seekRow struct {
 	cells, bytes      int
 	random, asc, next float64 // ns/op, ns/op, ns/cell
 	cell              float64 // ns/cell scanning through Seeker.Cell; NaN without one
+	seekLT, prev      float64 // SeekLT ns/op, Last+Prev ns/cell; NaN without them
 	allocs            float64 // the largest allocs/op of its seeks and scans
 	pebble            *seekRow
 }
@@ -73,7 +74,8 @@ func seekKeySets(e *env, sets []string) error {
 	}
 	fmt.Fprintln(e.stdout)
 	t := report.NewTable("seek", "seek: one block of ~32 KiB raw cells per key set, kvenc blockenc vs Pebble v2 rowblk (restart interval 16) and a one-block Badger v4 table",
-		"keyset", "subject", "cells", "B/cell", "vs pebble", "SeekGE rand ns", "vs pebble", "SeekGE asc ns", "vs pebble", "Next ns/cell", "vs pebble", "Next via Cell ns/cell", "vs pebble", "allocs/op")
+		"keyset", "subject", "cells", "B/cell", "vs pebble", "SeekGE rand ns", "vs pebble", "SeekGE asc ns", "vs pebble", "Next ns/cell", "vs pebble", "Next via Cell ns/cell", "vs pebble",
+		"SeekLT rand ns", "vs pebble", "Prev ns/cell", "vs pebble", "allocs/op")
 	for _, res := range all {
 		for _, r := range res {
 			p := r.pebble
@@ -83,12 +85,15 @@ func seekKeySets(e *env, sets []string) error {
 				report.NS(r.asc), report.Ratio(r.asc, p.asc),
 				report.NS(r.next), report.Ratio(r.next, p.next),
 				report.NS(r.cell), report.Ratio(r.cell, p.next),
+				report.NS(r.seekLT), report.Ratio(r.seekLT, p.seekLT),
+				report.NS(r.prev), report.Ratio(r.prev, p.prev),
 				report.Float(r.allocs, 0))
 		}
 	}
 	t.Note("ratio columns: kvenc / pebble (below 1: kvenc smaller or faster). SeekGE targets are existing keys; asc = every key in order.")
 	t.Note("Next reads each cell's key and value through Key() and Value(); Next via Cell through one Cell() per cell (c := s.Cell(); c.Key, c.Value); both ratios are against Pebble's Next.")
 	t.Note("asc: kvenc's scanning seekers continue from the current cell when the target is ahead; Pebble's rowblk binary-searches every seek.")
+	t.Note("SeekLT targets are existing keys but the first (SeekLT lands on the cell before); Prev is a Last+Prev pass over the block reading key and value, per cell. Badger's table is measured forward only.")
 	t.Note("badger-table: Badger's block iterator is unexported; its table.Iterator re-reads the block on every Seek (no block cache); its bytes include the table's index and bloom filter.")
 	if err := e.emit(t); err != nil {
 		return err
@@ -118,6 +123,11 @@ func measureSeek(e *env, set string, kvs []dataset.KV) ([]seekRow, error) {
 		if s.ScanCell != nil {
 			ms = append(ms, measure.Subject{Name: s.Name + "/cell", Fn: s.ScanCell})
 		}
+		if s.SeekLTRandom != nil {
+			ms = append(ms,
+				measure.Subject{Name: s.Name + "/seeklt", Fn: s.SeekLTRandom},
+				measure.Subject{Name: s.Name + "/prev", Fn: s.ScanReverse})
+		}
 	}
 	bar := report.StderrProgress(len(ms) * e.cfg.count)
 	res := measure.Rounds(ms, e.cfg.count, func(n string) { bar.Step("seek " + set + " " + n) })
@@ -127,11 +137,16 @@ func measureSeek(e *env, set string, kvs []dataset.KV) ([]seekRow, error) {
 		r, a, n := res[s.Name+"/random"], res[s.Name+"/asc"], res[s.Name+"/next"]
 		rows[i] = seekRow{set: set, name: s.Name, cells: s.Cells, bytes: s.Bytes,
 			random: r.NsPerOp, asc: a.NsPerOp, next: n.NsPerOp / float64(s.Cells),
-			cell:   math.NaN(),
+			cell: math.NaN(), seekLT: math.NaN(), prev: math.NaN(),
 			allocs: math.Max(r.AllocsPerOp, math.Max(a.AllocsPerOp, n.AllocsPerOp))}
 		if c, ok := res[s.Name+"/cell"]; ok {
 			rows[i].cell = c.NsPerOp / float64(s.Cells)
 			rows[i].allocs = math.Max(rows[i].allocs, c.AllocsPerOp)
+		}
+		if lt, ok := res[s.Name+"/seeklt"]; ok {
+			pv := res[s.Name+"/prev"]
+			rows[i].seekLT, rows[i].prev = lt.NsPerOp, pv.NsPerOp/float64(s.Cells)
+			rows[i].allocs = math.Max(rows[i].allocs, math.Max(lt.AllocsPerOp, pv.AllocsPerOp))
 		}
 	}
 	for i := range rows {

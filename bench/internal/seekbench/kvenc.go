@@ -31,6 +31,8 @@ func kvencSubjects(kvs []dataset.KV, order [][]byte) ([]Subject, error) {
 			SeekAscending: kvencSeek(block, ascending(kvs)),
 			Scan:          kvencScan(block),
 			ScanCell:      kvencCellScan(block),
+			SeekLTRandom:  kvencSeekLT(block, ltTargets(kvs)),
+			ScanReverse:   kvencReverseScan(block),
 		})
 	}
 	return out, nil
@@ -52,6 +54,14 @@ func checkKvenc(name string, block []byte, kvs []dataset.KV) error {
 			return mismatch(name, "SeekGE", i, c.Key, kv.Key)
 		}
 	}
+	for i, kv := range kvs[1:] {
+		if !s.SeekLT(kv.Key) {
+			return mismatch(name, "SeekLT found nothing", i+1, nil, kv.Key)
+		}
+		if c := s.Cell(); !bytes.Equal(c.Key, kvs[i].Key) || !bytes.Equal(c.Value, kvs[i].Value) || c.Seq != kvs[i].Seq {
+			return mismatch(name, "SeekLT", i+1, c.Key, kvs[i].Key)
+		}
+	}
 	n := 0
 	for ok := s.First(); ok; ok = s.Next() {
 		if n >= len(kvs) || !bytes.Equal(s.Cell().Key, kvs[n].Key) {
@@ -62,7 +72,53 @@ func checkKvenc(name string, block []byte, kvs []dataset.KV) error {
 	if n != len(kvs) || s.Err() != nil {
 		return mismatch(name, "scan ended early", n, nil, nil)
 	}
+	n = len(kvs)
+	for ok := s.Last(); ok; ok = s.Prev() {
+		if n--; n < 0 || !bytes.Equal(s.Cell().Key, kvs[n].Key) || !bytes.Equal(s.Cell().Value, kvs[n].Value) {
+			return mismatch(name, "reverse scan", n, s.Cell().Key, nil)
+		}
+	}
+	if n != 0 || s.Err() != nil {
+		return mismatch(name, "reverse scan ended early", n, nil, nil)
+	}
 	return nil
+}
+
+func kvencSeekLT(block []byte, keys [][]byte) func(b *testing.B) {
+	return func(b *testing.B) {
+		s, err := blockenc.NewSeeker(block)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sink := 0
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if !s.SeekLT(keys[i%len(keys)]) {
+				b.Fatal("SeekLT found nothing")
+			}
+			sink += len(s.Value())
+		}
+		sinkInt = sink
+	}
+}
+
+// kvencReverseScan reads key and value as kvencScan does, from the last
+// cell back to the first.
+func kvencReverseScan(block []byte) func(b *testing.B) {
+	return func(b *testing.B) {
+		s, err := blockenc.NewSeeker(block)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sink := 0
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			for ok := s.Last(); ok; ok = s.Prev() {
+				sink += len(s.Key()) + len(s.Value())
+			}
+		}
+		sinkInt = sink
+	}
 }
 
 func kvencSeek(block []byte, keys [][]byte) func(b *testing.B) {

@@ -27,6 +27,8 @@ func pebbleSubject(kvs []dataset.KV, order [][]byte) (Subject, error) {
 		SeekRandom:    pebbleSeek(blk, order),
 		SeekAscending: pebbleSeek(blk, ascending(kvs)),
 		Scan:          pebbleScan(blk),
+		SeekLTRandom:  pebbleSeekLT(blk, ltTargets(kvs)),
+		ScanReverse:   pebbleReverseScan(blk),
 	}, nil
 }
 
@@ -46,6 +48,12 @@ func checkPebble(blk []byte, kvs []dataset.KV) error {
 			return mismatch(PebbleName, "SeekGE", i, nil, kv.Key)
 		}
 	}
+	for i, kv := range kvs[1:] {
+		got := it.SeekLT(kv.Key, 0)
+		if got == nil || !bytes.Equal(got.K.UserKey, kvs[i].Key) || !bytes.Equal(got.InPlaceValue(), kvs[i].Value) {
+			return mismatch(PebbleName, "SeekLT", i+1, nil, kvs[i].Key)
+		}
+	}
 	n := 0
 	for got := it.First(); got != nil; got = it.Next() {
 		if n >= len(kvs) || !bytes.Equal(got.K.UserKey, kvs[n].Key) {
@@ -56,7 +64,51 @@ func checkPebble(blk []byte, kvs []dataset.KV) error {
 	if n != len(kvs) {
 		return mismatch(PebbleName, "scan ended early", n, nil, nil)
 	}
+	for got := it.Last(); got != nil; got = it.Prev() {
+		if n--; n < 0 || !bytes.Equal(got.K.UserKey, kvs[n].Key) || !bytes.Equal(got.InPlaceValue(), kvs[n].Value) {
+			return mismatch(PebbleName, "reverse scan", n, got.K.UserKey, nil)
+		}
+	}
+	if n != 0 {
+		return mismatch(PebbleName, "reverse scan ended early", n, nil, nil)
+	}
 	return it.Error()
+}
+
+func pebbleSeekLT(blk []byte, keys [][]byte) func(b *testing.B) {
+	return func(b *testing.B) {
+		it, err := newPebbleIter(blk)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sink := 0
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			kv := it.SeekLT(keys[i%len(keys)], 0)
+			if kv == nil {
+				b.Fatal("SeekLT found nothing")
+			}
+			sink += len(kv.InPlaceValue())
+		}
+		sinkInt = sink
+	}
+}
+
+func pebbleReverseScan(blk []byte) func(b *testing.B) {
+	return func(b *testing.B) {
+		it, err := newPebbleIter(blk)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sink := 0
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			for kv := it.Last(); kv != nil; kv = it.Prev() {
+				sink += len(kv.K.UserKey) + len(kv.InPlaceValue())
+			}
+		}
+		sinkInt = sink
+	}
 }
 
 func pebbleSeek(blk []byte, keys [][]byte) func(b *testing.B) {

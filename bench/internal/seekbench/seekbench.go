@@ -4,16 +4,20 @@
 //
 // Every subject answers four questions on the same cells: bytes per cell,
 // SeekGE to random existing keys (ns/op), SeekGE to every key in ascending
-// order (ns/op), and a First+Next scan over the whole block (ns/cell).
+// order (ns/op), a First+Next scan over the whole block (ns/cell), and
+// backward: SeekLT to random existing keys (ns/op) and a Last+Prev scan
+// (ns/cell); Badger's table is measured forward only.
 // kvenc's seekers also scan through Cell, the loop a caller writes to read
 // a cell's key and value together.
 // Before anything is timed, each subject's block is checked: SeekGE to
-// every key must land on that key with its value, and a scan must return
-// every cell in order. A subject that fails is reported as an error, never
+// every key must land on that key with its value (SeekLT on the key
+// before), and a scan must return every cell in order (backward: in
+// reverse). A subject that fails is reported as an error, never
 // as a number.
 package seekbench
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -32,6 +36,10 @@ type Subject struct {
 	// ScanCell is a full pass like Scan that reads each cell through
 	// blockenc's Seeker.Cell; nil for subjects without one (Pebble, Badger).
 	ScanCell func(b *testing.B)
+	// SeekLTRandom is SeekLT to random existing keys (but the first: it has
+	// no cell before it), landing on the cell before each; ScanReverse a
+	// Last+Prev pass over the whole block per op. Nil for Badger's table.
+	SeekLTRandom, ScanReverse func(b *testing.B)
 }
 
 // Subjects builds every subject over kvs: one per kvenc encoding, Badger's
@@ -66,6 +74,18 @@ func randomOrder(kvs []dataset.KV) [][]byte {
 	keys := make([][]byte, len(kvs))
 	for i, j := range r.Perm(len(kvs)) {
 		keys[i] = kvs[j].Key
+	}
+	return keys
+}
+
+// ltTargets returns the keys in the fixed pseudo-random order without the
+// first key of the block, so that every SeekLT finds a cell.
+func ltTargets(kvs []dataset.KV) [][]byte {
+	var keys [][]byte
+	for _, k := range randomOrder(kvs) {
+		if !bytes.Equal(k, kvs[0].Key) {
+			keys = append(keys, k)
+		}
 	}
 	return keys
 }

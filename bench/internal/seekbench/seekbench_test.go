@@ -1,6 +1,7 @@
 package seekbench
 
 import (
+	"flag"
 	"strings"
 	"testing"
 
@@ -38,6 +39,14 @@ func TestSubjects(t *testing.T) {
 		} else {
 			assert.Nil(t, s.ScanCell, s.Name)
 		}
+		if s.Name != BadgerName {
+			require.NotNil(t, s.SeekLTRandom, s.Name)
+			require.NotNil(t, s.ScanReverse, s.Name)
+			fns = append(fns, s.SeekLTRandom, s.ScanReverse)
+		} else {
+			assert.Nil(t, s.SeekLTRandom, s.Name)
+			assert.Nil(t, s.ScanReverse, s.Name)
+		}
 		for _, fn := range fns {
 			if r := measure.Run(fn); r.N == 0 || !(r.NsPerOp > 0) {
 				t.Errorf("%s: %+v", s.Name, r)
@@ -52,3 +61,26 @@ func TestMismatchNamesTheCell(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// BenchmarkSubjects runs every subject's measurements on a key set
+// (-keyset, default user) as Go benchmarks, for profiles and instruction
+// counts of one operation (kvbench seek reports the medians).
+func BenchmarkSubjects(b *testing.B) {
+	kvs, err := dataset.KeySet(*keySet, 32<<10, nil)
+	require.NoError(b, err)
+	subs, err := Subjects(kvs)
+	require.NoError(b, err)
+	for _, s := range subs {
+		for _, op := range []struct {
+			name string
+			fn   func(*testing.B)
+		}{{"seekrandom", s.SeekRandom}, {"seekasc", s.SeekAscending}, {"scan", s.Scan}, {"scancell", s.ScanCell},
+			{"seekltrandom", s.SeekLTRandom}, {"reversescan", s.ScanReverse}} {
+			if op.fn != nil {
+				b.Run("subject="+s.Name+"/op="+op.name, op.fn)
+			}
+		}
+	}
+}
+
+var keySet = flag.String("keyset", "user", "BenchmarkSubjects: the key set (user, random)")
