@@ -201,14 +201,26 @@
 // Backward moves (Last, SeekLT, Prev) visit the cells in the exact reverse
 // of the forward order: SeekLT(key) lands on the last cell whose key is
 // below key, which for a key with several versions is its oldest, and
-// Prev moves on to newer versions, then to smaller keys. A row cell
-// decodes only after the cells before it back to where the encoder starts
-// over from an empty key (a RowIndex restart, an LZ4Dict sub-block, the
-// block start), so moving back to a cell decodes forward from the last
-// such start before it: at most one restart interval in RowIndex and in
-// Columnar blocks with prefix keys; Columnar blocks with fixed-length keys
-// read every column at any index; None, Prefix, Diff and FastDiff decode
-// from the block start (or LZ4Dict sub-block start), so a Prev costs the
-// cells before it and a reverse scan of a block grows with the square of
-// its cells. SeekLT costs a SeekGE and a Prev.
+// Prev moves on to newer versions, then to smaller keys. A row cell (and
+// a Columnar prefix key) decodes only after the cells before it back to
+// where the encoder starts over from an empty key: a RowIndex or Columnar
+// restart, an LZ4Dict sub-block, the block start. So a move back to a
+// cell decodes forward from the last such start before it and keeps the
+// cells it passes, their keys copied, in a cache inside the Seeker (up to
+// 256 cells and 128 KiB of keys, grown once and reused), from which the
+// Prevs that follow take them without decoding; SeekLT scans as SeekGE
+// does and keeps what it passes. The costs:
+//
+//	RowIndex, Columnar   a reverse scan decodes every restart interval
+//	(prefix keys)        once and copies each cell back out of the cache;
+//	                     SeekLT is a SeekGE that keeps its cells
+//	Columnar (fixed      every column is read at any index: Prev costs
+//	keys)                what Next does
+//	None, Prefix, Diff,  a cache refill decodes from the block (or
+//	FastDiff             sub-block) start: a reverse scan of n cells
+//	                     decodes about n*n/512 cells, and a SeekLT scans
+//	                     from the block start unless the Seeker is before
+//	                     the target, keeping every cell it passes
+//
+// kvbench seek measures SeekLT and Prev against Pebble's row blocks.
 package blockenc

@@ -42,8 +42,7 @@ func (s *Reader) SeekLT(key []byte) bool {
 // back moves to cell t: from the Back cache when it has it, else
 // toCell; before the first cell when t < 0.
 func (s *Reader) back(t int) bool {
-	if e := s.BackAt(t); e != nil {
-		s.BackTo(e, t)
+	if s.BackTo(t) != nil {
 		if uint(t-s.cellLo) >= uint(s.cellHi-s.cellLo) && !s.loadCell(t) {
 			s.Valid = false
 			return false

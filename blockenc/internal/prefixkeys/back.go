@@ -20,11 +20,12 @@ type Back struct {
 // BackCell is one kept cell: what the forward decoder holds once it has
 // landed on the cell.
 type BackCell struct {
-	K0, K1 int       // the key: Back.Keys[K0:K1]
-	Off    int       // Reader.Off after the cell
-	Seq    uint64    // the cell's seq
-	Kind   cell.Kind // the cell's kind
-	Val    []byte    // the cell's value, unless the layout reads values by index (ValueAt)
+	K1   int32     // the key is Back.Keys[K0:K1], K0 the K1 of the cell before (0 for the first)
+	Kind cell.Kind // the cell's kind
+	Off  int       // Reader.Off after the cell
+	RI   int       // Reader.RI after the cell
+	Seq  uint64    // the cell's seq
+	Val  []byte    // the cell's value, unless the layout reads values by index (ValueAt)
 }
 
 // MaxBack bounds the cells Back keeps; MaxBackKeys the bytes of their keys
@@ -39,51 +40,79 @@ func (b *Back) Emptied() Back { return Back{Cells: b.Cells[:0], Keys: b.Keys[:0]
 
 // BackAdd keeps the current cell (Idx-1) in Back, after the cells kept
 // there when it follows them in the same run, else in place of them.
+//
+// Keys keeps 32 bytes of room after its last key, so that a key of up to
+// 32 bytes is copied in and out as one 32-byte move, not a memmove call
+// (KeyBuf, where the key comes from and goes to, keeps as much room).
+// Measured with callgrind on a RowIndex reverse scan: the two memmove
+// calls cost about 45 instructions per cell.
 func (r *Reader) BackAdd() {
 	b := &r.Back
 	i := r.Idx - 1
-	if i != b.Lo+len(b.Cells) || r.Run != b.Run || len(b.Cells) == MaxBack || len(b.Keys)+len(r.KV.Key) > MaxBackKeys {
+	k := r.KV.Key
+	n := len(k)
+	if i != b.Lo+len(b.Cells) || r.Run != b.Run || len(b.Cells) == MaxBack || len(b.Keys)+n > MaxBackKeys {
 		b.Lo, b.Run, b.Cells, b.Keys = i, r.Run, b.Cells[:0], b.Keys[:0]
 	}
 	k0 := len(b.Keys)
-	b.Keys = append(b.Keys, r.KV.Key...)
+	if cap(b.Keys)-k0 < n+32 {
+		b.growKeys(n)
+	}
+	dst := b.Keys[k0 : k0+n+32]
+	if n <= 32 && cap(k) >= 32 {
+		move32(dst, k[:32])
+	} else {
+		copy(dst, k)
+	}
+	b.Keys = b.Keys[:k0+n]
 	var val []byte
 	if !r.ValueAt {
 		val = r.KV.Value
 	}
-	b.Cells = append(b.Cells, BackCell{K0: k0, K1: len(b.Keys), Off: r.Off, Seq: r.KV.Seq, Kind: r.KV.Kind, Val: val})
+	b.Cells = append(b.Cells, BackCell{K1: int32(k0 + n), Kind: r.KV.Kind, Off: r.Off, RI: r.RI, Seq: r.KV.Seq, Val: val})
 }
 
-// BackAt returns cell t from Back, or nil if Back does not have it for
-// the current run.
-func (r *Reader) BackAt(t int) *BackCell {
+// growKeys makes room in Keys for a key of n bytes and 32 more.
+func (b *Back) growKeys(n int) {
+	nb := make([]byte, len(b.Keys), max(2*cap(b.Keys), len(b.Keys)+n+32, 256))
+	copy(nb, b.Keys)
+	b.Keys = nb
+}
+
+// BackTo makes cell t the current cell if Back has it for the current
+// run, in the state the forward decoder has once it lands on it: the key
+// in KeyBuf (the next cell's shared prefix comes from there), Off after
+// it, the next restart to meet. It returns the kept cell, whose value the
+// layout sets, or nil if Back does not have cell t.
+func (r *Reader) BackTo(t int) *BackCell {
 	b := &r.Back
 	i := t - b.Lo
 	if uint(i) >= uint(len(b.Cells)) || b.Run != r.Run {
 		return nil
 	}
-	return &b.Cells[i]
-}
-
-// BackTo makes e, cell t, the current cell, in the state the forward
-// decoder has once it lands on it: the key in KeyBuf (the next cell's
-// shared prefix comes from there), Off after it, the next restart to
-// meet. The layout sets the value.
-func (r *Reader) BackTo(e *BackCell, t int) {
-	n := e.K1 - e.K0
+	e := &b.Cells[i]
+	k0 := 0
+	if i > 0 {
+		k0 = int(b.Cells[i-1].K1)
+	}
+	n := int(e.K1) - k0
 	if n+32 > cap(r.KeyBuf) { // None keys alias the cells: KeyBuf may be short
 		r.KeyBuf = make([]byte, 0, max(n+32, 64))
 	}
 	buf := r.KeyBuf[:cap(r.KeyBuf)]
-	copy(buf[:n], r.Back.Keys[e.K0:e.K1])
+	if n <= 32 { // Keys has 32 bytes of room after its last key
+		move32(buf, b.Keys[k0:k0+32])
+	} else {
+		copy(buf, b.Keys[k0:k0+n])
+	}
 	r.KV.Key = buf[:n] // the capacity of KeyBuf, as SetKey leaves it
 	r.KV.Kind, r.KV.Seq = e.Kind, e.Seq
-	r.Off, r.Idx = e.Off, t+1
+	r.Off, r.Idx, r.RI = e.Off, t+1, e.RI
 	if r.NRestarts > 0 {
-		r.RI = t/r.Interval + 1
-		r.NextRestart = r.RI * r.Interval
+		r.NextRestart = e.RI * r.Interval
 	}
 	r.Valid = true
+	return e
 }
 
 // ScanBack is the scan of a SeekLT: it moves forward with next (the
@@ -111,4 +140,12 @@ func (r *Reader) ScanBack(next func() bool, key []byte) (int, bool) {
 		r.BackAdd()
 	}
 	return r.Count - 1, true
+}
+
+// move32 copies the first 32 bytes of src to dst as two 16-byte moves (a
+// [32]byte assignment compiles to a memmove call).
+func move32(dst, src []byte) {
+	d, s := (*[32]byte)(dst[:32]), (*[32]byte)(src[:32])
+	*(*[16]byte)(d[:16]) = *(*[16]byte)(s[:16])
+	*(*[16]byte)(d[16:]) = *(*[16]byte)(s[16:])
 }

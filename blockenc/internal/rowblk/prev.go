@@ -36,8 +36,7 @@ func (s *Reader) SeekLT(key []byte) bool {
 // back moves to cell t: from the Back cache when it has it, else
 // toCell; before the first cell when t < 0.
 func (s *Reader) back(t int) bool {
-	if e := s.BackAt(t); e != nil {
-		s.BackTo(e, t)
+	if e := s.BackTo(t); e != nil {
 		s.val = e.Val
 		if s.intW == 0 {
 			s.KV.Value = e.Val
