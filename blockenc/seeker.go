@@ -192,14 +192,11 @@ func (s *Seeker) Last() bool {
 // versions that is the oldest, so Prev then moves to newer versions. It
 // returns false if every key is >= key, leaving the Seeker before the
 // first cell, or on error (see Err).
-//
-// SeekLT is a SeekGE and a Prev (from after the last cell when SeekGE finds
-// nothing).
 func (s *Seeker) SeekLT(key []byte) bool {
-	if s.SeekGE(key) || s.Err() != nil {
-		return s.Prev()
+	if s.columnar {
+		return s.col.SeekLT(key)
 	}
-	return s.Last() // every key is below key
+	return s.row.SeekLT(key)
 }
 
 // Verify checks a whole block: what NewSeeker checks, that every cell

@@ -68,13 +68,17 @@ func (s *Reader) toCell(t int) bool {
 	if r := t / s.Interval; s.Idx > t || s.Idx < r*s.Interval {
 		s.ToRestart(r)
 	}
+	for s.Idx <= t-prefixkeys.MaxBack { // keep the last MaxBack cells
+		if !s.Next() {
+			return false
+		}
+	}
+	s.BackStart(s.Idx)
 	for s.Idx <= t {
 		if !s.Next() {
 			return false
 		}
-		if s.Idx-1 > t-prefixkeys.MaxBack { // cell Idx-1: keep the last MaxBack
-			s.BackAdd()
-		}
+		s.BackPush()
 	}
 	return true
 }

@@ -20,8 +20,8 @@ type Back struct {
 // BackCell is one kept cell: what the forward decoder holds once it has
 // landed on the cell.
 type BackCell struct {
-	K1   int32     // the key is Back.Keys[K0:K1], K0 the K1 of the cell before (0 for the first)
-	Kind cell.Kind // the cell's kind
+	K0, K1 int32     // the key is Back.Keys[K0:K1]
+	Kind   cell.Kind // the cell's kind
 	Off  int       // Reader.Off after the cell
 	RI   int       // Reader.RI after the cell
 	Seq  uint64    // the cell's seq
@@ -69,7 +69,38 @@ func (r *Reader) BackAdd() {
 	if !r.ValueAt {
 		val = r.KV.Value
 	}
-	b.Cells = append(b.Cells, BackCell{K1: int32(k0 + n), Kind: r.KV.Kind, Off: r.Off, RI: r.RI, Seq: r.KV.Seq, Val: val})
+	b.Cells = append(b.Cells, BackCell{K0: int32(k0), K1: int32(k0 + n), Kind: r.KV.Kind, Off: r.Off, RI: r.RI, Seq: r.KV.Seq, Val: val})
+}
+
+// BackStart empties Back for the cells of the current run from cell lo
+// on, which BackPush then keeps.
+func (r *Reader) BackStart(lo int) {
+	b := &r.Back
+	b.Lo, b.Run, b.Cells, b.Keys = lo, r.Run, b.Cells[:0], b.Keys[:0]
+}
+
+// BackPush is BackAdd for the cells of a move back to a cell, which
+// BackStart began and which follow each other: the tests BackAdd makes of
+// every cell are left to the cells that need a buffer to grow (or Back to
+// start over). Measured with callgrind on a RowIndex reverse scan: 113
+// instructions per cell in BackAdd, 82 in BackPush.
+func (r *Reader) BackPush() {
+	b := &r.Back
+	k := r.KV.Key
+	n, k0, c := len(k), len(b.Keys), len(b.Cells)
+	if n > 32 || cap(k) < 32 || cap(b.Keys)-k0 < 64 || c == cap(b.Cells) || c == MaxBack {
+		r.BackAdd()
+		return
+	}
+	move32(b.Keys[k0:k0+32], k)
+	b.Keys = b.Keys[:k0+n]
+	b.Cells = b.Cells[:c+1]
+	e := &b.Cells[c]
+	e.K0, e.K1, e.Kind, e.Off, e.RI, e.Seq = int32(k0), int32(k0+n), r.KV.Kind, r.Off, r.RI, r.KV.Seq
+	e.Val = nil
+	if !r.ValueAt {
+		e.Val = r.KV.Value
+	}
 }
 
 // growKeys makes room in Keys for a key of n bytes and 32 more.
@@ -91,10 +122,7 @@ func (r *Reader) BackTo(t int) *BackCell {
 		return nil
 	}
 	e := &b.Cells[i]
-	k0 := 0
-	if i > 0 {
-		k0 = int(b.Cells[i-1].K1)
-	}
+	k0 := int(e.K0)
 	n := int(e.K1) - k0
 	if n+32 > cap(r.KeyBuf) { // None keys alias the cells: KeyBuf may be short
 		r.KeyBuf = make([]byte, 0, max(n+32, 64))
@@ -122,7 +150,10 @@ func (r *Reader) BackTo(t int) *BackCell {
 // returns the last cell below key (-1 for none), or false on error.
 func (r *Reader) ScanBack(next func() bool, key []byte) (int, bool) {
 	if r.Valid {
-		r.BackAdd()
+		r.BackStart(r.Idx - 1)
+		r.BackPush()
+	} else {
+		r.BackStart(r.Idx)
 	}
 	m := -1
 	for r.Idx < r.Count {
@@ -137,7 +168,7 @@ func (r *Reader) ScanBack(next func() bool, key []byte) (int, bool) {
 				return r.Idx - 2, true
 			}
 		}
-		r.BackAdd()
+		r.BackPush()
 	}
 	return r.Count - 1, true
 }

@@ -21,7 +21,21 @@ func (s *Reader) Last() bool { return s.back(s.LastIndex()) }
 // Prev moves to the previous cell (from after the last cell: to the last
 // one). From the first cell it returns false and leaves s before the first
 // cell, where Next moves to it; it returns false on error too.
-func (s *Reader) Prev() bool { return s.back(s.PrevIndex()) }
+//
+// back written out: one call less per Prev.
+func (s *Reader) Prev() bool {
+	t := s.PrevIndex()
+	if e := s.BackTo(t); e != nil {
+		s.val = e.Val
+		if s.intW == 0 {
+			s.KV.Value = e.Val
+		} else {
+			s.KV.Value = s.intValue(t)
+		}
+		return true
+	}
+	return s.back(t)
+}
 
 // SeekLT moves to the last cell whose key is < key. It scans as SeekGE
 // does, keeping the cells it passes for the Prevs that follow.
@@ -74,13 +88,17 @@ func (s *Reader) toCell(t int) bool {
 			s.ToRestart(r)
 		}
 	}
+	for s.Idx <= t-prefixkeys.MaxBack { // keep the last MaxBack cells
+		if !s.Next() {
+			return false
+		}
+	}
+	s.BackStart(s.Idx)
 	for s.Idx <= t {
 		if !s.Next() {
 			return false
 		}
-		if s.Idx-1 > t-prefixkeys.MaxBack { // cell Idx-1: keep the last MaxBack
-			s.BackAdd()
-		}
+		s.BackPush()
 	}
 	return true
 }
