@@ -22,10 +22,10 @@ type Back struct {
 type BackCell struct {
 	K0, K1 int32     // the key is Back.Keys[K0:K1]
 	Kind   cell.Kind // the cell's kind
-	Off  int       // Reader.Off after the cell
-	RI   int       // Reader.RI after the cell
-	Seq  uint64    // the cell's seq
-	Val  []byte    // the cell's value, unless the layout reads values by index (ValueAt)
+	Off    int       // Reader.Off after the cell
+	RI     int       // Reader.RI after the cell
+	Seq    uint64    // the cell's seq
+	Val    []byte    // the cell's value, unless the layout reads values by index (ValueAt)
 }
 
 // MaxBack bounds the cells Back keeps; MaxBackKeys the bytes of their keys
