@@ -375,5 +375,6 @@
 // Badger a block must stay below 1 MiB. Range tombstones live in segment
 // metas (about 11 bytes plus their two keys each): in an in-memory Badger
 // the tombstones of one segment must stay below 1 MiB too, tens of
-// thousands of them.
+// thousands of them (a flush or compaction of more fails with
+// ErrTooLarge).
 package kv

@@ -353,3 +353,25 @@ func TestBatchManyDeleteRanges(t *testing.T) {
 	assert.Equal(t, want, keysOf(t, s.NewIterator(IterOptions{})))
 	require.NoError(t, s.Close())
 }
+
+// In an in-memory Badger a segment meta, which holds the segment's range
+// tombstones, must stay below 1 MiB: a flush of more is ErrTooLarge, not
+// Badger's panic, and the memstore keeps serving reads.
+func TestDeleteRangeMetaLimit(t *testing.T) {
+	o := testOptions("")
+	o.MemstoreSize = 8 << 20
+	s := mustOpen(t, o)
+	require.NoError(t, s.Put([]byte("a"), []byte("v")))
+	for i := 0; i < 40; i++ { // 40 tombstones of two 16 KiB keys: 1.3 MB
+		start := make([]byte, MaxKeySize)
+		start[0], start[1] = 'k', byte(i)
+		end := slices.Clone(start)
+		end[2] = 1
+		require.NoError(t, s.DeleteRange(start, end))
+	}
+	require.ErrorIs(t, s.Flush(), ErrTooLarge)
+	v, err := s.Get([]byte("a"))
+	require.NoError(t, err)
+	assert.Equal(t, "v", string(v))
+	require.ErrorIs(t, s.Close(), ErrTooLarge)
+}

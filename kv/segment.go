@@ -292,8 +292,14 @@ func (w *segWriter) finish(walSeq uint64, replaces []*segment) (*segment, error)
 	}
 	w.meta.walSeq = walSeq
 	w.meta.lastKey = append([]byte(nil), w.lastKey...)
+	meta := w.meta.append(nil)
+	if w.s.inMemory && len(meta) >= 1<<20 {
+		// As for a block: in-memory Badger panics on a value of 1 MiB.
+		w.abort()
+		return nil, fmt.Errorf("%w: segment %d: meta of %d bytes (%d range tombstones) for an in-memory Badger (below 1 MiB)", ErrTooLarge, w.meta.id, len(meta), len(w.meta.dels))
+	}
 	err := w.s.db.Update(func(txn *badger.Txn) error {
-		if err := txn.Set(w.s.keys.meta(w.meta.id), w.meta.append(nil)); err != nil {
+		if err := txn.Set(w.s.keys.meta(w.meta.id), meta); err != nil {
 			return err
 		}
 		for _, g := range replaces {
