@@ -118,7 +118,7 @@ func baseRSS(sets []storeSet, all [][]storebench.Result) string {
 // storeLoadTable splits the load into its phases.
 func storeLoadTable(sets []storeSet, all [][]storebench.Result) *report.Table {
 	t := report.NewTable("store_load", "store load: write batches, flush and full compaction, seconds",
-		"dataset", "engine", "write s", "flush s", "compact s", "load s", "kvenc/this", "raw MB/s")
+		"dataset", "engine", "write s", "flush s", "compact s", "load s", "kvenc/this", "raw MB/s", "write amp")
 	for i, rs := range all {
 		k := byEngine(rs)[storebench.KvencName]
 		for _, r := range rs {
@@ -128,10 +128,12 @@ func storeLoadTable(sets []storeSet, all [][]storebench.Result) *report.Table {
 				sec(func(r storebench.Result) float64 { return r.Flush.Seconds() }),
 				sec(func(r storebench.Result) float64 { return r.Compact.Seconds() }),
 				sec(loadSec), report.Ratio(storeMetric(k, loadSec), storeMetric(r, loadSec)),
-				report.Float(float64(sets[i].raw)/1e6/storeMetric(r, loadSec), 1))
+				report.Float(float64(sets[i].raw)/1e6/storeMetric(r, loadSec), 1),
+				report.Float(storeMetric(r, func(r storebench.Result) float64 { return float64(r.Written) / float64(sets[i].raw) }), 2))
 		}
 	}
 	t.Note("write: batches of 1000 cells (Badger: one WriteBatch); flush: the engine's flush plus its Close (Badger writes its memtable at Close); compact: kvenc Compact, Badger Flatten(1), Pebble Compact over every key.")
+	t.Note("write amp: bytes the engine wrote during the load / raw bytes, as the engine counts them: Badger (and kvenc, through its Badger) its memtable writes, value log and compaction output, not the level 0 tables its memtable flushes write; Pebble its WAL, flushes and compactions.")
 	return t
 }
 

@@ -1,6 +1,8 @@
 package storebench
 
 import (
+	"expvar"
+
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
 
@@ -107,3 +109,26 @@ func (d *badgerDB) SeekNext(key []byte, limit int) (int, error) {
 }
 
 func (d *badgerDB) Close() error { return d.db.Close() }
+
+func (d *badgerDB) bytesWritten() int64 { return badgerBytesWritten() }
+
+// badgerBytesWritten is what Badger counts as written in this process:
+// its memtable writes (the bytes its write-ahead log takes), value log
+// writes and compaction output. Badger does not count the level 0 tables
+// its memtable flushes write.
+func badgerBytesWritten() int64 {
+	var n int64
+	for _, name := range []string{"badger_write_bytes_l0", "badger_write_bytes_vlog"} {
+		if v, ok := expvar.Get(name).(*expvar.Int); ok {
+			n += v.Value()
+		}
+	}
+	if m, ok := expvar.Get("badger_write_bytes_compaction").(*expvar.Map); ok {
+		m.Do(func(kv expvar.KeyValue) {
+			if v, ok := kv.Value.(*expvar.Int); ok {
+				n += v.Value()
+			}
+		})
+	}
+	return n
+}

@@ -76,3 +76,6 @@ func (d *kvencDB) SeekNext(key []byte, n int) (int, error) {
 }
 
 func (d *kvencDB) Close() error { return d.s.Close() }
+
+// bytesWritten: kvenc writes only through its Badger DB.
+func (d *kvencDB) bytesWritten() int64 { return badgerBytesWritten() }

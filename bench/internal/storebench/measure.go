@@ -32,14 +32,17 @@ type Result struct {
 	// engine's flush plus its Close (Badger writes its memtable at Close),
 	// Compact the full compaction in between.
 	Write, Flush, Compact time.Duration
-	DiskBytes             int64     // all files in the directory after the last Close
-	ColdScan              float64   // ns/cell, the first scan after each Open (median of rounds)
-	WarmScan              float64   // ns/cell, the scans after it (median)
-	ReverseScan           float64   // ns/cell, a warm scan backward (median of rounds)
-	GetP50, GetP99        float64   // uniform random Gets over the whole store, pooled over rounds
-	Zipf, ZipfAfterScan   float64   // zipfian Gets/s with the hot set warm, and right after a full scan
-	SeekNext              float64   // one SeekGE + up to SeekNexts cells
-	Parallel              []float64 // Gets/s from Options.Goroutines[i] goroutines
+	// Written is the bytes the engine wrote to its files during the load,
+	// as it counts them itself (0 if unknown; see BytesWritten).
+	Written             int64
+	DiskBytes           int64     // all files in the directory after the last Close
+	ColdScan            float64   // ns/cell, the first scan after each Open (median of rounds)
+	WarmScan            float64   // ns/cell, the scans after it (median)
+	ReverseScan         float64   // ns/cell, a warm scan backward (median of rounds)
+	GetP50, GetP99      float64   // uniform random Gets over the whole store, pooled over rounds
+	Zipf, ZipfAfterScan float64   // zipfian Gets/s with the hot set warm, and right after a full scan
+	SeekNext            float64   // one SeekGE + up to SeekNexts cells
+	Parallel            []float64 // Gets/s from Options.Goroutines[i] goroutines
 	// PeakRSS is the peak resident set of the process while the engine
 	// ran (0 if not measured); BaseRSS what was resident before it opened.
 	PeakRSS, BaseRSS    int64
@@ -114,7 +117,19 @@ func load(r *Result, db DB, kvs []dataset.KV) error {
 		db.Close()
 		return err
 	}
-	return phase("close", &r.Flush, db.Close)
+	if err := phase("close", &r.Flush, db.Close); err != nil {
+		return err
+	}
+	if w, ok := db.(bytesWritten); ok {
+		r.Written = w.bytesWritten()
+	}
+	return nil
+}
+
+// bytesWritten is a DB that counts the bytes it wrote to its files, since
+// the process started, as its engine reports them.
+type bytesWritten interface {
+	bytesWritten() int64
 }
 
 // percentile of sorted values (nearest rank); NaN when empty.

@@ -15,8 +15,9 @@ import (
 // block cache size, or with ZSTD on every level (which Pebble honours only
 // at FormatNewest).
 type pebbleDB struct {
-	db    *pebble.DB
-	cache *pebble.Cache
+	db      *pebble.DB
+	cache   *pebble.Cache
+	written int64 // at Close: WAL, flushed and compacted bytes
 }
 
 func openPebble(zstd bool) func(dir string, cache int64) (DB, error) {
@@ -113,6 +114,8 @@ func (d *pebbleDB) SeekNext(key []byte, limit int) (int, error) {
 }
 
 func (d *pebbleDB) Close() error {
+	t := d.db.Metrics().Total() // its flushed bytes include the WAL's
+	d.written = int64(t.TableBytesFlushed + t.TableBytesCompacted + t.BlobBytesFlushed + t.BlobBytesCompacted)
 	err := d.db.Close()
 	d.cache.Unref()
 	return err
@@ -130,3 +133,5 @@ func (quietLogger) Errorf(format string, args ...any) {
 }
 
 func (quietLogger) Fatalf(format string, args ...any) { panic(fmt.Sprintf("pebble: "+format, args...)) }
+
+func (d *pebbleDB) bytesWritten() int64 { return d.written }

@@ -38,6 +38,7 @@ func checkFilled(t *testing.T, r Result, cells int) {
 	require.NoError(t, r.Err, r.Engine)
 	assert.Equal(t, cells, r.Cells, r.Engine)
 	assert.Positive(t, r.DiskBytes, r.Engine)
+	assert.Positive(t, r.Written, r.Engine)
 	assert.Positive(t, r.Write, r.Engine)
 	assert.Positive(t, r.Flush, r.Engine)
 	assert.Positive(t, r.Compact, r.Engine)
