@@ -183,7 +183,7 @@ func BenchmarkIterNext(b *testing.B) {
 
 // BenchmarkIterPrev measures one Prev (plus Cell) over the memstore of
 // BenchmarkIterNext: the skiplist links forward only, so a Prev is a search
-// from the top, two without allVersions.
+// from the top (one per key of one visible version).
 func BenchmarkIterPrev(b *testing.B) {
 	m, _ := filled(b, 1<<20)
 	for _, all := range []bool{false, true} {

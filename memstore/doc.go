@@ -25,12 +25,16 @@
 // past the newer versions the same way.
 //
 // skl links its nodes forward only. An iterator moving backward searches the
-// skiplist for the last node below the current key with its smallest
-// suffix (the oldest version of the previous key) and, at a read point,
-// seeks once more to that key at the read point; when the oldest version
-// is above the read point, so are the key's newer ones and it is skipped.
-// A backward step therefore costs one or two O(log n) searches where a
-// forward step follows one link.
+// skiplist for the node before the current one (or for the last node below
+// a key with its smallest suffix: the oldest version of the previous key);
+// when that oldest version is above the read point, so are the key's newer
+// ones and the key is skipped. At a read point it also looks one node
+// further back: a node of another key (or above the read point) means the
+// node in hand is the version to show, and the node found is where the
+// next backward step starts; a newer visible version of the same key means
+// one more seek, to the key at the read point. A backward step therefore
+// costs one O(log n) search per key of one visible version (two for a key
+// of several) where a forward step follows one link.
 //
 // # Arena and ErrFull
 //

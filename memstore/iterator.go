@@ -10,16 +10,21 @@ import (
 
 // Iterator walks a Memstore in cell order (key ascending, seq descending) at
 // a read point, forward (First, SeekGE, Next) or backward (Last, SeekLT,
-// Prev); it may change direction at any cell. Cells added while it runs may or may not show up, except
-// that a cell with Seq <= the read point is always seen when it was added
-// before the iterator was created. Not safe for concurrent use; many
-// Iterators may run at once, alongside Adds.
+// Prev); it may change direction at any cell. Cells added while it runs
+// may or may not show up, except that a cell with Seq <= the read point is
+// always seen when it was added before the iterator was created. Not safe
+// for concurrent use; many Iterators may run at once, alongside Adds.
 type Iterator struct {
 	it        *skl.Iterator
+	list      *skl.Skiplist
 	readPoint uint64
 	all       bool
 	seek      []byte // scratch seek key, reused
 	cell      blockenc.Cell
+	// look is, when looking, the skiplist node just before it (invalid:
+	// none), found by the last backward move: the next Prev starts there.
+	look    *skl.Iterator
+	looking bool
 }
 
 // NewIterator returns an unpositioned Iterator: call First, SeekGE, Last or
@@ -30,17 +35,19 @@ type Iterator struct {
 // allVersions true it shows every version with Seq <= readPoint in cell
 // order, for flush; pass math.MaxUint64 as readPoint to see every cell.
 func (m *Memstore) NewIterator(readPoint uint64, allVersions bool) *Iterator {
-	return &Iterator{it: m.list.NewIterator(), readPoint: readPoint, all: allVersions}
+	return &Iterator{it: m.list.NewIterator(), list: m.list, readPoint: readPoint, all: allVersions}
 }
 
 // First moves to the first visible cell.
 func (i *Iterator) First() {
+	i.looking = false
 	i.it.SeekToFirst()
 	i.settle()
 }
 
 // SeekGE moves to the first visible cell whose key is >= key.
 func (i *Iterator) SeekGE(key []byte) {
+	i.looking = false
 	i.seek = appendKeyTs(i.seek[:0], key, i.readPoint)
 	i.it.Seek(i.seek)
 	i.settle()
@@ -53,6 +60,7 @@ func (i *Iterator) Next() {
 	if !i.it.Valid() {
 		return
 	}
+	i.looking = false
 	if i.all {
 		i.it.Next()
 	} else {
@@ -90,15 +98,18 @@ func (i *Iterator) SeekLT(key []byte) {
 // nothing.
 //
 // The skiplist links nodes forward only, so each Prev searches it from the
-// top (O(log n)), and without allVersions a second search lands on the
-// newest visible version of the key found.
+// top (O(log n)): once per cell with allVersions, once per key of one
+// visible version without, twice for a key of several.
 func (i *Iterator) Prev() {
 	if !i.it.Valid() {
 		return
 	}
-	if i.all {
+	switch {
+	case i.all:
 		i.it.Prev()
-	} else {
+	case i.looking:
+		i.it, i.look = i.look, i.it
+	default:
 		i.before(i.cell.Key)
 	}
 	i.settleBack()
@@ -143,22 +154,39 @@ func (i *Iterator) before(key []byte) {
 }
 
 // settleBack moves backward from the current skiplist node, the oldest
-// version of its key that the Iterator has not passed, to the cell to show
-// and loads it into i.cell. Versions of one key sit newest first, so when
-// this node is above the read point every node of its key before it is too:
-// the whole key is skipped. Otherwise, without allVersions, the newest
-// version at or below the read point is one seek to the key at the read
-// point.
+// version of its key that the Iterator has not passed (or a newer version
+// of the key it leaves, above the read point), to the cell to show and
+// loads it into i.cell. Versions of one key sit newest first, so when this
+// node is above the read point every node of its key before it is too: the
+// whole key is skipped. Otherwise, without allVersions, it looks at the
+// node before: another key's, or a version above the read point, makes
+// this node the one to show and the next Prev's start (one search per key);
+// a newer visible version sends it to the newest one with a seek to the key
+// at the read point.
 func (i *Iterator) settleBack() {
+	i.looking = false
 	for i.it.Valid() {
 		k := i.it.Key()
+		user := k[:len(k)-tsSize]
 		if seqOf(k) > i.readPoint {
-			i.before(k[:len(k)-tsSize])
+			i.before(user)
 			continue
 		}
 		if !i.all {
-			i.seek = appendKeyTs(i.seek[:0], k[:len(k)-tsSize], i.readPoint)
-			i.it.Seek(i.seek)
+			if i.look == nil {
+				i.look = i.list.NewIterator()
+			}
+			*i.look = *i.it
+			i.look.Prev()
+			if i.look.Valid() {
+				if lk := i.look.Key(); seqOf(lk) <= i.readPoint && string(lk[:len(lk)-tsSize]) == string(user) {
+					i.seek = appendKeyTs(i.seek[:0], user, i.readPoint)
+					i.it.Seek(i.seek)
+					i.cell = cellAt(i.it)
+					return
+				}
+			}
+			i.looking = true
 		}
 		i.cell = cellAt(i.it)
 		return
