@@ -68,17 +68,30 @@ func (s *Reader) toCell(t int) bool {
 	if r := t / s.Interval; s.Idx > t || s.Idx < r*s.Interval {
 		s.ToRestart(r)
 	}
-	for s.Idx <= t-prefixkeys.MaxBack { // keep the last MaxBack cells
-		if !s.Next() {
+	for s.Idx < t-prefixkeys.MaxBack { // keep the last MaxBack cells
+		if !s.step() {
 			return false
 		}
 	}
 	s.BackStart(s.Idx)
-	for s.Idx <= t {
-		if !s.Next() {
+	// The cells before t: keys and seqs only (Back keeps no values: back
+	// reads them by index). Measured with callgrind on kvbench's random
+	// key set: a reverse scan cost 539 instructions per cell landing every
+	// cell of the interval, 448 without.
+	for s.Idx < t {
+		if !s.step() {
+			return false
+		}
+		if s.seqMode != colSeqsInline {
+			s.KV.Seq = uint64(s.seqs[s.Idx-1])
+		} else if !s.LandSeq() {
 			return false
 		}
 		s.BackPush()
 	}
+	if !s.step() || !s.land() {
+		return false
+	}
+	s.BackPush()
 	return true
 }
