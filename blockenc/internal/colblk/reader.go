@@ -12,8 +12,8 @@ import (
 	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
 )
 
-// Reader reads a Columnar block: First, SeekGE, Next and the current cell
-// in its prefixkeys.Reader. Init decodes the columns into buffers kept
+// Reader reads a Columnar block: First, SeekGE, Next, Last, SeekLT, Prev
+// (prev.go) and the current cell in its prefixkeys.Reader. Init decodes the columns into buffers kept
 // across Init; the key stream of prefix keys is read as RowIndex's is.
 type Reader struct {
 	prefixkeys.Reader

@@ -18,8 +18,8 @@ const minCellLen = 2
 const rowFlags = frame.FlagLZ4 | frame.FlagLZ4Dict | frame.FlagValueDedup | frame.FlagIntValues | frame.FlagSeqColumn
 
 // Reader reads the cells of one row block (blockenc.Seeker for the row
-// encodings): First, SeekGE, Next, and the current cell in its
-// prefixkeys.Reader.
+// encodings): First, SeekGE, Next, Last, SeekLT, Prev (prev.go), and the
+// current cell in its prefixkeys.Reader.
 type Reader struct {
 	// The cells and the current cell. KV.Key aliases Cells (None) or
 	// KeyBuf; KV.Value the cells or a column value in vbuf.
