@@ -30,7 +30,7 @@ func (s *Store) Compact() error {
 		return err
 	}
 	if s.ownDB && s.garbageDue(true) {
-		return s.dropGarbage(true)
+		return s.dropGarbage(true, gcFiles)
 	}
 	return nil
 }
@@ -65,8 +65,9 @@ func (s *Store) garbageDue(wal bool) bool {
 // deletes the files mostly discarded. DropPrefix fails concurrent writes
 // (ErrBlockedWrites), so it runs on Open's own DB (and on Reclaim's
 // request), with kv's writers, flushes and compactions held; with wal the
-// memstore is flushed first, so no WAL record is needed.
-func (s *Store) dropGarbage(wal bool) error {
+// memstore is flushed first, so no WAL record is needed. GC rewrites at
+// most files value log files.
+func (s *Store) dropGarbage(wal bool, files int) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	if wal && !s.active.empty() {
@@ -118,7 +119,7 @@ func (s *Store) dropGarbage(wal bool) error {
 	if err := s.db.DropPrefix(prefixes...); err != nil {
 		return fmt.Errorf("kv: badger drop prefix: %w", err)
 	}
-	s.valueLogGC()
+	s.valueLogGC(files)
 	return nil
 }
 

@@ -143,7 +143,7 @@ func (s *Store) background() {
 		}
 		if err == nil && s.ownDB && s.garbageDue(false) {
 			// Blocks only: the WAL needs the memstore flushed first.
-			err = s.dropGarbage(false)
+			err = s.dropGarbage(false, gcFilesBackground)
 		}
 		// The outcome of the last background run: an error that a later
 		// run got past (a flush retried after snapshots closed) clears.
@@ -187,13 +187,21 @@ func (s *Store) reap() error {
 // nothing (at Open and Close, and in dropGarbage with the writes held):
 // Badger v4.9.6's RunValueLogGC reads the memtable without a lock
 // (DB.MaxVersion), a data race with concurrent writes that -race reports.
-func (s *Store) valueLogGC() {
+// It rewrites or deletes at most files value log files.
+func (s *Store) valueLogGC(files int) {
 	if !s.ownDB || s.opts.Dir == "" {
 		return
 	}
-	for i := 0; i < 16 && s.db.RunValueLogGC(0.5) == nil; i++ {
+	for i := 0; i < files && s.db.RunValueLogGC(0.5) == nil; i++ {
 	}
 }
+
+// GC passes: at Open, Close and Compact as many files as it takes (up to
+// 16); in the background, with the Store's writes held, two per pass.
+const (
+	gcFiles           = 16
+	gcFilesBackground = 2
+)
 
 // Close flushes the memstore, stops the background work and, for Open,
 // closes the Badger DB. Iterators and Snapshots should be closed first; an
@@ -214,7 +222,7 @@ func (s *Store) Close() error {
 		err = s.reap()
 	}
 	if err == nil {
-		s.valueLogGC()
+		s.valueLogGC(gcFiles)
 	}
 	s.mu.Lock() // wait for reads in flight
 	s.mu.Unlock()

@@ -247,7 +247,7 @@ func newStore(db *badger.DB, opts Options, own bool) (*Store, error) {
 		release()
 		return nil, err
 	}
-	s.valueLogGC()
+	s.valueLogGC(gcFiles)
 	go s.background()
 	if len(s.frozen) > 0 {
 		s.kickBackground()
@@ -523,5 +523,5 @@ func (s *Store) Reclaim() error {
 	if err := s.reap(); err != nil {
 		return err
 	}
-	return s.dropGarbage(true)
+	return s.dropGarbage(true, gcFiles)
 }
