@@ -38,7 +38,7 @@ type cachedBlock struct {
 // blockCache holds decoded blocks, bounded by their cost in bytes: an LRU
 // split into shards by block id, each with its own mutex, so concurrent
 // lookups of different blocks rarely meet on one lock. A block read by a
-// Get goes in at the hot end; a block read by an Iterator (scans, and the
+// Get goes in at the hot end, from its second miss on (admit); a block read by an Iterator (scans, and the
 // first visit of a seek) goes in at the cold end, next in line for
 // eviction, and moves to the hot end only when read again. So a scan
 // bigger than the cache evicts the blocks of the scan itself, not the hot
@@ -47,6 +47,8 @@ type cachedBlock struct {
 type blockCache struct {
 	max    int64
 	shards []cacheShard
+	// ghost remembers the hashes of recently missed blocks (see admit).
+	ghost []atomic.Uint64
 }
 
 type cacheShard struct {
@@ -73,6 +75,7 @@ func newBlockCache(size int64) *blockCache {
 	for n < maxCacheShards && size/int64(2*n) >= 1<<20 {
 		n *= 2
 	}
+	c.ghost = make([]atomic.Uint64, max(64, size/ghostBytes))
 	c.shards = make([]cacheShard, n)
 	for i := range c.shards {
 		c.shards[i].max = size / int64(n)
@@ -81,10 +84,35 @@ func newBlockCache(size int64) *blockCache {
 	return c
 }
 
+// ghostBytes sizes the ghost list: one entry per ghostBytes of cache, about
+// one and a half times the blocks the cache holds (a block of BlockSize 16
+// KiB costs its compressed bytes plus its decode buffer).
+const ghostBytes = 16 << 10
+
+func blockHash(id blockID) uint64 {
+	return (id.seg*0x9e3779b97f4a7c15 ^ uint64(id.block)) * 0xbf58476d1ce4e5b9
+}
+
 // shard returns the shard of id.
 func (c *blockCache) shard(id blockID) *cacheShard {
-	h := (id.seg*0x9e3779b97f4a7c15 ^ uint64(id.block)) * 0xbf58476d1ce4e5b9
-	return &c.shards[(h>>32)%uint64(len(c.shards))]
+	return &c.shards[(blockHash(id)>>32)%uint64(len(c.shards))]
+}
+
+// admit reports whether a Get that missed id should put the block in the
+// cache: when id missed before and is still remembered in the ghost list
+// (direct mapped, lossy), which holds about as many recent misses as the
+// cache holds blocks. A block read once in a while (uniform Gets over a
+// store much bigger than the cache) is read where Badger holds it, with no
+// copy and no eviction; a block read again soon (a hot set) goes in at its
+// second miss.
+func (c *blockCache) admit(id blockID) bool {
+	h := blockHash(id) | 1
+	g := &c.ghost[h%uint64(len(c.ghost))]
+	if g.Load() == h {
+		return true
+	}
+	g.Store(h)
+	return false
 }
 
 func (c *blockCache) get(id blockID) *cachedBlock {

@@ -37,10 +37,14 @@ func (g *segment) findBlock(key []byte) int {
 // read into a pooled buffer, returned with one reference the caller
 // releases.
 func (s *Store) loadBlock(g *segment, i int, fill, cold bool) (*cachedBlock, *refBuf, error) {
-	id := blockID{seg: g.meta.id, block: i}
-	if cb := s.cache.get(id); cb != nil {
+	if cb := s.cache.get(blockID{seg: g.meta.id, block: i}); cb != nil {
 		return cb, nil, nil
 	}
+	return s.readBlock(g, i, fill, cold)
+}
+
+// readBlock is loadBlock's miss: block i of g read from Badger.
+func (s *Store) readBlock(g *segment, i int, fill, cold bool) (*cachedBlock, *refBuf, error) {
 	cached := fill && s.cache.max > 0
 	var rb *refBuf
 	var data []byte
@@ -119,8 +123,18 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 	if i < 0 {
 		return nil, 0, 0, false, nil
 	}
-	if s.cache.max <= 0 {
-		// No cache: the block is read where Badger holds it, not copied.
+	var cb *cachedBlock
+	if s.cache.max > 0 {
+		id := blockID{seg: g.meta.id, block: i}
+		if cb = s.cache.get(id); cb == nil && s.cache.admit(id) {
+			if cb, _, err = s.readBlock(g, i, true, false); err != nil {
+				return nil, 0, 0, false, err
+			}
+		}
+	}
+	if cb == nil {
+		// No cache, or a block missed for the first time in a while: it
+		// is read where Badger holds it, not copied.
 		var serr error
 		err = s.viewBlock(g, i, func(v []byte) {
 			var sk *blockenc.Seeker
@@ -137,10 +151,6 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 			return nil, 0, 0, false, fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], serr)
 		}
 		return val, kind, seq, found, nil
-	}
-	cb, _, err := s.loadBlock(g, i, true, false)
-	if err != nil {
-		return nil, 0, 0, false, err
 	}
 	if cb.ref != nil { // refcountHot: HBase's scheme, for the benchmark
 		cb.ref.retain()
