@@ -114,8 +114,16 @@ func (it *segSource) close() {
 	it.ok = false
 }
 
-// load moves to block i, positioned before its first cell.
-func (it *segSource) load(i int) bool {
+// loadSeek is load for a seek: a random visit, which like a Get's puts a
+// missed block into the cache only at its second miss within a while
+// (blockCache.admit), and then at the hot end.
+func (it *segSource) loadSeek(i int) bool { return it.loadAs(i, true) }
+
+// load is loadAs for a visit in order (First, Last, Next, Prev).
+func (it *segSource) load(i int) bool { return it.loadAs(i, false) }
+
+// loadAs moves to block i, positioned before its first cell.
+func (it *segSource) loadAs(i int, seek bool) bool {
 	it.leave()
 	it.bi = i
 	if i < 0 || i >= len(it.g.blockKeys) {
@@ -131,7 +139,14 @@ func (it *segSource) load(i int) bool {
 	// would evict one another before a reuse, so it reads them into pooled
 	// buffers and leaves the cache to the blocks already in it.
 	fill := it.fill && it.streamed <= it.s.cache.max
-	cb, rb, err := it.s.loadBlock(it.g, i, fill, true)
+	id := blockID{it.g.meta.id, i}
+	cb := it.s.cache.get(id)
+	var rb *refBuf
+	var err error
+	if cb == nil {
+		fill = fill && (!seek || it.s.cache.admit(id))
+		cb, rb, err = it.s.readBlock(it.g, i, fill, !seek)
+	}
 	if err != nil {
 		it.fail(err)
 		return false
@@ -178,7 +193,7 @@ func (it *segSource) seekGE(key []byte) {
 		return
 	}
 	if i != it.bi || it.sk == nil {
-		if !it.load(i) {
+		if !it.loadSeek(i) {
 			return
 		}
 	}
@@ -257,7 +272,7 @@ func (it *segSource) seekLT(key []byte) {
 		i = len(it.g.blockKeys) - 1
 	}
 	if i != it.bi || it.sk == nil {
-		if !it.load(i) {
+		if !it.loadSeek(i) {
 			return
 		}
 	}
