@@ -91,11 +91,7 @@ func bigStore(b *testing.B, d *dataset, store string) *bigLoaded {
 	case "badger-default":
 		l.bopt = badgerDefault
 	default:
-		for _, v := range bigVariants {
-			if v.name == store {
-				l.tune = v.tune
-			}
-		}
+		l.tune = bigTune(store)
 	}
 	if l.bopt != nil {
 		loadBadgerInto(b, d, l.bopt(l.dir))
@@ -120,14 +116,7 @@ func cpuSeconds() float64 {
 // seconds of the process during the compaction (on a shared machine,
 // steadier than its wall time).
 func loadKVInto(b *testing.B, d *dataset, dir string, tune func(*Options)) (write, flush, compact, compactCPU float64) {
-	o := DefaultOptions(dir)
-	if tune != nil {
-		tune(&o)
-	}
-	s, err := Open(o)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := openKV(b, dir, tune)
 	t0 := time.Now()
 	writeAll(b, s, d)
 	t1 := time.Now()
@@ -183,13 +172,7 @@ func (l *bigLoaded) open(b *testing.B) (get func([]byte) error, scan func() erro
 		}
 		return badgerGet(db), scan, func() { db.Close() }
 	}
-	o := DefaultOptions(l.dir)
-	l.tune(&o)
-	o.CacheSize = bigCache
-	s, err := Open(o)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := openKV(b, l.dir, l.tune, func(o *Options) { o.CacheSize = bigCache })
 	scan = func() error {
 		it := s.NewIterator(IterOptions{})
 		for ok := it.First(); ok; ok = it.Next() {
@@ -197,6 +180,17 @@ func (l *bigLoaded) open(b *testing.B) (get func([]byte) error, scan func() erro
 		return it.Close()
 	}
 	return kvGet(s), scan, func() { s.Close() }
+}
+
+// bigTune returns the tune of the bigVariants entry called name (nil if
+// there is none).
+func bigTune(name string) func(*Options) {
+	for _, v := range bigVariants {
+		if v.name == name {
+			return v.tune
+		}
+	}
+	return nil
 }
 
 // bigStores lists what BenchmarkBig compares.
@@ -319,10 +313,7 @@ func badgerWritten() int64 {
 // log / bytes of keys and values loaded).
 func BenchmarkBigLoad(b *testing.B) {
 	for _, d := range bigDatasets() {
-		var raw int64
-		for i := range d.keys {
-			raw += int64(len(d.keys[i]) + len(d.vals[i]))
-		}
+		raw := d.rawBytes()
 		for _, name := range bigStores() {
 			b.Run("data="+d.name+"/store="+name, func(b *testing.B) {
 				for b.Loop() {
@@ -335,14 +326,8 @@ func BenchmarkBigLoad(b *testing.B) {
 					case "badger-default":
 						loadBadgerInto(b, d, badgerDefault(dir))
 					default:
-						var tune func(*Options)
-						for _, v := range bigVariants {
-							if v.name == name {
-								tune = v.tune
-							}
-						}
 						c0 := cpuSeconds()
-						w, f, c, cc := loadKVInto(b, d, dir, tune)
+						w, f, c, cc := loadKVInto(b, d, dir, bigTune(name))
 						b.ReportMetric(cpuSeconds()-c0, "load-cpu-s")
 						b.ReportMetric(cc, "compact-cpu-s")
 						b.ReportMetric(w, "write-s")
@@ -368,10 +353,7 @@ func BenchmarkBigLoad(b *testing.B) {
 //	go test -run '^$' -bench 'BigChurn/data=lineitem' -benchtime 1x ./kv/
 func BenchmarkBigChurn(b *testing.B) {
 	for _, d := range bigDatasets() {
-		var raw int64
-		for i := range d.keys {
-			raw += int64(len(d.keys[i]) + len(d.vals[i]))
-		}
+		raw := d.rawBytes()
 		for _, v := range []string{"kv", "kv-inline", "badger-default"} {
 			b.Run("data="+d.name+"/store="+v, func(b *testing.B) {
 				for b.Loop() {
@@ -389,16 +371,7 @@ func BenchmarkBigChurn(b *testing.B) {
 							b.Fatal(err)
 						}
 					} else {
-						o := DefaultOptions(dir)
-						for _, bv := range bigVariants {
-							if bv.name == v {
-								bv.tune(&o)
-							}
-						}
-						s, err := Open(o)
-						if err != nil {
-							b.Fatal(err)
-						}
+						s := openKV(b, dir, bigTune(v))
 						for range 3 {
 							writeAll(b, s, d)
 						}

@@ -31,6 +31,15 @@ type dataset struct {
 	vals [][]byte
 }
 
+// rawBytes is the bytes of d's keys and values.
+func (d *dataset) rawBytes() int64 {
+	var n int64
+	for i := range d.keys {
+		n += int64(len(d.keys[i]) + len(d.vals[i]))
+	}
+	return n
+}
+
 var datasets = sync.OnceValue(func() []*dataset {
 	rng := rand.New(rand.NewPCG(42, 42))
 	return []*dataset{ycsbRows(rng, benchCells), timeSeries(rng, benchCells), lineitemRows(rng, benchCells)}
@@ -150,17 +159,26 @@ func writeAll(b *testing.B, s *Store, d *dataset) {
 	}
 }
 
-// loadKV loads d into a new on-disk Store, flushed and compacted.
-func loadKV(b *testing.B, d *dataset, tune func(*Options)) (*Store, string) {
-	dir := benchDir(b)
+// openKV opens a Store in dir with DefaultOptions changed by the tunes
+// (nil ones skipped).
+func openKV(b *testing.B, dir string, tunes ...func(*Options)) *Store {
 	o := DefaultOptions(dir)
-	if tune != nil {
-		tune(&o)
+	for _, tune := range tunes {
+		if tune != nil {
+			tune(&o)
+		}
 	}
 	s, err := Open(o)
 	if err != nil {
 		b.Fatal(err)
 	}
+	return s
+}
+
+// loadKV loads d into a new on-disk Store, flushed and compacted.
+func loadKV(b *testing.B, d *dataset, tune func(*Options)) (*Store, string) {
+	dir := benchDir(b)
+	s := openKV(b, dir, tune)
 	writeAll(b, s, d)
 	if err := s.Compact(); err != nil {
 		b.Fatal(err)
