@@ -22,19 +22,25 @@ func (s *Reader) Last() bool { return s.back(s.LastIndex()) }
 // one). From the first cell it returns false and leaves s before the first
 // cell, where Next moves to it; it returns false on error too.
 //
-// back written out: one call less per Prev.
+// back's first case written out: one call less per Prev.
 func (s *Reader) Prev() bool {
 	t := s.PrevIndex()
 	if e := s.BackTo(t); e != nil {
-		s.val = e.Val
-		if s.intW == 0 {
-			s.KV.Value = e.Val
-		} else {
-			s.KV.Value = s.intValue(t)
-		}
+		s.setBackValue(e.Val, t)
 		return true
 	}
 	return s.back(t)
+}
+
+// setBackValue sets the value of cell t, restored from the Back cache
+// with val its value bytes.
+func (s *Reader) setBackValue(val []byte, t int) {
+	s.val = val
+	if s.intW == 0 {
+		s.KV.Value = val
+	} else {
+		s.KV.Value = s.intValue(t)
+	}
 }
 
 // SeekLT moves to the last cell whose key is < key. It scans as SeekGE
@@ -51,12 +57,7 @@ func (s *Reader) SeekLT(key []byte) bool {
 // toCell; before the first cell when t < 0.
 func (s *Reader) back(t int) bool {
 	if e := s.BackTo(t); e != nil {
-		s.val = e.Val
-		if s.intW == 0 {
-			s.KV.Value = e.Val
-		} else {
-			s.KV.Value = s.intValue(t)
-		}
+		s.setBackValue(e.Val, t)
 		return true
 	}
 	if t < 0 {
