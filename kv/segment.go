@@ -31,19 +31,11 @@ func (g *segment) findBlock(key []byte) int {
 	return sort.Search(len(g.lastKeys), func(i int) bool { return bytes.Compare(g.lastKeys[i], key) >= 0 })
 }
 
-// loadBlock returns block i of g. With fill and a cache, a miss is copied
-// once out of Badger into an exact-size slice and cached, at the cold end
-// with cold (see blockCache). Otherwise (compaction, no cache) a miss is
-// read into a pooled buffer, returned with one reference the caller
-// releases.
-func (s *Store) loadBlock(g *segment, i int, fill, cold bool) (*cachedBlock, *refBuf, error) {
-	if cb := s.cache.get(blockID{seg: g.meta.id, block: i}); cb != nil {
-		return cb, nil, nil
-	}
-	return s.readBlock(g, i, fill, cold)
-}
-
-// readBlock is loadBlock's miss: block i of g read from Badger.
+// readBlock reads block i of g from Badger, after a cache miss. With fill
+// and a cache, it is copied once into an exact-size slice and cached, at
+// the cold end with cold (see blockCache). Otherwise (compaction, a
+// streaming or first-time seek, no cache) it is read into a pooled buffer,
+// returned with one reference the caller releases.
 func (s *Store) readBlock(g *segment, i int, fill, cold bool) (*cachedBlock, *refBuf, error) {
 	cached := fill && s.cache.max > 0
 	var rb *refBuf
