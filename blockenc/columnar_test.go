@@ -90,31 +90,12 @@ func TestColumnarForms(t *testing.T) {
 				}
 				conform(t, &s, rng, block, set.cells)
 				checkColumnarAllocs(t, block, set.cells)
-				checkFlips(t, block, 0x01, 0x80, 0xff)
+				requireFlipsAndCutsCorrupt(t, block, "columnar", 0x01, 0x80, 0xff)
 				if comp == blockenc.NoCompression {
 					checkHostile(t, block, func(i int) int { return i + 1 })
 				}
 			})
 		}
-	}
-}
-
-// checkFlips: every byte of block xor each of xs, and every truncation,
-// is ErrCorrupt from NewSeeker (the CRC-32C catches them).
-func checkFlips(t *testing.T, block []byte, xs ...byte) {
-	t.Helper()
-	bad := bytes.Clone(block)
-	for i := range block {
-		for _, x := range xs {
-			bad[i] ^= x
-			_, err := blockenc.NewSeeker(bad)
-			require.ErrorIs(t, err, blockenc.ErrCorrupt, "byte %d ^ %#x: NewSeeker", i, x)
-			bad[i] ^= x
-		}
-	}
-	for n := range len(block) {
-		_, err := blockenc.NewSeeker(block[:n])
-		require.ErrorIs(t, err, blockenc.ErrCorrupt, "truncated to %d bytes: NewSeeker", n)
 	}
 }
 
@@ -264,7 +245,7 @@ func TestColumnarLZ4Dict(t *testing.T) {
 				assert.LessOrEqual(t, loaded, 3, "SeekGE loaded %d of %d sub-blocks, want the dictionary and at most 2", loaded, total)
 				assert.GreaterOrEqual(t, total, 20, "SeekGE loaded %d of %d sub-blocks, want the dictionary and at most 2", loaded, total)
 			}
-			checkFlips(t, block, 0x41)
+			requireFlipsAndCutsCorrupt(t, block, "columnar lz4dict", 0x41)
 			// Every byte of the sections and index, then sparser through
 			// the compressed data.
 			checkHostile(t, block, func(i int) int { return i + 1 + i/64 })
