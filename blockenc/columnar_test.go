@@ -109,7 +109,7 @@ func checkHostile(t *testing.T, block []byte, next func(int) int) {
 		for _, x := range []byte{0, 1, 0x80, 0xff} {
 			bad[i] = x
 			fixCRC(bad)
-			if exercise(t, bad) == nil && blockenc.Verify(bad) == nil {
+			if exercise(t, bad) == nil && verify(bad) == nil {
 				checkConsistent(t, bad)
 			}
 			copy(bad, block)
@@ -122,7 +122,7 @@ func checkHostile(t *testing.T, block []byte, next func(int) int) {
 // have grown.
 func checkColumnarAllocs(t *testing.T, block []byte, cells []blockenc.Cell) {
 	t.Helper()
-	s, err := blockenc.NewSeeker(block)
+	s, err := newSeeker(block)
 	require.NoError(t, err)
 	i, sink := 0, 0
 	a := testing.AllocsPerRun(100, func() {
@@ -145,7 +145,7 @@ func checkColumnarAllocs(t *testing.T, block []byte, cells []blockenc.Cell) {
 	})
 	assert.Zero(t, a, "allocs per SeekLT+Prev+Next+Cell")
 	a = testing.AllocsPerRun(20, func() {
-		if s.Init(block) != nil { // plain check: inside the measured function
+		if initSeeker(s, block) != nil { // plain check: inside the measured function
 			t.Fatal("Init failed")
 		}
 		for ok := s.First(); ok; ok = s.Next() {
@@ -199,29 +199,13 @@ func TestColumnarVersion(t *testing.T) {
 func TestColumnarLZ4Dict(t *testing.T) {
 	defer blockenc.SetSubBlockSizes(64, 96)()
 	rng := rand.New(rand.NewPCG(94, 95))
-	var text, dict, prefix []blockenc.Cell
-	for i := range 200 {
-		k := binary.BigEndian.AppendUint32([]byte("row/"), uint32(i*7))
-		var v []byte
-		for range 1 + rng.IntN(6) {
-			v = append(v, commentWords[rng.IntN(len(commentWords))]...)
-			v = append(v, ' ')
-		}
-		if i%17 == 0 {
-			v = nil // empty values too
-		}
-		text = append(text, blockenc.Cell{Key: k, Value: v, Seq: 1<<20 + uint64(i), Kind: blockenc.Kind(min(1, i%9))})
-		d := fmt.Appendf(nil, "distinct value number %d of forty, padded out", rng.IntN(40))
-		dict = append(dict, blockenc.Cell{Key: k, Value: d, Seq: 1<<20 + uint64(i), Kind: blockenc.KindPut})
-		// Keys of several lengths (prefix keys), seqs inline.
-		prefix = append(prefix, blockenc.Cell{Key: fmt.Appendf(nil, "r/%x", i*i), Value: v, Seq: uint64(i % 5), Kind: blockenc.KindPut})
-	}
+	text, dict, prefix := dictTestCells(rng, 200)
 	opts := blockenc.Options{Encoding: blockenc.Columnar, RestartInterval: 8, Compression: blockenc.LZ4Dict}
 	for _, set := range []struct {
 		name   string
 		cells  []blockenc.Cell
 		values byte
-	}{{"inline", text, 0}, {"dictionary", dict, 2}, {"prefix-keys", sortCells(prefix), 0}} {
+	}{{"inline", text, 0}, {"dictionary", dict, 2}, {"prefix-keys", prefix, 0}} {
 		t.Run(set.name, func(t *testing.T) {
 			block := encodeAny(t, opts, set.cells)
 			k, _, v, err := blockenc.ColumnarForms(block)

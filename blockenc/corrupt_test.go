@@ -42,7 +42,7 @@ func fixCRC(b []byte) {
 // reports whether it saw an error; any error must wrap ErrCorrupt.
 func exercise(t *testing.T, block []byte) error {
 	t.Helper()
-	s, err := blockenc.NewSeeker(block)
+	s, err := newSeeker(block)
 	if err != nil {
 		require.ErrorIs(t, err, blockenc.ErrCorrupt, "NewSeeker")
 		return err
@@ -126,7 +126,7 @@ func replaceBytes(t *testing.T, block []byte, values ...byte) (errs, oks int) {
 // binary search over the cells a full scan returns.
 func checkConsistent(t *testing.T, block []byte) {
 	t.Helper()
-	s, err := blockenc.NewSeeker(block)
+	s, err := newSeeker(block)
 	require.NoError(t, err)
 	var cells []blockenc.Cell
 	for ok := s.First(); ok; ok = s.Next() {
@@ -174,13 +174,13 @@ func requireFlipsAndCutsCorrupt(t *testing.T, block []byte, name string, xs ...b
 	for i := range block {
 		for _, x := range xs {
 			bad[i] ^= x
-			_, err := blockenc.NewSeeker(bad)
+			_, err := newSeeker(bad)
 			require.ErrorIs(t, err, blockenc.ErrCorrupt, "%s: byte %d ^ %#x: NewSeeker", name, i, x)
 			bad[i] ^= x
 		}
 	}
 	for n := range len(block) {
-		_, err := blockenc.NewSeeker(block[:n])
+		_, err := newSeeker(block[:n])
 		require.ErrorIs(t, err, blockenc.ErrCorrupt, "%s: truncated to %d bytes: NewSeeker", name, n)
 	}
 }

@@ -32,6 +32,12 @@
 //	                sub-block: faster cold seeks for a few percent of
 //	                size). Cells that do not compress are stored as they
 //	                are.
+//	Dict            with LZ4Dict and Columnar: a preset dictionary shared
+//	                by many blocks (one per file, say) replaces the
+//	                in-block one; the value area is cut into 4 KiB
+//	                sub-blocks, all compressed against it (smaller blocks,
+//	                and a cold seek decompresses 4 KiB). SampleDict makes
+//	                one from sample values.
 //	CompressionLevel 0 is LZ4's fast greedy parse; 1..9 hash-chain search,
 //	                10..MaxCompressionLevel optimal parsing: smaller blocks,
 //	                slower encoding, the same decoding speed.
@@ -58,15 +64,19 @@
 //	crc    := CRC-32C (Castagnoli) of every byte before it
 //
 // Version is 1, or 2 for a Columnar block that uses a form version 1 did
-// not have. Encoding is the Encoding id. Flags (never reuse a bit):
+// not have, or 3 for a Columnar block compressed against a Dict (version
+// 2 readers do not know it). Encoding is the Encoding id. Flags (never
+// reuse a bit):
 //
 //	bit 0  LZ4: the cells (Columnar: the value area) are one LZ4 block
 //	bit 1  LZ4Dict: LZ4 sub-blocks against a preset dictionary
 //	bit 2  value dedupe: value lengths doubled, odd ones back-references
 //	bit 3  value column: the values as an integer column
 //	bit 4  seq column: the seqs as an integer column (only with bit 3)
-//	bits 5-7 are reserved; bits 0 and 1 exclude each other, as do 2 and 3.
-//	Columnar blocks use bits 0 and 1 only.
+//	bit 5  with bit 1: the sub-blocks against an external dictionary
+//	       (a Dict), whose ID the area holds; Columnar, version 3 only
+//	bits 6-7 are reserved; bits 0 and 1 exclude each other, as do 2 and 3.
+//	Columnar blocks use bits 0, 1 and 5 only.
 //
 // A row block (encodings 0-4; internal/rowblk has the details) is
 //
@@ -114,6 +124,8 @@
 //	column   := clen uv | shapeshift column
 //	area     := rawlen uv | alen uv | alen bytes (LZ4 with flag bit 0)
 //	          | rawlen uv | nsub uv | LZ4Dict index and data (bit 1)
+//	          | rawlen uv | id u32 | nsub uv | index and data
+//	                                 (bits 1 and 5: against a Dict)
 //
 // The Encoder writes every form the cells allow and keeps the smallest.
 //
@@ -185,6 +197,51 @@
 // LZ4Dict, packed Columnar values), have worked examples in the internal
 // packages' docs, pinned by the other files of testdata.
 //
+// # Shared dictionaries
+//
+// A block written with Options.Dict (Columnar, LZ4Dict) stores its value
+// area as sub-blocks of 4 KiB of uncompressed bytes, the last fewer, each
+// one LZ4 block whose matches may reach back into the Dict's bytes as if
+// they preceded it (each decodes with LZ4's dictionary decoding,
+// pierrec/lz4's UncompressBlockWithDict, given the Dict's bytes), or
+// stored when it does not shrink (complen = sublen). No sub-block
+// depends on another: a move decompresses only the sub-blocks that hold
+// the value it lands on. The area names the Dict by its ID, the CRC-32C
+// of its bytes; a reader given no Dict or another one refuses the block
+// (ErrWrongDict). An area that does not shrink is stored, in a version 1
+// block without flags.
+//
+//	area  := rawlen uv | id u32 | nsub uv | (sublen uv | complen uv) * nsub
+//	         | data (the sub-blocks, complen bytes each, in order)
+//
+// Four cells "a".."d" (seqs 5..8) with the values "quickly carefully",
+// "blithely slyly furiously", "slyly quickly blithely" and "carefully
+// furiously", against the Dict "furiously quickly carefully blithely
+// slyly" (42 bytes; "quickly" starts at byte 10, "blithely" at 28), with
+// 32-byte sub-blocks (137 bytes):
+//
+//	03 05 22 04 02                         version 3, Columnar, flags 0x22, 4 cells
+//	00 10 00016105 00016206 00016307 00016408   prefix keys, seqs inline
+//	00000000 08000000                      restart offsets
+//	00 00                                  seqs in the kcells, all Put
+//	00 26 01040a...2dc9ff                  inline values; 38-byte ends
+//	                                       column (ends 17 41 63 82)
+//	52                                     area: 82 bytes
+//	820fcd1a                               Dict ID 0x1acd0f82
+//	03 20 0c 20 13 12 0d                   3 sub-blocks: 32 bytes in 12,
+//	                                       32 in 19, 18 in 13
+//	0d 2000                                no literals, a match of 4+13 =
+//	                                       17 bytes 32 back: Dict bytes
+//	                                       10..26, "quickly carefully"
+//	06 1f00                                10 bytes 31 back: bytes 28..37,
+//	                                       "blithely s"
+//	50 6c796c7920                          5 literals "lyly ", the end
+//	052a00 37736c792f00 ...                sub-blocks 1 and 2 (32 bytes
+//	                                       from 19, 18 from 13)
+//	89 9e f1 88                            CRC-32C
+//
+// Pinned by testdata/columnar-dict.block and TestGoldenColumnarDict.
+//
 // # Reading and checking
 //
 // NewSeeker and Init check the checksum, the header, the restart array and
@@ -196,7 +253,8 @@
 // SeekGE binary-search restart keys (or fixed-length keys) read in place;
 // the other encodings scan forward from the current cell when the target
 // is after it, else from the block start. An LZ4 block is decompressed by
-// Init; an LZ4Dict block only the sub-blocks a move reaches.
+// Init; an LZ4Dict block only the sub-blocks a move reaches (and, without
+// a Dict, its dictionary sub-block).
 //
 // Backward moves (Last, SeekLT, Prev) visit the cells in the exact reverse
 // of the forward order: SeekLT(key) lands on the last cell whose key is

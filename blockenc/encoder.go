@@ -6,6 +6,7 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc/internal/colblk"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
+	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
 	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
 	"github.com/kvenc/kvenc/blockenc/internal/rowblk"
 )
@@ -43,6 +44,10 @@ func NewEncoder(opts Options) *Encoder {
 		e.err = fmt.Errorf("%w: compression %d is not one of %v", ErrInvalidOptions, opts.Compression, Compressions())
 	case opts.CompressionLevel < 0 || opts.CompressionLevel > MaxCompressionLevel:
 		e.err = fmt.Errorf("%w: compression level %d not in [0, %d]", ErrInvalidOptions, opts.CompressionLevel, MaxCompressionLevel)
+	case opts.Dict != nil && opts.Compression != LZ4Dict:
+		e.err = fmt.Errorf("%w: a Dict needs compression %v, not %v", ErrInvalidOptions, LZ4Dict, opts.Compression)
+	case opts.Dict != nil && opts.Encoding != Columnar:
+		e.err = fmt.Errorf("%w: a Dict needs encoding %v, not %v", ErrInvalidOptions, Columnar, opts.Encoding)
 	}
 	compress := byte(0)
 	switch opts.Compression {
@@ -52,7 +57,11 @@ func NewEncoder(opts Options) *Encoder {
 		compress = frame.FlagLZ4Dict
 	}
 	if opts.Encoding == Columnar {
-		e.col = colblk.NewWriter(opts.RestartInterval, compress, opts.CompressionLevel)
+		var ext *lz4area.Dict
+		if opts.Dict != nil {
+			ext = &opts.Dict.d
+		}
+		e.col = colblk.NewWriter(opts.RestartInterval, compress, opts.CompressionLevel, ext)
 	} else {
 		e.row = rowblk.NewWriter(rowblk.Options{
 			Layout:    byte(opts.Encoding),

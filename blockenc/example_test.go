@@ -3,6 +3,7 @@ package blockenc_test
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"time"
 
@@ -156,4 +157,55 @@ func ExampleSeeker_SeekLT() {
 	// disk@1020
 	// last cell: mem@1040
 	// <nil>
+}
+
+// ExampleNewDict writes a Columnar block whose values are compressed
+// against a Dict sampled from earlier values (kept once, next to many
+// blocks), and reads it back with the same Dict; without it the block is
+// refused.
+func ExampleNewDict() {
+	comment := func(i int) []byte {
+		words := []string{"furiously", "quickly", "carefully", "blithely", "slyly", "final", "deposits", "packages"}
+		return fmt.Appendf(nil, "%s %s %s|%d", words[i%8], words[i*3%8], words[i*5%8], i%50)
+	}
+	var sample [][]byte
+	for i := range 1000 {
+		sample = append(sample, comment(i))
+	}
+	dict, err := blockenc.NewDict(blockenc.SampleDict(sample, 4096))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	e := blockenc.NewEncoder(blockenc.Options{Encoding: blockenc.Columnar, Compression: blockenc.LZ4Dict, Dict: dict})
+	raw := 0
+	for i := range 300 {
+		c := blockenc.Cell{Key: binary.BigEndian.AppendUint32(nil, uint32(i)), Value: comment(i + 7), Seq: 1, Kind: blockenc.KindPut}
+		raw += len(c.Value)
+		if err := e.Add(c); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	block, err := e.Finish()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("version %d, flags %#02x, values %d bytes, block under %d%% of them\n", block[0], block[2], raw, (100*len(block)/raw+9)/10*10)
+
+	s, err := blockenc.NewSeekerDict(block, dict)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if s.SeekGE(binary.BigEndian.AppendUint32(nil, 123)) {
+		fmt.Printf("%q\n", s.Value())
+	}
+	_, err = blockenc.NewSeeker(block)
+	fmt.Println(errors.Is(err, blockenc.ErrWrongDict), errors.Is(err, blockenc.ErrCorrupt))
+	// Output:
+	// version 3, flags 0x22, values 8083 bytes, block under 20% of them
+	// "carefully deposits carefully|30"
+	// true true
 }

@@ -23,3 +23,10 @@ const (
 // SetDictAsLiterals chooses how LZ4Dict sub-blocks are decoded, and returns
 // a function that restores the choice.
 var SetDictAsLiterals = lz4area.SetDictAsLiterals
+
+// SetExtSubBlockSize sets the size of the sub-blocks of value areas
+// compressed against a Dict, and returns a function that restores it.
+var SetExtSubBlockSize = lz4area.SetExtSize
+
+// FlagExtDict is the flag of a block compressed against a Dict.
+const FlagExtDict = frame.FlagExtDict

@@ -18,20 +18,26 @@ import (
 // at every compression level; with the second byte's bit 0, runs of
 // integer values and seqs that need the zigzag delta columns. Size must
 // bound every block, and every block must verify, read back, seek and
-// allocate nothing per move (conform); FuzzBlockDecode
+// allocate nothing per move (conform). With the second byte's bit 1 the
+// value area is compressed against a Dict of the input's first bytes, in
+// small sub-blocks. FuzzBlockDecode
 // (fuzz/blockenc_test.go) has the golden blocks of these forms as seeds
 // for arbitrary bytes.
 func FuzzColumnarForms(f *testing.F) {
 	defer blockenc.SetSubBlockSizes(16, 24)()
+	defer blockenc.SetExtSubBlockSize(20)()
 	f.Add([]byte("\x07\x00 the quick brown fox jumps over the lazy dog, 1995-03-13 1996-01-02"))
 	f.Add(append([]byte{0x03, 0x00}, bytes.Repeat([]byte{0x03, 0x10, 0x20, 0x31, 0x42}, 40)...))
 	f.Add(append([]byte{0x1c, 0x00}, bytes.Repeat([]byte{0x1c, 0xff, 0x00, 0x7f}, 90)...))
 	f.Add(append([]byte{0x61, 0x01}, bytes.Repeat([]byte{0x05, 0x01, 0x02}, 100)...))
+	f.Add([]byte("\x07\x02 the quick brown fox jumps over the lazy dog, 1995-03-13 1996-01-02"))
+	f.Add([]byte("\x00\x02 furiously quickly carefully blithely slyly quickly quickly carefully"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		opts, cells := fuzzColumnarCells(data)
 		if len(cells) == 0 {
 			return
 		}
+		defer withReadDict(opts.Dict)()
 		block := encodeAny(t, opts, cells) // checks that Size bounds the block
 		var s blockenc.Seeker
 		conform(t, &s, rand.New(rand.NewPCG(uint64(len(data)), 1)), block, cells)
@@ -45,13 +51,18 @@ func fuzzColumnarCells(data []byte) (opts blockenc.Options, cells []blockenc.Cel
 	if len(data) < 3 {
 		return opts, nil
 	}
-	mode, series, data := data[0], data[1]&1 != 0, data[2:]
+	mode, series := data[0], data[1]&1 != 0
 	fixedKeys, fixedVals := mode&1 != 0, mode&2 != 0
 	opts = blockenc.Options{Encoding: blockenc.Columnar, Compression: blockenc.LZ4Dict,
 		RestartInterval: 1 + int(mode>>5), CompressionLevel: levels[mode>>3&3]}
-	if mode&4 != 0 {
+	if data[1]&2 != 0 {
+		// A Dict of the input's first bytes: its values match into it.
+		opts.Dict, _ = blockenc.NewDict(data[2:min(len(data), 66)])
+	}
+	if mode&4 != 0 && opts.Dict == nil {
 		opts.Compression = blockenc.LZ4
 	}
+	data = data[2:]
 	var sum uint64
 	for i := 0; i < len(data) && len(cells) < 300; i++ {
 		d := data[i]

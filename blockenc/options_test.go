@@ -99,8 +99,8 @@ func intCells(rng *rand.Rand, n, w int) []blockenc.Cell {
 // every kind of seek, First after seeks.
 func conform(t *testing.T, s *blockenc.Seeker, rng *rand.Rand, block []byte, cells []blockenc.Cell) {
 	t.Helper()
-	require.NoError(t, blockenc.Verify(block), "Verify")
-	require.NoError(t, s.Init(block))
+	require.NoError(t, verify(block), "Verify")
+	require.NoError(t, initSeeker(s, block))
 	checkAll(t, s, cells)
 	targets := seekTargets(cells)
 	for _, tg := range targets {
@@ -109,7 +109,7 @@ func conform(t *testing.T, s *blockenc.Seeker, rng *rand.Rand, block []byte, cel
 	rng.Shuffle(len(targets), func(i, j int) { targets[i], targets[j] = targets[j], targets[i] })
 	// A fresh seeker per random seek: sub-blocks decompressed on demand.
 	for _, tg := range targets[:min(len(targets), 30)] {
-		require.NoError(t, s.Init(block))
+		require.NoError(t, initSeeker(s, block))
 		checkSeek(t, s, cells, tg)
 	}
 	targets = targets[:min(len(targets), 200)]
@@ -127,12 +127,12 @@ func conform(t *testing.T, s *blockenc.Seeker, rng *rand.Rand, block []byte, cel
 	}
 	// A fresh seeker per backward move: sub-blocks decompressed on demand.
 	for _, tg := range targets[:min(len(targets), 30)] {
-		require.NoError(t, s.Init(block))
+		require.NoError(t, initSeeker(s, block))
 		checkSeekLT(t, s, cells, tg)
 	}
-	require.NoError(t, s.Init(block))
+	require.NoError(t, initSeeker(s, block))
 	checkAllReverse(t, s, cells)
-	require.NoError(t, s.Init(block))
+	require.NoError(t, initSeeker(s, block))
 	checkMoves(t, s, rng, cells, targets, 1000)
 }
 

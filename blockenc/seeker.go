@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kvenc/kvenc/blockenc/internal/colblk"
+	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
 	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
 	"github.com/kvenc/kvenc/blockenc/internal/rowblk"
 )
@@ -51,10 +52,28 @@ func NewSeeker(block []byte) (*Seeker, error) {
 	return s, nil
 }
 
+// NewSeekerDict is NewSeeker for blocks that may be compressed against
+// d (see InitDict).
+func NewSeekerDict(block []byte, d *Dict) (*Seeker, error) {
+	s := &Seeker{}
+	if err := s.InitDict(block, d); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // Init points s at a new block, keeping its buffers, and positions it
 // before the first cell. On error (wrapping ErrCorrupt) every move returns
-// false and Err returns the same error.
-func (s *Seeker) Init(block []byte) error {
+// false and Err returns the same error. A block compressed against a Dict
+// needs InitDict: Init refuses it with ErrWrongDict.
+func (s *Seeker) Init(block []byte) error { return s.InitDict(block, nil) }
+
+// InitDict is Init for a block that may have been compressed against d
+// (Options.Dict): it reads blocks compressed against d and blocks
+// compressed without a Dict, and refuses, with an error wrapping
+// ErrWrongDict (and so ErrCorrupt), a block that needs a Dict when d is
+// nil or has another ID.
+func (s *Seeker) InitDict(block []byte, d *Dict) error {
 	s.columnar = len(block) > 1 && block[1] == byte(Columnar)
 	if !s.columnar {
 		s.next = &s.row
@@ -64,7 +83,11 @@ func (s *Seeker) Init(block []byte) error {
 		s.col = new(colblk.Reader)
 	}
 	s.next = s.col
-	return s.col.Init(block)
+	var ext *lz4area.Dict
+	if d != nil {
+		ext = &d.d
+	}
+	return s.col.Init(block, ext)
 }
 
 // cur is the reader of the current block's layout, with its current cell.
@@ -205,9 +228,13 @@ func (s *Seeker) SeekLT(key []byte) bool {
 // the cells are in order (key ascending, seq descending, no duplicates),
 // which a Seeker does not check. Use Verify on blocks that did not come
 // from an Encoder of this package.
-func Verify(block []byte) error {
+func Verify(block []byte) error { return VerifyDict(block, nil) }
+
+// VerifyDict is Verify for a block that may have been compressed against
+// d (see InitDict).
+func VerifyDict(block []byte, d *Dict) error {
 	var s Seeker
-	if err := s.Init(block); err != nil {
+	if err := s.InitDict(block, d); err != nil {
 		return err
 	}
 	var prev []byte

@@ -77,11 +77,22 @@ func viewCells(cs []blockenc.Cell) []cellView {
 	return out
 }
 
+// fuzzDict is the Dict of blockenc's golden columnar-dict.block: the
+// decoders read every block with it (blocks without a Dict read the same
+// with and without one).
+var fuzzDict = func() *blockenc.Dict {
+	d, err := blockenc.NewDict([]byte("furiously quickly carefully blithely slyly"))
+	if err != nil {
+		panic(err)
+	}
+	return d
+}()
+
 // readBlock reads every cell of block with First/Next. A non-nil error
 // wraps ErrCorrupt (checked).
 func readBlock(t *testing.T, block []byte) ([]blockenc.Cell, *blockenc.Seeker, error) {
 	t.Helper()
-	s, err := blockenc.NewSeeker(block)
+	s, err := blockenc.NewSeekerDict(block, fuzzDict)
 	if err != nil {
 		require.ErrorIs(t, err, blockenc.ErrCorrupt, "NewSeeker")
 		return nil, nil, err
@@ -169,7 +180,7 @@ func checkDecode(t *testing.T, block []byte) {
 		require.False(t, s.First(), "error is not sticky")
 		return
 	}
-	verr := blockenc.Verify(block)
+	verr := blockenc.VerifyDict(block, fuzzDict)
 	ordered := true
 	for i := 1; i < len(cells); i++ {
 		if blockenc.Compare(cells[i-1], cells[i]) >= 0 {
@@ -189,8 +200,9 @@ func checkDecode(t *testing.T, block []byte) {
 	}
 }
 
-// FuzzBlockDecode feeds arbitrary bytes to NewSeeker, a full iteration and
-// seeks, as they are and with their CRC32C trailer fixed up.
+// FuzzBlockDecode feeds arbitrary bytes to NewSeekerDict (with fuzzDict),
+// a full iteration and seeks, as they are and with their CRC32C trailer
+// fixed up, and to NewSeeker.
 func FuzzBlockDecode(f *testing.F) {
 	golden, _ := filepath.Glob("../blockenc/testdata/*.block")
 	for _, p := range golden {
@@ -217,6 +229,10 @@ func FuzzBlockDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkDecode(t, data)
 		checkDecode(t, withFixedCRC(data))
+		// Without the Dict: the same, or ErrWrongDict (ErrCorrupt).
+		if _, err := blockenc.NewSeeker(withFixedCRC(data)); err != nil {
+			require.ErrorIs(t, err, blockenc.ErrCorrupt, "NewSeeker without the Dict")
+		}
 	})
 }
 

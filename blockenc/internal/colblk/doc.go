@@ -49,11 +49,19 @@
 //	          | rawlen uv | nsub uv | (sublen uv | complen uv) * nsub
 //	            | data                         (flag bit 1, version 2:
 //	                                            LZ4Dict sub-blocks, below)
+//	          | rawlen uv | id u32 | nsub uv | (sublen uv | complen uv)
+//	            * nsub | data                  (flag bits 1 and 5,
+//	                                            version 3: sub-blocks
+//	                                            against an external
+//	                                            dictionary, below)
 //
 // Version: a block is version 1 unless it uses packed keys or values,
 // zigzag delta columns or an LZ4Dict value area, which version 1 readers
 // do not know; then it is version 2 (a version 1 block with any of them is
-// corrupt, and so is a row block claiming version 2).
+// corrupt, and so is a row block claiming version 2). A block whose value
+// area is compressed against an external dictionary is version 3, flags
+// 0x22 exactly (version 2 readers do not know it; a version 3 block with
+// other flags is corrupt), and may use every version 2 form.
 //
 // Zigzag deltas (as the row blocks' value and seq columns):
 // the column holds (d << 1) ^ (d >> 63) of d = x[i] - x[i-1] (x[-1] = 0,
@@ -105,6 +113,15 @@
 // 128 KiB area instead of all of it. Dictionary values (referenced in any
 // order) are all decompressed on the first move. An area no longer than
 // the dictionary is compressed as one LZ4 block (flag bit 0) instead.
+//
+// External dictionary (blockenc.Dict, flag bits 1 and 5, version 3): the
+// area is cut every lz4area.ExtSubBlockSize (4 KiB) bytes, and every
+// sub-block, the first too, is an LZ4 block whose matches may reach into
+// the dictionary's bytes, or stored; id is the dictionary's CRC-32C, which
+// Init compares with the dictionary it was given (frame.ErrWrongDict when
+// it has none or another). A move decompresses the sub-blocks holding the
+// value it lands on and nothing else. An area that does not shrink is
+// stored (flags 0) instead; blockenc's package doc has a worked example.
 //
 // Init checks the checksum and every section (restarts increasing, ends
 // non-decreasing and ending at the area's length, dictionary indexes

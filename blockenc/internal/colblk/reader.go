@@ -42,13 +42,18 @@ type Reader struct {
 	cellHi  int            // all of them but with an LZ4Dict area (loadCell)
 	fast    int            // Next's own path takes the cells below it (nextSlow)
 	area    lz4area.Reader // LZ4, LZ4Dict value area: the uncompressed values and the sub-block index
+	ext     *lz4area.Dict  // the external dictionary Init was given, or nil
 }
 
 // Init points s at a Columnar block (byte 1 is 5), keeping its buffers,
-// and positions it before the first cell. On error (wrapping
-// frame.ErrCorrupt) every move returns false.
-func (s *Reader) Init(block []byte) error {
+// and positions it before the first cell; ext (may be nil) is the
+// external dictionary for a block compressed against one, which is
+// ignored for other blocks. On error (wrapping frame.ErrCorrupt; a
+// missing or different dictionary frame.ErrWrongDict) every move returns
+// false.
+func (s *Reader) Init(block []byte, ext *lz4area.Dict) error {
 	s.area.Reset()
+	s.ext = ext
 	s.Reader = prefixkeys.Reader{KeyBuf: s.KeyBuf[:0], Lens: 2, ValueAt: true, Back: s.Back.Emptied()}
 	s.block, s.fast = nil, 0
 	if err := s.parse(block); err != nil {
@@ -82,7 +87,12 @@ func (s *Reader) parse(block []byte) error {
 		return err
 	}
 	flags := body[2]
-	if flags != 0 && flags != frame.FlagLZ4 && (flags != frame.FlagLZ4Dict || body[0] < frame.Version2) {
+	switch {
+	case body[0] == frame.Version3:
+		if flags != frame.FlagLZ4Dict|frame.FlagExtDict {
+			return frame.Corrupt(2, "flags %#02x for a version 3 columnar block (want %#02x)", flags, frame.FlagLZ4Dict|frame.FlagExtDict)
+		}
+	case flags != 0 && flags != frame.FlagLZ4 && (flags != frame.FlagLZ4Dict || body[0] < frame.Version2):
 		return frame.Corrupt(2, "unsupported flags %#02x for a version %d columnar block", flags, body[0])
 	}
 	p := 3
@@ -321,8 +331,8 @@ func (s *Reader) parsePacked(body []byte, p int) (int, error) {
 // non-decreasing, the last at rawlen).
 func (s *Reader) parseArea(body []byte, p int, flags byte, ends []int64) (int, error) {
 	c := s
-	if flags == frame.FlagLZ4Dict {
-		return s.parseDictArea(body, p, ends)
+	if flags&frame.FlagLZ4Dict != 0 {
+		return s.parseDictArea(body, p, ends, flags&frame.FlagExtDict != 0)
 	}
 	raw, q := frame.ReadLen(body, p)
 	alen, q := frame.ReadLen(body, q)
@@ -360,13 +370,19 @@ func checkEnds(ends []int64, raw, p int) error {
 	return nil
 }
 
-// parseDictArea reads an LZ4Dict value area at body[p:] (rawlen uv | nsub
-// uv | (rawlen uv | complen uv) * nsub | data) and returns the offset
-// after it. Nothing is decompressed: loadCell does that when a value
-// needs a sub-block.
-func (s *Reader) parseDictArea(body []byte, p int, ends []int64) (int, error) {
+// parseDictArea reads an LZ4Dict value area at body[p:] (rawlen uv |
+// [id u32, with ext] | nsub uv | (rawlen uv | complen uv) * nsub | data)
+// and returns the offset after it. Nothing is decompressed: loadCell does
+// that when a value needs a sub-block.
+func (s *Reader) parseDictArea(body []byte, p int, ends []int64, ext bool) (int, error) {
 	c := s
 	raw, q := frame.ReadLen(body, p)
+	if ext && q >= 0 {
+		var err error
+		if q, err = c.area.ReadID(body, q, s.ext); err != nil {
+			return 0, err
+		}
+	}
 	nsub, q := frame.ReadLen(body, q)
 	if q < 0 || raw == 0 || nsub > raw {
 		return 0, frame.Corrupt(p, "LZ4Dict value area: bad length or sub-block count")
@@ -408,7 +424,7 @@ func (s *Reader) loadCell(i int) bool {
 		c.cellLo, c.cellHi = i, i+1
 		return true
 	}
-	if !s.loadSub(0) {
+	if c.area.NeedsFirst() && !s.loadSub(0) {
 		return false
 	}
 	at := 0 // the sub-block holding byte lo

@@ -103,9 +103,10 @@ type Writer struct {
 
 // NewWriter returns a Writer for blocks with restarts every interval cells
 // whose value area is compressed as compress says (0, frame.FlagLZ4 or
-// frame.FlagLZ4Dict) at the lz4dict level.
-func NewWriter(interval int, compress byte, level int) *Writer {
-	return &Writer{interval: interval, comp: compress, lz: lz4area.Writer{Level: level}, dict: map[string]int64{},
+// frame.FlagLZ4Dict) at the lz4dict level; with frame.FlagLZ4Dict, ext (if
+// not nil) is the external dictionary of every sub-block.
+func NewWriter(interval int, compress byte, level int, ext *lz4area.Dict) *Writer {
+	return &Writer{interval: interval, comp: compress, lz: lz4area.Writer{Level: level, Ext: ext}, dict: map[string]int64{},
 		w: intcol.Writer{Policy: colPolicy}}
 }
 
@@ -226,9 +227,16 @@ func (c *Writer) Size(n int) int {
 // for it and that is smaller, and returns the flags that say how: 0,
 // frame.FlagLZ4 (one LZ4 block) or frame.FlagLZ4Dict (sub-blocks with the first as
 // their dictionary; version 2). LZ4Dict falls back to one LZ4 block when
-// the area is no longer than a dictionary.
+// the area is no longer than a dictionary. With an external dictionary
+// the area is LZ4Dict sub-blocks against it, flags frame.FlagLZ4Dict |
+// frame.FlagExtDict (version 3), or stored.
 func (c *Writer) appendArea(dst, area []byte) ([]byte, byte) {
-	if c.comp != 0 && len(area) > 0 {
+	if ext := c.lz.Ext; ext != nil && c.comp == frame.FlagLZ4Dict && len(area) > 0 {
+		if a := c.appendExtArea(c.area[:0], area, ext.ID); len(a) < len(area)+2*frame.UvarintLen(uint64(len(area))) {
+			c.area = a
+			return append(dst, a...), frame.FlagLZ4Dict | frame.FlagExtDict
+		}
+	} else if c.comp != 0 && len(area) > 0 {
 		if c.comp == frame.FlagLZ4Dict && len(area) > lz4area.DictSize {
 			if a := c.appendDictArea(c.area[:0], area); len(a) < len(area)+2*frame.UvarintLen(uint64(len(area))) {
 				c.area = a
@@ -259,6 +267,24 @@ func (c *Writer) appendDictArea(dst, area []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(nsub))
 	c.cuts = append(c.cuts[:0], 0)
 	for lo := lz4area.DictSize; lo < len(area); lo += lz4area.SubBlockSize {
+		c.cuts = append(c.cuts, lo)
+	}
+	return c.lz.AppendSubs(dst, area, c.cuts, nil)
+}
+
+// appendExtArea appends area as an LZ4Dict value area against the
+// external dictionary id: rawlen uv | id u32 | nsub uv | (rawlen uv |
+// complen uv) * nsub | data, sub-blocks of lz4area.ExtSubBlockSize bytes
+// (the last fewer), each compressed against the dictionary; one that
+// does not shrink is stored (complen = rawlen).
+func (c *Writer) appendExtArea(dst, area []byte, id uint32) []byte {
+	size := lz4area.ExtSubBlockSize
+	nsub := (len(area) + size - 1) / size
+	dst = binary.AppendUvarint(dst, uint64(len(area)))
+	dst = binary.LittleEndian.AppendUint32(dst, id)
+	dst = binary.AppendUvarint(dst, uint64(nsub))
+	c.cuts = c.cuts[:0]
+	for lo := 0; lo < len(area); lo += size {
 		c.cuts = append(c.cuts, lo)
 	}
 	return c.lz.AppendSubs(dst, area, c.cuts, nil)
@@ -418,7 +444,7 @@ func (c *Writer) finishValues(b []byte) ([]byte, byte) {
 		b = append(b, c.kinds...)
 	}
 	b, flags := c.appendValues(b)
-	if flags == frame.FlagLZ4Dict {
+	if flags&frame.FlagLZ4Dict != 0 {
 		c.v2 = true
 	}
 	return b, flags
@@ -432,7 +458,10 @@ func (c *Writer) Finish(n int) []byte {
 	b = binary.AppendUvarint(b, uint64(c.interval))
 	b, flags := c.finish(b)
 	b[2] = flags
-	if c.v2 {
+	switch {
+	case flags&frame.FlagExtDict != 0:
+		b[0] = frame.Version3
+	case c.v2:
 		b[0] = frame.Version2
 	}
 	return frame.AppendTrailer(b)

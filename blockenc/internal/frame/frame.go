@@ -18,6 +18,11 @@ import (
 // ErrCorrupt is blockenc.ErrCorrupt: every error about block bytes wraps it.
 var ErrCorrupt = errors.New("blockenc: corrupt block")
 
+// ErrWrongDict is blockenc.ErrWrongDict: a block compressed against an
+// external dictionary read without it, or with another one. It wraps
+// ErrCorrupt.
+var ErrWrongDict = fmt.Errorf("%w: wrong dictionary", ErrCorrupt)
+
 // Corrupt returns an error wrapping ErrCorrupt that says at which offset of
 // the block what is wrong: "blockenc: corrupt block: offset 3: ...".
 func Corrupt(offset int, format string, args ...any) error {
@@ -32,21 +37,26 @@ const (
 	// Version2 is byte 0 of a Columnar block with packed keys or values,
 	// zigzag delta columns or an LZ4Dict value area. Readers take both.
 	Version2 = 2
+	// Version3 is byte 0 of a Columnar block whose LZ4Dict value area is
+	// compressed against an external dictionary (flag bit 5): version 2
+	// readers do not know it. Readers take all three.
+	Version3 = 3
 )
 
 // Columnar is the encoding id (byte 1) of blockenc.Columnar, the only
-// encoding with version 2 blocks.
+// encoding with version 2 and 3 blocks.
 const Columnar = 5
 
 // Header flag bits (byte 2). Part of the format, never reuse. Row blocks
-// may set bits 0-4; Columnar blocks bits 0 and 1 only, for their value
-// area. Bits 5-7 are reserved and rejected.
+// may set bits 0-4; Columnar blocks bits 0 and 1, and 5 with 1, for
+// their value area. Bits 6-7 are reserved and rejected.
 const (
 	FlagLZ4        = 1 << 0 // LZ4-compressed whole
 	FlagLZ4Dict    = 1 << 1 // LZ4 sub-blocks with a preset dictionary
 	FlagValueDedup = 1 << 2 // value lengths doubled; odd: a back-reference
 	FlagIntValues  = 1 << 3 // values in a shapeshift integer column
 	FlagSeqColumn  = 1 << 4 // seqs in a shapeshift column (with bit 3)
+	FlagExtDict    = 1 << 5 // LZ4Dict against an external dictionary (with bit 1; version 3)
 
 	// Compressed are the flags of a compressed block.
 	Compressed = FlagLZ4 | FlagLZ4Dict
@@ -63,7 +73,7 @@ func AppendTrailer(b []byte) []byte {
 }
 
 // Check checks what every block shares: at least minBlock bytes, the
-// trailer, and the format version (version 2 only for Columnar). It returns
+// trailer, and the format version (versions 2 and 3 only for Columnar). It returns
 // the block without its trailer.
 func Check(block []byte, minBlock int) ([]byte, error) {
 	if len(block) < minBlock {
@@ -74,11 +84,11 @@ func Check(block []byte, minBlock int) ([]byte, error) {
 	if got := crc32.Checksum(body, crcTable); got != want {
 		return nil, fmt.Errorf("%w: checksum %#08x, trailer says %#08x", ErrCorrupt, got, want)
 	}
-	if body[0] != Version1 && body[0] != Version2 {
-		return nil, Corrupt(0, "format version %d (want %d or %d)", body[0], Version1, Version2)
+	if body[0] < Version1 || body[0] > Version3 {
+		return nil, Corrupt(0, "format version %d (want %d..%d)", body[0], Version1, Version3)
 	}
-	if body[0] == Version2 && body[1] != Columnar {
-		return nil, Corrupt(0, "format version 2 for encoding %d (only Columnar has it)", body[1])
+	if body[0] >= Version2 && body[1] != Columnar {
+		return nil, Corrupt(0, "format version %d for encoding %d (only Columnar has it)", body[0], body[1])
 	}
 	return body, nil
 }

@@ -17,11 +17,18 @@
 // The bracketed part is in keyed indexes (row blocks, whose sub-blocks
 // start at a cell: its index and key), for every sub-block but the first.
 // Where nsub (and the area's length) stand is up to the block layout.
+//
+// With an external dictionary (a Dict, kept outside the block and named
+// in it by its ID) the index is the same, but no sub-block is a
+// dictionary: every one, the first too, is an LZ4 block whose matches may
+// reach into the external dictionary's bytes (as if they preceded it), so
+// a reader decompresses only the sub-block it needs.
 package lz4area
 
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 
 	"github.com/pierrec/lz4/v4"
 
@@ -40,6 +47,27 @@ const MaxExpansion = 255
 // size; Columnar value areas cut at the size). Variables so that tests get
 // many sub-blocks from few cells (SetSizes).
 var DictSize, SubBlockSize = 8 << 10, 8 << 10
+
+// ExtSubBlockSize is the size of the sub-blocks of an area compressed
+// against an external dictionary (the last one fewer). A variable for
+// tests (SetExtSize).
+var ExtSubBlockSize = 4 << 10
+
+// SetExtSize sets ExtSubBlockSize and returns a function that restores
+// it; for tests.
+func SetExtSize(sub int) (restore func()) {
+	s := ExtSubBlockSize
+	ExtSubBlockSize = sub
+	return func() { ExtSubBlockSize = s }
+}
+
+// Dict is an external dictionary: its bytes with the compressor's tables
+// prepared once (LZ), and its ID, which blocks that use it record.
+// Immutable, safe for concurrent use.
+type Dict struct {
+	LZ *lz4dict.Dict
+	ID uint32
+}
 
 // SetSizes sets DictSize and SubBlockSize and returns a function that
 // restores them; for tests.
@@ -61,7 +89,8 @@ type Sub struct {
 
 // Writer compresses areas, reusing its buffers.
 type Writer struct {
-	Level int // lz4dict compression level
+	Level int   // lz4dict compression level
+	Ext   *Dict // an external dictionary for AppendSubs, or nil
 	lz    *lz4dict.Compressor
 	data  []byte
 }
@@ -80,7 +109,9 @@ func (w *Writer) Compress(dst, raw []byte) []byte {
 
 // AppendSubs appends the sub-blocks of area that start at cuts (cuts[0]
 // is 0, the last ends at len(area)) as entries and data; key, if not nil,
-// gives the first cell and key of every sub-block but the first.
+// gives the first cell and key of every sub-block but the first. With
+// w.Ext, every sub-block is compressed against it; else the first is
+// compressed alone and is the dictionary of the others.
 func (w *Writer) AppendSubs(dst, area []byte, cuts []int, key func(j int) (int, []byte)) []byte {
 	lz := w.compressor()
 	dict := area[:len(area)]
@@ -95,7 +126,9 @@ func (w *Writer) AppendSubs(dst, area []byte, cuts []int, key func(j int) (int, 
 		}
 		raw := area[lo:hi]
 		start := len(w.data)
-		if j == 0 {
+		if w.Ext != nil {
+			w.data = lz.CompressBlockDict(w.data, raw, w.Ext.LZ)
+		} else if j == 0 {
 			w.data = lz.CompressBlock(w.data, raw, nil)
 		} else {
 			w.data = lz.CompressBlock(w.data, raw, dict)
@@ -120,14 +153,40 @@ func (w *Writer) AppendSubs(dst, area []byte, cuts []int, key func(j int) (int, 
 type Reader struct {
 	Subs []Sub  // LZ4Dict: the index
 	Raw  []byte // the uncompressed area, 8 bytes of slack after it
+	// Ext is the external dictionary every sub-block is compressed
+	// against, or nil: the first sub-block is the dictionary. Set by the
+	// block layout after ParseSubs.
+	Ext *Dict
 
 	lzSrc, lzOut []byte // scratch for uncompressWithDict
 }
 
 // Reset empties r for a new block, keeping its buffers.
 func (r *Reader) Reset() {
-	r.Subs, r.Raw = r.Subs[:0], r.Raw[:0]
+	r.Subs, r.Raw, r.Ext = r.Subs[:0], r.Raw[:0], nil
 }
+
+// ReadID reads the u32 dictionary ID at b[p:] of an area compressed
+// against an external dictionary, checks it against have (nil: the
+// reader was given none), sets r.Ext and returns the offset after it.
+func (r *Reader) ReadID(b []byte, p int, have *Dict) (int, error) {
+	if p < 0 || p+4 > len(b) {
+		return 0, frame.Corrupt(max(p, 0), "missing dictionary ID")
+	}
+	id := binary.LittleEndian.Uint32(b[p:])
+	switch {
+	case have == nil:
+		return 0, fmt.Errorf("%w: offset %d: the block needs dictionary %#08x, none given", frame.ErrWrongDict, p, id)
+	case have.ID != id:
+		return 0, fmt.Errorf("%w: offset %d: the block needs dictionary %#08x, given %#08x", frame.ErrWrongDict, p, id, have.ID)
+	}
+	r.Ext = have
+	return p + 4, nil
+}
+
+// NeedsFirst reports whether every sub-block needs the first one loaded
+// (it is their dictionary): false with an external dictionary.
+func (r *Reader) NeedsFirst() bool { return r.Ext == nil }
 
 // Grow sizes r.Raw for n bytes plus 8 bytes of slack (so a reader may load
 // 8 bytes after any byte of the area) and returns its first n bytes.
@@ -211,7 +270,8 @@ func (r *Reader) DataEnd() int {
 }
 
 // Load decompresses sub-block j of block into r.Raw if it is not there
-// yet; every sub-block after the first needs the first loaded.
+// yet; without r.Ext, every sub-block after the first needs the first
+// loaded.
 func (r *Reader) Load(block []byte, j int) error {
 	sb := &r.Subs[j]
 	if sb.Loaded {
@@ -224,6 +284,8 @@ func (r *Reader) Load(block []byte, j int) error {
 	switch {
 	case sb.CompLen == sb.RawLen:
 		n = copy(dst, src)
+	case r.Ext != nil:
+		n, err = lz4.UncompressBlockWithDict(src, dst, r.Ext.LZ.Bytes())
 	case j == 0:
 		n, err = lz4.UncompressBlock(src, dst)
 	case dictAsLiterals:

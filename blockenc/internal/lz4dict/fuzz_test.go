@@ -47,6 +47,21 @@ func FuzzCompressDict(f *testing.F) {
 		require.Equal(t, enc, c.CompressBlock(nil, src, dict), "output differs after reuse")
 		other.Level = c.Level
 		require.Equal(t, enc, other.CompressBlock(nil, src, dict), "output differs between compressors")
+		if len(dict) == 0 {
+			return
+		}
+		// A prepared Dict: a block pierrec decodes with its bytes, the
+		// same from every Compressor.
+		d := NewDict(dict)
+		enc = c.CompressBlockDict(append([]byte(nil), guard...), src, d)
+		require.Equal(t, guard, enc[:2], "Dict: dst prefix overwritten")
+		enc = enc[2:]
+		require.LessOrEqual(t, len(enc), CompressBound(len(src)), "Dict: bytes > bound")
+		checkSpec(t, enc, len(src))
+		n, err = lz4.UncompressBlockWithDict(enc, got, d.Bytes())
+		require.NoError(t, err, "Dict: decode")
+		require.Equal(t, string(src), string(got[:n]), "Dict: decode")
+		require.Equal(t, enc, other.CompressBlockDict(nil, src, d), "Dict: output differs between compressors")
 	})
 
 }
