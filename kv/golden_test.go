@@ -77,6 +77,9 @@ func TestGoldenWAL(t *testing.T) {
 	rec := docWALRecord()
 	require.Equal(t, unhex(t, docWAL), rec[:len(rec)-4], "WAL record against the package doc")
 	checkGolden(t, "wal-v2.bin", rec)
+	assert.Len(t, rec, walSize(docWALOps()))
+	long := []op{{key: bytes.Repeat([]byte("k"), 200), value: bytes.Repeat([]byte("v"), 20000), kind: blockenc.KindPut}}
+	assert.Len(t, appendWAL(nil, 1<<40, long), walSize(long))
 	seq, ops, err := decodeWAL(rec)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(300), seq)
@@ -221,7 +224,9 @@ func FuzzDecodeWAL(f *testing.F) {
 			requireCorrupt(t, err)
 			return
 		}
-		seq2, ops2, err := decodeWAL(appendWAL(nil, seq, ops))
+		again := appendWAL(nil, seq, ops)
+		require.Len(t, again, walSize(ops))
+		seq2, ops2, err := decodeWAL(again)
 		require.NoError(t, err)
 		require.Equal(t, seq, seq2)
 		require.Equal(t, ops, ops2)

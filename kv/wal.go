@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"sync"
 
 	"github.com/kvenc/kvenc/blockenc"
 )
@@ -52,6 +53,55 @@ func (o op) walKind() byte {
 	return walDelete
 }
 
+// walSize returns the length of the WAL record of ops.
+func walSize(ops []op) int {
+	n := 1 + 8 + uvarintLen(uint64(len(ops))) + 4
+	for _, o := range ops {
+		n += 1 + uvarintLen(uint64(len(o.key))) + len(o.key)
+		if o.walKind() != walDelete {
+			n += uvarintLen(uint64(len(o.value))) + len(o.value)
+		}
+	}
+	return n
+}
+
+// uvarintLen returns the length of x as a uvarint.
+func uvarintLen(x uint64) int {
+	n := 1
+	for ; x >= 0x80; x >>= 7 {
+		n++
+	}
+	return n
+}
+
+// walBufs holds record buffers for reuse: a record is dead once Badger's
+// transaction that wrote it has committed.
+var walBufs sync.Pool // *[]byte
+
+// maxPooledWAL is the largest record buffer walBufs keeps.
+const maxPooledWAL = 4 << 20
+
+// getWALBuf returns an empty buffer with room for n bytes.
+func getWALBuf(n int) *[]byte {
+	if p, _ := walBufs.Get().(*[]byte); p != nil {
+		if cap(*p) >= n {
+			*p = (*p)[:0]
+			return p
+		}
+		walBufs.Put(p)
+	}
+	b := make([]byte, 0, n)
+	return &b
+}
+
+// putWALBuf returns a buffer from getWALBuf for reuse; nothing may hold it.
+func putWALBuf(p *[]byte) {
+	if cap(*p) <= maxPooledWAL {
+		walBufs.Put(p)
+	}
+}
+
+// appendWAL appends the WAL record of seq and ops to dst.
 func appendWAL(dst []byte, seq uint64, ops []op) []byte {
 	start := len(dst)
 	dst = append(dst, walVersion)

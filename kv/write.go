@@ -148,7 +148,9 @@ func (s *Store) write(ops []op) error {
 	}
 	w := s.tracker.Begin()
 	seq := w.Seq()
-	rec := appendWAL(nil, seq, ops)
+	buf := getWALBuf(walSize(ops))
+	rec := appendWAL(*buf, seq, ops)
+	*buf = rec
 	err := s.db.Update(func(txn *badger.Txn) error {
 		for c := 0; c*walChunk < len(rec); c++ {
 			chunk := rec[c*walChunk : min(len(rec), (c+1)*walChunk)]
@@ -158,12 +160,16 @@ func (s *Store) write(ops []op) error {
 		}
 		return nil
 	})
+	// Badger's commit is done with rec (it copied it into its value log
+	// or memtable).
+	recLen := len(rec)
+	putWALBuf(buf)
 	if err != nil {
 		mt.admitted.Add(-need)
 		s.writeMu.RUnlock()
 		s.tracker.Complete(w)
 		if errors.Is(err, badger.ErrTxnTooBig) {
-			return fmt.Errorf("%w: WAL record of %d bytes (%d ops) exceeds Badger's transaction limit of %d bytes; split the batch: %w", ErrTooLarge, len(rec), len(ops), s.db.MaxBatchSize(), err)
+			return fmt.Errorf("%w: WAL record of %d bytes (%d ops) exceeds Badger's transaction limit of %d bytes; split the batch: %w", ErrTooLarge, recLen, len(ops), s.db.MaxBatchSize(), err)
 		}
 		return fmt.Errorf("kv: store %q: WAL seq %d: %w", s.opts.Prefix, seq, err)
 	}
@@ -175,7 +181,7 @@ func (s *Store) write(ops []op) error {
 		return fmt.Errorf("kv: memstore add seq %d: %w", seq, err)
 	}
 	s.writeMu.RUnlock()
-	s.walGarbage.Add(int64(len(rec))) // deleted once flushed
+	s.walGarbage.Add(int64(recLen)) // deleted once flushed
 	s.tracker.CompleteAndWait(w)
 	return nil
 }
