@@ -21,6 +21,24 @@ const maxFrozen = 2
 // not safe for concurrent use; it copies what it is given.
 type Batch struct {
 	ops []op
+	// buf holds the copies of the keys and values of ops. When it is
+	// full a larger one replaces it; the ops keep pointing into the old
+	// one. Reset keeps the latest for the next ops.
+	buf []byte
+}
+
+// minBatchBuf is the size of a Batch's first copy buffer.
+const minBatchBuf = 4 << 10
+
+// copy returns a copy of p in b.buf, its capacity cut to its length.
+func (b *Batch) copy(p []byte) []byte {
+	n := len(b.buf)
+	if len(p) > cap(b.buf)-n {
+		b.buf = make([]byte, 0, max(2*cap(b.buf), len(p), minBatchBuf))
+		n = 0
+	}
+	b.buf = append(b.buf, p...)
+	return b.buf[n:len(b.buf):len(b.buf)]
 }
 
 // NewBatch returns an empty Batch.
@@ -28,12 +46,12 @@ func (s *Store) NewBatch() *Batch { return &Batch{} }
 
 // Put adds a Put of key to value (both copied).
 func (b *Batch) Put(key, value []byte) {
-	b.ops = append(b.ops, op{key: clone(key), value: clone(value), kind: blockenc.KindPut})
+	b.ops = append(b.ops, op{key: b.copy(key), value: b.copy(value), kind: blockenc.KindPut})
 }
 
 // Delete adds a Delete of key (copied).
 func (b *Batch) Delete(key []byte) {
-	b.ops = append(b.ops, op{key: clone(key), kind: blockenc.KindDelete})
+	b.ops = append(b.ops, op{key: b.copy(key), kind: blockenc.KindDelete})
 }
 
 // DeleteRange adds a deletion of every key in [start, end) (both copied):
@@ -49,14 +67,19 @@ func (b *Batch) DeleteRange(start, end []byte) {
 	b.ops = slices.DeleteFunc(b.ops, func(o op) bool {
 		return !o.ranged && bytes.Compare(start, o.key) <= 0 && bytes.Compare(o.key, end) < 0
 	})
-	b.ops = append(b.ops, op{key: clone(start), value: clone(end), kind: blockenc.KindDelete, ranged: true})
+	b.ops = append(b.ops, op{key: b.copy(start), value: b.copy(end), kind: blockenc.KindDelete, ranged: true})
 }
 
 // Len returns the number of operations in the batch.
 func (b *Batch) Len() int { return len(b.ops) }
 
-// Reset empties the batch.
-func (b *Batch) Reset() { b.ops = b.ops[:0] }
+// Reset empties the batch. It keeps the batch's memory for the next
+// operations.
+func (b *Batch) Reset() {
+	clear(b.ops) // the old buffers of copies can go
+	b.ops = b.ops[:0]
+	b.buf = b.buf[:0]
+}
 
 func clone(b []byte) []byte { return append(make([]byte, 0, len(b)), b...) }
 
