@@ -82,10 +82,19 @@ type Store struct {
 // memtable is a memstore with the WAL seqs it holds: (lo, hi], and the
 // range tombstones of those writes beside it.
 type memtable struct {
-	ms       *memstore.Memstore
-	lo, hi   uint64
-	capacity int64        // arena bytes kv admits (arena minus skl's head)
-	admitted atomic.Int64 // sum of memstore.CellArenaBound admitted
+	ms     *memstore.Memstore
+	lo, hi uint64
+	// Admission (reserve): the bytes in use plus the bounds of the writes
+	// in flight stay within capacity. admitted and finished sum the
+	// opsArenaBound of the writes admitted and of those done (added or
+	// failed); both only grow. rangeBytes sums the rangeDelBound of the
+	// range tombstones added, which live beside the arena but count
+	// against it.
+	capacity   int64 // arena bytes kv admits (arena minus skl's head)
+	base       int64 // the memstore's Size when empty (skl's head)
+	admitted   atomic.Int64
+	finished   atomic.Int64
+	rangeBytes atomic.Int64
 	// dels holds the range tombstones, replaced whole (under delMu) by
 	// each DeleteRange; readers load it without a lock.
 	dels  atomic.Pointer[rangeDels]
@@ -94,15 +103,26 @@ type memtable struct {
 
 func newMemtable(size int64, lo uint64) *memtable {
 	ms := memstore.New(size)
-	return &memtable{ms: ms, lo: lo, capacity: ms.Capacity() - ms.Size()}
+	return &memtable{ms: ms, lo: lo, capacity: ms.Capacity() - ms.Size(), base: ms.Size()}
 }
 
-// reserve admits need arena bytes, so that the memstore's own Adds never
-// see ErrFull for an admitted write (memstore reserves the same bounds).
+// reserve admits a write of need bytes (opsArenaBound) when the arena
+// bytes in use, the range tombstones' bytes, the bounds of the writes in
+// flight and need fit in capacity, so that the memstore's own Adds never
+// see ErrFull for an admitted write (memstore admits each cell the same
+// way, against the same arena). So the memstore fills up by what its
+// cells take, not by their bounds (a node of maximum height each, about
+// 70 bytes more than an average one). finished is read before the bytes
+// in use: a write that finishes
+// in between is counted twice (too much, never too little); admitted only
+// grows, so the CompareAndSwap fails when another write was admitted
+// since it was read.
 func (m *memtable) reserve(need int64) bool {
 	for {
 		a := m.admitted.Load()
-		if a+need > m.capacity {
+		f := m.finished.Load()
+		used := m.ms.Size() - m.base + m.rangeBytes.Load()
+		if used+(a-f)+need > m.capacity {
 			return false
 		}
 		if m.admitted.CompareAndSwap(a, a+need) {
@@ -417,7 +437,7 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 				return fmt.Errorf("%w: WAL seq %d needs %d memstore bytes", ErrTooLarge, seq, need)
 			}
 		}
-		if err := s.active.add(ops, seq); err != nil {
+		if err := s.active.add(ops, seq, need); err != nil {
 			return fmt.Errorf("kv: open: replay seq %d: %w", seq, err)
 		}
 		replayed = seq

@@ -188,7 +188,7 @@ func (s *Store) write(ops []op) error {
 	recLen := len(rec)
 	putWALBuf(buf)
 	if err != nil {
-		mt.admitted.Add(-need)
+		mt.finished.Add(need)
 		s.writeMu.RUnlock()
 		s.tracker.Complete(w)
 		if errors.Is(err, badger.ErrTxnTooBig) {
@@ -196,7 +196,7 @@ func (s *Store) write(ops []op) error {
 		}
 		return fmt.Errorf("kv: store %q: WAL seq %d: %w", s.opts.Prefix, seq, err)
 	}
-	if err := mt.add(ops, seq); err != nil {
+	if err := mt.add(ops, seq, need); err != nil {
 		// Cannot happen: the arena bytes were reserved above. The WAL
 		// holds the write, so it reappears at the next Open.
 		s.writeMu.RUnlock()
@@ -303,13 +303,17 @@ func cellValue(c blockenc.Cell, cover uint64) ([]byte, error) {
 	return clone(c.Value), nil
 }
 
-// add adds the ops of one write, at seq, to the memtable: cells to the
-// memstore, range tombstones beside it.
-func (m *memtable) add(ops []op, seq uint64) error {
+// add adds the ops of one write admitted with reserve(need), at seq, to
+// the memtable: cells to the memstore, range tombstones beside it. It
+// ends the write's admission, also when it fails.
+func (m *memtable) add(ops []op, seq uint64, need int64) error {
+	defer m.finished.Add(need)
 	var dels []rangeDel
+	var delBytes int64
 	for _, o := range ops {
 		if o.ranged {
 			dels = append(dels, rangeDel{start: clone(o.key), end: clone(o.value), seq: seq})
+			delBytes += rangeDelBound(o.key, o.value)
 			continue
 		}
 		if err := m.ms.Add(blockenc.Cell{Key: o.key, Value: o.value, Seq: seq, Kind: o.kind}); err != nil {
@@ -318,6 +322,7 @@ func (m *memtable) add(ops []op, seq uint64) error {
 	}
 	if len(dels) > 0 {
 		m.addRangeDels(dels)
+		m.rangeBytes.Add(delBytes)
 	}
 	return nil
 }

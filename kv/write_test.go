@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/memstore"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -66,3 +68,29 @@ func TestBatchPutAllocs(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(10, fill))
 }
 
+// TestMemstoreFillsByUse: a memstore takes cells until what they use
+// fills its arena, not until their bounds (a node of maximum height
+// each) would: 700 cells whose bounds add up to about 1.5x the arena stay
+// in the one memstore, unflushed.
+func TestMemstoreFillsByUse(t *testing.T) {
+	o := testOptions("")
+	o.CompactionTrigger = -1
+	s := mustOpen(t, o)
+	defer func() { require.NoError(t, s.Close()) }()
+	val := bytes.Repeat([]byte("v"), 16)
+	b := s.NewBatch()
+	for i := range 700 {
+		b.Put(fmt.Appendf(nil, "key%05d", i), val)
+		if b.Len() == 10 {
+			require.NoError(t, s.Apply(b))
+			b.Reset()
+		}
+	}
+	bound := 700 * memstore.CellArenaBound(blockenc.Cell{Key: []byte("key00000"), Value: val})
+	require.Greater(t, bound, o.MemstoreSize*7/5)
+	st := s.Stats()
+	assert.Equal(t, 1, st.Memstores)
+	assert.Equal(t, int64(700), st.MemCells)
+	assert.Zero(t, st.Flushes)
+	assert.Less(t, st.MemBytes, o.MemstoreSize)
+}
