@@ -164,7 +164,7 @@ func BenchmarkColumnar(b *testing.B) {
 				}
 				return float64(time.Since(start).Nanoseconds()) / nSeek
 			})
-			fns = append(fns, coldSeeks(b, blocks, firsts, set.cells, 1000))
+			fns = append(fns, coldSeeks(b, blocks, firsts, set.cells, nil, 1000))
 			var s blockenc.Seeker
 			fns = append(fns, func() float64 { // scan
 				start := time.Now()

@@ -32,6 +32,11 @@ func BenchmarkRatios(b *testing.B) {
 			ratiosDedupe(b)
 		}
 	})
+	b.Run("data=dict", func(b *testing.B) {
+		for b.Loop() {
+			ratiosDict(b)
+		}
+	})
 }
 
 const ratioRounds = 15
@@ -54,9 +59,9 @@ func interleave(fns []func() float64) []float64 {
 	return med
 }
 
-// coldSeeks returns a function timing n Init+SeekGE on random keys of
-// blocks (ns per seek).
-func coldSeeks(b *testing.B, blocks, firsts [][]byte, cells []blockenc.Cell, n int) func() float64 {
+// coldSeeks returns a function timing n InitDict(d)+SeekGE on random keys
+// of blocks (ns per seek); d may be nil.
+func coldSeeks(b *testing.B, blocks, firsts [][]byte, cells []blockenc.Cell, d *blockenc.Dict, n int) func() float64 {
 	targets := make([][]byte, len(cells))
 	for i, c := range cells {
 		targets[i] = c.Key
@@ -70,7 +75,7 @@ func coldSeeks(b *testing.B, blocks, firsts [][]byte, cells []blockenc.Cell, n i
 			k := targets[i%len(targets)]
 			i++
 			bi := max(sort.Search(len(firsts), func(i int) bool { return bytes.Compare(firsts[i], k) > 0 })-1, 0)
-			if err := s.Init(blocks[bi]); err != nil || !s.SeekGE(k) {
+			if err := s.InitDict(blocks[bi], d); err != nil || !s.SeekGE(k) {
 				b.Fatal("seek failed", err, s.Err())
 			}
 		}
@@ -98,13 +103,13 @@ func ratiosLineitem(b *testing.B) {
 		opts.Compression = v.c
 		blocks, firsts := cutBlocks(b, opts, cells, v.size)
 		sizes[i] = totalLen(blocks)
-		fns = append(fns, coldSeeks(b, blocks, firsts, cells, 300))
+		fns = append(fns, coldSeeks(b, blocks, firsts, cells, nil, 300))
 	}
 	// LZ4Dict again, decoding sub-blocks with pierrec's dictionary support.
 	opts := blockenc.DefaultOptions()
 	opts.Compression = blockenc.LZ4Dict
 	blocks, firsts := cutBlocks(b, opts, cells, featBlockSize)
-	pierrec := coldSeeks(b, blocks, firsts, cells, 300)
+	pierrec := coldSeeks(b, blocks, firsts, cells, nil, 300)
 	fns = append(fns, func() float64 {
 		defer blockenc.SetDictAsLiterals(false)()
 		return pierrec()

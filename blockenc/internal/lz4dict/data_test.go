@@ -52,3 +52,31 @@ func textData(n int) map[string][]byte {
 	}
 	return map[string][]byte{"comments": comments[:n], "dates": dates[:n], "keybytes": keys[:n]}
 }
+
+// lineitemText returns n bytes of rows like TPC-H dbgen's lineitem.tbl
+// (pipe-separated, about 100 bytes a row: keys, quantities, prices, flags,
+// three dates, ship instructions and mode, a comment), from seed.
+func lineitemText(seed uint64, n int) []byte {
+	r := rand.New(rand.NewPCG(seed, 9))
+	instr := []string{"DELIVER IN PERSON", "COLLECT COD", "NONE", "TAKE BACK RETURN"}
+	modes := []string{"REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB"}
+	var out []byte
+	for order := 1 + r.IntN(1<<20); len(out) < n; order += 1 + r.IntN(8) {
+		for line := 1; line <= 1+r.IntN(7); line++ {
+			y, m, d := 1992+r.IntN(7), 1+r.IntN(12), 1+r.IntN(28)
+			out = fmt.Appendf(out, "%d|%d|%d|%d|%d|%d.%02d|0.%02d|0.%02d|%c|%c|%04d-%02d-%02d|%04d-%02d-%02d|%04d-%02d-%02d|%s|%s|",
+				order, 1+r.IntN(200000), 1+r.IntN(10000), line, 1+r.IntN(50), 900+r.IntN(100000), r.IntN(100),
+				r.IntN(11), r.IntN(9), "RAN"[r.IntN(3)], "OF"[r.IntN(2)],
+				y, m, d, y, 1+(m+r.IntN(2))%12, d, y, 1+(m+1)%12, 1+r.IntN(28),
+				instr[r.IntN(len(instr))], modes[r.IntN(len(modes))])
+			for i, k := 0, 2+r.IntN(5); i < k; i++ {
+				if i > 0 {
+					out = append(out, ' ')
+				}
+				out = append(out, tpchWords[r.IntN(len(tpchWords))]...)
+			}
+			out = append(out, "|\n"...)
+		}
+	}
+	return out[:n]
+}

@@ -42,9 +42,9 @@ func (c *Compressor) compressOpt(dst []byte, start, depth, nice int) []byte {
 		return appendSequence(dst, buf[start:], 0, 0)
 	}
 	if n-start > optMaxInput {
-		return c.compressHC(dst, start, hcDepth(LevelHC))
+		return c.compressHC(dst, buf, start, hcDepth(LevelHC), nil)
 	}
-	m := c.matcher(depth)
+	m := c.matcher(buf, depth, nil)
 	size := n - start + 1
 	if cap(c.opt) < size {
 		c.opt = make([]optNode, size)
@@ -72,7 +72,7 @@ func (c *Compressor) compressOpt(dst []byte, start, depth, nice int) []byte {
 			wait--
 		} else if i <= last {
 			ml, cand := m.find(i, minMatch-1)
-			if cand < 0 {
+			if cand == noMatch {
 				// Long misses skip searches (like compressHC's steps).
 				misses++
 				wait = misses >> hcSkipShift
