@@ -207,6 +207,17 @@
 // defaults on data eight times the cache; bench/RESULTS.md has the
 // numbers.
 //
+// The Badger point Get runs in a read-only transaction the Store lends
+// out, not in one of its own: beginning a Badger transaction takes
+// Badger's oracle mutex and wakes its watermark goroutine, and discarding
+// it wakes that goroutine again, so with a transaction per Get the Gets
+// of several goroutines queue on the mutex and a lone Get keeps a second
+// core busy. A lent transaction serves one read at a time; it is dropped
+// when a flush or compaction installs a segment (whose blocks were
+// committed after it began) and at 50 ms of age, so that Badger's
+// compactions, which keep every version its oldest open transaction may
+// read, wait for it no longer than that.
+//
 // A warm scan (every block cached, its slot Seeker decoded) is the
 // Seeker's Next plus the Iterator's per-cell work, nothing per block but
 // a cache lookup; a cold scan (the first after Open) pays per block one

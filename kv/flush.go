@@ -226,6 +226,7 @@ func (s *Store) Close() error {
 	}
 	s.mu.Lock() // wait for reads in flight
 	s.mu.Unlock()
+	s.txns.close()
 	if err == nil {
 		s.errMu.Lock()
 		err = s.bgErr

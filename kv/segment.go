@@ -88,13 +88,15 @@ func (s *Store) newCachedBlock(g *segment, i int, data []byte) (*cachedBlock, er
 // viewBlock calls f with the bytes of block i of g as Badger holds them
 // (for a value-log value its mmapped file), valid only during f.
 func (s *Store) viewBlock(g *segment, i int, f func(v []byte)) error {
-	err := s.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(g.blockKeys[i])
-		if err != nil {
-			return err
-		}
-		return item.Value(func(v []byte) error { f(v); return nil })
-	})
+	if err := s.dbClosed(); err != nil {
+		return err
+	}
+	t := s.txns.get()
+	item, err := t.txn.Get(g.blockKeys[i])
+	if err == nil {
+		err = item.Value(func(v []byte) error { f(v); return nil })
+	}
+	s.txns.put(t)
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return fmt.Errorf("%w: segment %d block %d (key %q) missing", ErrCorrupt, g.meta.id, i, g.blockKeys[i])
 	}

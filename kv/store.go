@@ -38,6 +38,7 @@ type Store struct {
 	tracker     *mvcc.Tracker
 	cache       *blockCache
 	pool        bufPool
+	txns        *readTxns // Badger transactions for block reads
 	// refcountHot makes every block visit take a reference and every cell
 	// access check it (HBase's design): only for the benchmark that measures
 	// what that costs.
@@ -258,6 +259,7 @@ func newStore(db *badger.DB, opts Options, own bool) (*Store, error) {
 		inMemory: db.Opts().InMemory,
 		keys:     newKeys(opts.Prefix),
 		cache:    newBlockCache(opts.CacheSize),
+		txns:     newReadTxns(db),
 		snaps:    make(map[uint64]int),
 		kick:     make(chan struct{}, 1),
 		quit:     make(chan struct{}),
