@@ -285,7 +285,9 @@ func (r *Reader) Load(block []byte, j int) error {
 	case sb.CompLen == sb.RawLen:
 		n = copy(dst, src)
 	case r.Ext != nil:
-		n, err = lz4.UncompressBlockWithDict(src, dst, r.Ext.LZ.Bytes())
+		if n = decodeDict(dst, src, r.Ext.LZ.Bytes()); n < 0 {
+			err = errShortLZ4
+		}
 	case j == 0:
 		n, err = lz4.UncompressBlock(src, dst)
 	case dictAsLiterals:

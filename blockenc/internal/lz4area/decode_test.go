@@ -1,0 +1,133 @@
+package lz4area
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pierrec/lz4/v4"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kvenc/kvenc/blockenc/internal/lz4dict"
+)
+
+// textRows returns n bytes of pipe-separated rows of words, dates and
+// numbers (lineitem-like) from seed.
+func textRows(seed uint64, n int) []byte {
+	r := rand.New(rand.NewPCG(seed, 1))
+	words := []string{"furiously", "quickly", "carefully", "blithely", "slyly", "final", "deposits",
+		"packages", "requests", "DELIVER IN PERSON", "COLLECT COD", "TRUCK", "MAIL", "REG AIR"}
+	var b []byte
+	for len(b) < n {
+		b = fmt.Appendf(b, "%d|%d|%d.%02d|199%d-%02d-%02d|%s %s|%s|\n", r.IntN(1<<20), 1+r.IntN(50), r.IntN(10000), r.IntN(100),
+			2+r.IntN(7), 1+r.IntN(12), 1+r.IntN(28), words[r.IntN(len(words))], words[r.IntN(len(words))], words[r.IntN(len(words))])
+	}
+	return b[:n]
+}
+
+// TestDecodeDict: blocks compressed against dictionaries (matches in the
+// dictionary, running on past its end, overlapping runs, long matches)
+// decode as pierrec decodes them, into a dst of the exact size or larger;
+// every truncation and byte flip fails or agrees with pierrec.
+func TestDecodeDict(t *testing.T) {
+	dict := textRows(1, 20000)
+	for name, src := range map[string][]byte{
+		"rows":   textRows(2, 4096),
+		"runs":   append(bytes.Repeat([]byte("ab"), 300), bytes.Repeat([]byte("x"), 1000)...),
+		"copies": append(append(textRows(3, 100), dict[len(dict)-300:]...), dict[:2000]...),
+		"short":  []byte("tiny"),
+	} {
+		for _, level := range []int{0, 4, 12} {
+			c := lz4dict.Compressor{Level: level}
+			enc := c.CompressBlock(nil, src, dict)
+			for _, slack := range []int{0, 100} {
+				got := make([]byte, len(src)+slack)
+				require.Equal(t, len(src), decodeDict(got, enc, dict), "%s level %d", name, level)
+				require.Equal(t, src, got[:len(src)], "%s level %d", name, level)
+			}
+			for n := range len(enc) {
+				checkDecodeDict(t, enc[:n], len(src), dict)
+			}
+			bad := bytes.Clone(enc)
+			for i := range bad {
+				bad[i] ^= 0x5a
+				checkDecodeDict(t, bad, len(src), dict)
+				bad[i] ^= 0x5a
+			}
+		}
+	}
+}
+
+// checkDecodeDict: decodeDict agrees with pierrec on src into n bytes
+// (with a guard after them): when pierrec decodes it, the same bytes;
+// decodeDict never writes past n.
+func checkDecodeDict(t *testing.T, src []byte, n int, dict []byte) {
+	t.Helper()
+	want := make([]byte, n)
+	wn, err := lz4.UncompressBlockWithDict(src, want, dict)
+	buf := make([]byte, n+16)
+	for i := n; i < len(buf); i++ {
+		buf[i] = 0xee
+	}
+	gn := decodeDict(buf[:n:n], src, dict)
+	require.Equal(t, bytes.Repeat([]byte{0xee}, 16), buf[n:], "guard after dst overwritten")
+	if len(src) == 0 { // pierrec takes it as no bytes; a block has a token at least
+		require.Equal(t, -1, gn, "empty block")
+		return
+	}
+	if err == nil {
+		require.Equal(t, wn, gn, "bytes written (pierrec %d)", wn)
+		require.Equal(t, want[:wn], buf[:gn])
+	}
+}
+
+// FuzzDecodeDict: arbitrary blocks and dictionaries decode as pierrec
+// decodes them or fail, never panic or write past dst; compressed input
+// round-trips.
+func FuzzDecodeDict(f *testing.F) {
+	dict := textRows(1, 2000)
+	c := lz4dict.Compressor{Level: 4}
+	f.Add(c.CompressBlock(nil, textRows(2, 500), dict), dict, uint16(500))
+	f.Add(c.CompressBlock(nil, bytes.Repeat([]byte("abc"), 100), nil), []byte("abc"), uint16(300))
+	f.Add([]byte{0x1f, 'a', 1, 0, 0xff, 0xff, 0x10, 'z'}, []byte("q"), uint16(600))
+	f.Fuzz(func(t *testing.T, src, dict []byte, n uint16) {
+		checkDecodeDict(t, src, int(n), dict)
+		if len(dict) > 0 && len(src) > 0 {
+			enc := c.CompressBlock(nil, src, dict)
+			got := make([]byte, len(src))
+			require.Equal(t, len(src), decodeDict(got, enc, dict))
+			require.Equal(t, src, got)
+		}
+	})
+}
+
+// BenchmarkDecodeDict decodes a 4 KiB block of rows compressed against 64
+// KiB of other rows (a sub-block against an external dictionary), with
+// decodeDict and with pierrec's UncompressBlockWithDict (SetBytes: the
+// decoded bytes).
+func BenchmarkDecodeDict(b *testing.B) {
+	dict := textRows(1, lz4dict.MaxDictLen)
+	src := textRows(2, 4096)
+	for _, level := range []int{0, 4} {
+		c := lz4dict.Compressor{Level: level}
+		enc := c.CompressBlockDict(nil, src, lz4dict.NewDict(dict))
+		dst := make([]byte, len(src))
+		b.Run(fmt.Sprintf("level=%d/impl=kvenc", level), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				if decodeDict(dst, enc, dict) != len(src) {
+					b.Fatal("decode")
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("level=%d/impl=pierrec", level), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				if n, err := lz4.UncompressBlockWithDict(enc, dst, dict); err != nil || n != len(src) {
+					b.Fatal("decode", err)
+				}
+			}
+		})
+	}
+}
