@@ -86,17 +86,17 @@
 // Version 1 is the same without op kind 2; Open replays version 1
 // records (testdata/wal-v1.bin: the first two ops, version byte 01).
 //
-// # Segment meta, version 2
+// # Segment meta, version 3
 //
 // Written after all of the segment's blocks, in its own transaction (which
 // for a compaction also deletes the metas of the segments it replaces): a
 // segment without a meta is garbage from a flush or compaction cut short,
 // and Open deletes its blocks. Integers little-endian:
 //
-//	meta := version u8 (=2) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
+//	meta := version u8 (=3) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
 //	        | blocks u64 | cells u64 | keys u64 | bytes u64
 //	        | firstKeyLen uv | firstKey | lastKeyLen uv | lastKey
-//	        | dels uv | del * dels | crc32c u32
+//	        | dels uv | del * dels | dictLen uv | dict | crc32c u32
 //	del  := seq u64 | startLen uv | start | endLen uv | end
 //
 // walSeq: every write with a seq at or below it is in a segment; Open
@@ -109,20 +109,27 @@
 // has start < end and a seq within minSeq..maxSeq, else Open fails with
 // ErrCorrupt. They live in the meta, not in the blocks: Open reads them
 // into memory with the meta. minSeq and maxSeq cover the tombstones' seqs
-// too (a segment may hold tombstones and no cell). Worked example, pinned
-// by testdata/meta-v2.bin: segment 7, walSeq 300, seqs 1..300, 2 blocks,
-// 1000 cells of 800 keys, 40000 bytes, keys "apple".."pear", and one range
-// tombstone ["b", "d") at seq 250:
+// too (a segment may hold tombstones and no cell). dict is the segment's
+// preset dictionary (see Segment dictionaries): every block of the segment
+// whose value area is compressed against a dictionary uses this one, and a
+// block's dictionary ID must match it; dictLen 0: the blocks carry their
+// own. Open keeps it in memory with the meta. Worked example, pinned by
+// testdata/meta-v3.bin: segment 7, walSeq 300, seqs 1..300, 2 blocks, 1000
+// cells of 800 keys, 40000 bytes, keys "apple".."pear", one range
+// tombstone ["b", "d") at seq 250 and the dictionary "|N|O|":
 //
-//	02 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
+//	03 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
 //	0200000000000000 e803000000000000 2003000000000000 409c000000000000
 //	05 6170706c65 04 70656172
 //	01 fa00000000000000 01 62 01 64
-//	4a 21 ca ac              CRC-32C
+//	05 7c4e7c4f7c
+//	cc d4 1a 20              CRC-32C
 //
-// Version 1 is version 2 without the dels count and dels (version byte
-// 01); Open reads it as a segment without range tombstones
-// (testdata/meta-v1.bin is the example above in version 1).
+// Version 2 is version 3 without dictLen and dict (version byte 02), read
+// as a segment whose blocks carry their own dictionaries; version 1 is
+// version 2 without the dels count and dels (version byte 01), read as a
+// segment without range tombstones (testdata/meta-v2.bin and meta-v1.bin
+// are the example above in those versions).
 //
 // # Writes, flush and recovery
 //

@@ -26,10 +26,11 @@ const (
 		01 05 6170706c65 03 726564
 		00 04 70656172
 		02 01 62 01 64`
-	docMeta = `02 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
+	docMeta = `03 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
 		0200000000000000 e803000000000000 2003000000000000 409c000000000000
 		05 6170706c65 04 70656172
-		01 fa00000000000000 01 62 01 64`
+		01 fa00000000000000 01 62 01 64
+		05 7c4e7c4f7c`
 )
 
 func docWALOps() []op {
@@ -44,7 +45,8 @@ func docWALRecord() []byte { return appendWAL(nil, 300, docWALOps()) }
 
 func docSegMeta() segMeta {
 	return segMeta{id: 7, walSeq: 300, minSeq: 1, maxSeq: 300, blocks: 2, cells: 1000, keys: 800, bytes: 40000,
-		firstKey: []byte("apple"), lastKey: []byte("pear"), dels: []rangeDel{rd("b", "d", 250)}}
+		firstKey: []byte("apple"), lastKey: []byte("pear"), dels: []rangeDel{rd("b", "d", 250)},
+		dict: []byte("|N|O|")}
 }
 
 func unhex(t *testing.T, s string) []byte {
@@ -113,11 +115,21 @@ func TestGoldenMeta(t *testing.T) {
 	m := docSegMeta()
 	b := m.append(nil)
 	require.Equal(t, unhex(t, docMeta), b[:len(b)-4], "meta against the package doc")
-	checkGolden(t, "meta-v2.bin", b)
+	checkGolden(t, "meta-v3.bin", b)
 	got, err := decodeMeta(b)
 	require.NoError(t, err)
 	assert.Equal(t, m, got)
 	requireDecodeCorrupt(t, b, func(b []byte) error { _, err := decodeMeta(b); return err })
+
+	// Version 2 metas (no dictionary) are still read.
+	v2, err := os.ReadFile(filepath.Join("testdata", "meta-v2.bin"))
+	require.NoError(t, err)
+	m.dict = nil
+	require.Equal(t, m.appendVersion(nil, 2), v2)
+	got, err = decodeMeta(v2)
+	require.NoError(t, err)
+	assert.Equal(t, m, got)
+	requireDecodeCorrupt(t, v2, func(b []byte) error { _, err := decodeMeta(b); return err })
 
 	// Version 1 metas (no range tombstones) are still read.
 	v1, err := os.ReadFile(filepath.Join("testdata", "meta-v1.bin"))
@@ -240,8 +252,10 @@ func FuzzDecodeMeta(f *testing.F) {
 	f.Add(m.append(nil))
 	m.dels = append(m.dels, rd("a", "c", 1), rd("pe", "pz", 300))
 	f.Add(m.append(nil))
-	if v1, err := os.ReadFile(filepath.Join("testdata", "meta-v1.bin")); err == nil {
-		f.Add(v1)
+	for _, name := range []string{"meta-v1.bin", "meta-v2.bin"} {
+		if old, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
+			f.Add(old)
+		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := decodeMeta(b)

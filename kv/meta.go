@@ -7,12 +7,12 @@ import (
 	"hash/crc32"
 )
 
-// Segment meta format, version 2 (see the package doc):
+// Segment meta format, version 3 (see the package doc):
 //
-//	meta := version u8 (=2) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
+//	meta := version u8 (=3) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
 //	        | blocks u64 | cells u64 | keys u64 | bytes u64
 //	        | firstKeyLen uv | firstKey | lastKeyLen uv | lastKey
-//	        | dels uv | del * dels | crc32c u32
+//	        | dels uv | del * dels | dictLen uv | dict | crc32c u32
 //	del  := seq u64 | startLen uv | start | endLen uv | end
 //
 // Integers are little-endian. walSeq: every write with a seq at or below it
@@ -20,10 +20,13 @@ import (
 // walSeq. keys: distinct keys (cells == keys: one version per key).
 // bytes: the sum of the segment's block lengths. del: a range tombstone
 // [start, end) at seq, start < end, minSeq <= seq <= maxSeq, sorted by
-// start, end, then seq descending. Version 1 is version 2 without the dels
-// count and the dels; it is still read.
+// start, end, then seq descending. dict: the preset dictionary the
+// segment's blocks are compressed against (blockenc.Dict), empty when they
+// carry their own. Version 2 is version 3 without dictLen and dict, version
+// 1 version 2 without the dels count and the dels; both are still read.
 const (
-	metaVersion   = 2
+	metaVersion   = 3
+	metaVersionV2 = 2
 	metaVersionV1 = 1
 )
 
@@ -32,14 +35,15 @@ type segMeta struct {
 	blocks, cells, keys, bytes uint64
 	firstKey, lastKey          []byte
 	dels                       []rangeDel
+	dict                       []byte
 }
 
 func (m *segMeta) append(dst []byte) []byte {
 	return m.appendVersion(dst, metaVersion)
 }
 
-// appendVersion appends m in format version v (1 only for tests: it
-// cannot hold range tombstones).
+// appendVersion appends m in format version v (1 and 2 only for tests:
+// they cannot hold range tombstones or a dictionary).
 func (m *segMeta) appendVersion(dst []byte, v byte) []byte {
 	start := len(dst)
 	dst = append(dst, v)
@@ -60,6 +64,10 @@ func (m *segMeta) appendVersion(dst []byte, v byte) []byte {
 			dst = append(dst, d.end...)
 		}
 	}
+	if v >= 3 {
+		dst = binary.AppendUvarint(dst, uint64(len(m.dict)))
+		dst = append(dst, m.dict...)
+	}
 	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:], crcTable))
 }
 
@@ -78,18 +86,18 @@ func decodeMeta(b []byte) (segMeta, error) {
 		return m, bad(len(body), fmt.Sprintf("checksum %#08x, trailer says %#08x", got, want))
 	}
 	version := body[0]
-	if version != metaVersion && version != metaVersionV1 {
-		return m, bad(0, fmt.Sprintf("version %d (this version reads 1 and 2)", version))
+	if version < metaVersionV1 || version > metaVersion {
+		return m, bad(0, fmt.Sprintf("version %d (this version reads 1 to %d)", version, metaVersion))
 	}
 	vs := []*uint64{&m.id, &m.walSeq, &m.minSeq, &m.maxSeq, &m.blocks, &m.cells, &m.keys, &m.bytes}
 	for i, v := range vs {
 		*v = binary.LittleEndian.Uint64(body[1+8*i:])
 	}
 	p := fixed
-	readKey := func() ([]byte, error) {
+	readBytes := func(what string) ([]byte, error) {
 		l, w := binary.Uvarint(body[p:])
 		if w <= 0 || l > uint64(len(body)-p-w) {
-			return nil, bad(p, "bad key length")
+			return nil, bad(p, "bad "+what+" length")
 		}
 		p += w
 		k := append([]byte{}, body[p:p+int(l)]...)
@@ -97,15 +105,23 @@ func decodeMeta(b []byte) (segMeta, error) {
 		return k, nil
 	}
 	var err error
-	if m.firstKey, err = readKey(); err != nil {
+	if m.firstKey, err = readBytes("key"); err != nil {
 		return m, err
 	}
-	if m.lastKey, err = readKey(); err != nil {
+	if m.lastKey, err = readBytes("key"); err != nil {
 		return m, err
 	}
-	if version >= 2 {
+	if version >= metaVersionV2 {
 		if m.dels, err = decodeMetaDels(body, &p, m.minSeq, m.maxSeq, bad); err != nil {
 			return m, err
+		}
+	}
+	if version >= 3 {
+		if m.dict, err = readBytes("dictionary"); err != nil {
+			return m, err
+		}
+		if len(m.dict) == 0 {
+			m.dict = nil
 		}
 	}
 	if p != len(body) {
