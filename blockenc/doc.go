@@ -34,9 +34,9 @@
 //	                are.
 //	Dict            with LZ4Dict and Columnar: a preset dictionary shared
 //	                by many blocks (one per file, say) replaces the
-//	                in-block one; the value area is cut into 4 KiB
+//	                in-block one; the value area is cut into 1 KiB
 //	                sub-blocks, all compressed against it (smaller blocks,
-//	                and a cold seek decompresses 4 KiB). SampleDict makes
+//	                and a cold seek decompresses 1 KiB). SampleDict makes
 //	                one from sample values.
 //	CompressionLevel 0 is LZ4's fast greedy parse; 1..9 hash-chain search,
 //	                10..MaxCompressionLevel optimal parsing: smaller blocks,
@@ -200,7 +200,7 @@
 // # Shared dictionaries
 //
 // A block written with Options.Dict (Columnar, LZ4Dict) stores its value
-// area as sub-blocks of 4 KiB of uncompressed bytes, the last fewer, each
+// area as sub-blocks of 1 KiB of uncompressed bytes, the last fewer, each
 // one LZ4 block whose matches may reach back into the Dict's bytes as if
 // they preceded it (each decodes with LZ4's dictionary decoding,
 // pierrec/lz4's UncompressBlockWithDict, given the Dict's bytes), or

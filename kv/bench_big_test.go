@@ -55,6 +55,8 @@ var bigVariants = []bigVariant{
 		o.CompactionLevel = 6
 	}},
 	{"kv-32k", func(o *Options) { o.BlockSize = 32 << 10 }},
+	// Blocks that carry their own dictionary instead of their segment's.
+	{"kv-nodict", func(o *Options) { o.DictSize = -1 }},
 }
 
 // bigLoaded is a dataset loaded once into a directory.

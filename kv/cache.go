@@ -22,6 +22,7 @@ type blockID struct {
 type cachedBlock struct {
 	id   blockID
 	data []byte
+	dict *blockenc.Dict // its segment's dictionary, or nil
 	// cost is what the block counts against CacheSize: its bytes, plus for
 	// an LZ4, LZ4Dict or Columnar block the buffer its slot Seeker
 	// decompresses or decodes into (about BlockSize: blocks are cut at an
@@ -173,10 +174,11 @@ func (c *blockCache) add(b *cachedBlock, cold bool) *cachedBlock {
 // 250 KB; BenchmarkGetMiss).
 var seekerPool = sync.Pool{New: func() any { return new(blockenc.Seeker) }}
 
-// newSeeker returns a Seeker on data, recycled when the pool has one.
-func newSeeker(data []byte) (*blockenc.Seeker, error) {
+// newSeeker returns a Seeker on data, a block of a segment with the
+// dictionary dict (nil: none), recycled when the pool has one.
+func newSeeker(data []byte, dict *blockenc.Dict) (*blockenc.Seeker, error) {
 	s := seekerPool.Get().(*blockenc.Seeker)
-	if err := s.Init(data); err != nil {
+	if err := s.InitDict(data, dict); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -248,7 +250,7 @@ func (b *cachedBlock) seeker() (*blockenc.Seeker, error) {
 			return s, nil
 		}
 	}
-	return newSeeker(b.data)
+	return newSeeker(b.data, b.dict)
 }
 
 // doneWith gives back s, a Seeker on b: to b's slots, or when b is not

@@ -46,7 +46,7 @@ func TestCacheScanResistant(t *testing.T) {
 func TestCacheEvictedSeekers(t *testing.T) {
 	b := &cachedBlock{}
 	data := testBlock(t)
-	sk, err := newSeeker(data)
+	sk, err := newSeeker(data, nil)
 	require.NoError(t, err)
 	b.slot[0].Store(sk)
 	held, err := b.seeker() // a reader holds the slot's Seeker

@@ -169,8 +169,12 @@ func (s *Store) compact(all bool) error {
 // run, so when it ends with the oldest segment. The caller holds
 // compactMu.
 func (s *Store) compactRun(in []*segment, dropTombstones bool) error {
+	dict, err := s.segmentsDict(in)
+	if err != nil {
+		return err
+	}
 	rp, points := s.gcPoints()
-	w := s.newSegWriter(s.opts.compactionBlock())
+	w := s.newSegWriter(s.opts.compactionBlock(), dict)
 	var dels []*rangeDels
 	for _, g := range in {
 		dels = append(dels, g.dels)
@@ -182,7 +186,7 @@ func (s *Store) compactRun(in []*segment, dropTombstones bool) error {
 		walSeq = max(walSeq, g.meta.walSeq)
 		m.srcs = append(m.srcs, &segSource{s: s, g: g, rp: math.MaxUint64, all: true, bi: -1})
 	}
-	err := m.next(f.add)
+	err = m.next(f.add)
 	for _, src := range m.srcs {
 		src.close()
 	}

@@ -207,10 +207,10 @@
 //
 // A Get that misses the cache reads one block from Badger (one point Get
 // and the block's mmapped bytes from the value log), copies it once into
-// the cache (from its second miss on; the first is decoded in place), checks its CRC, decodes its key,
-// seq and value-end columns, and decompresses the value area's dictionary
-// (the first sub-block) and the one 8 KiB sub-block that holds the value,
-// not the whole area. BenchmarkBig measures it beside Badger with its
+// the cache (from its second miss on; the first is decoded in place),
+// checks its CRC, decodes its key, seq and value-end columns, and
+// decompresses the one 1 KiB sub-block of the value area that holds the
+// value (see Segment dictionaries), not the whole area. BenchmarkBig measures it beside Badger with its
 // defaults on data eight times the cache; bench/RESULTS.md has the
 // numbers.
 //
@@ -235,6 +235,26 @@
 // that concurrent readers of one hot block do not decode it again; an
 // evicted block's Seekers go to a pool that the next miss Inits on its
 // block, so a miss does not allocate a Seeker's buffers.
+//
+// # Segment dictionaries
+//
+// A 16 KiB block is too small for LZ4 to find much to match on its own,
+// and an in-block dictionary costs a point read its decompression. So a
+// segment has one preset dictionary (RocksDB's per-file compression
+// dictionary, Lucene's preset dictionaries, with LZ4): before its first
+// block, a flush samples the values of its memstore (every k-th cell, up
+// to 2048 values) and a compaction the values of up to 32 blocks spread
+// over its inputs, and blockenc.SampleDict makes a dictionary of
+// Options.DictSize bytes (64 KiB - 1 by default, the reach of an LZ4
+// match; at most 1/16 of the segment's value bytes, none below 1 KiB)
+// from them. Every block's value area is then compressed in sub-blocks of
+// about 1 KiB against it (blockenc.Options.Dict). The dictionary is
+// stored once, in the segment's meta (format version 3), and held in
+// memory while the segment lives; each block records the dictionary's ID
+// (its CRC-32C), so a block read against another dictionary is
+// ErrCorrupt. Blocks whose values are not LZ4 compressed (integer or
+// dictionary-encoded value columns) ignore it. DictSize < 0 turns it off:
+// each block then carries its own dictionary sub-block.
 //
 // # Reads
 //

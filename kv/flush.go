@@ -50,7 +50,7 @@ func (s *Store) flushFrozen() error {
 
 func (s *Store) flushMemtable(mt *memtable) error {
 	rp, points := s.gcPoints()
-	w := s.newSegWriter(s.opts.Block)
+	w := s.newSegWriter(s.opts.Block, s.memtableDict(mt))
 	f := gcFilter{rp: rp, points: points, emit: w.add, dels: mt.dels.Load()}
 	it := mt.ms.NewIterator(math.MaxUint64, true)
 	for it.First(); it.Valid(); it.Next() {

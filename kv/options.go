@@ -38,6 +38,17 @@ type Options struct {
 	// frozen and flushed to a segment in the background. Default 32 MiB
 	// (DefaultMemstoreSize; the package doc, Memory, says why).
 	MemstoreSize int64
+	// DictSize bounds the preset dictionary of a segment: with
+	// Block.Compression LZ4Dict, each flush and compaction samples the
+	// values it writes into a dictionary of up to DictSize bytes, kept
+	// in the segment's meta and in memory while the segment lives, and
+	// every block's value area is compressed against it in sub-blocks of
+	// about 1 KiB; a point read decompresses one of them (see the package
+	// doc, Segment dictionaries). Default DefaultDictSize (64 KiB - 1,
+	// blockenc.MaxDictSize, the reach of an LZ4 match); a segment's is at
+	// most 1/16 of its value bytes, and none below 1 KiB. Negative: no
+	// segment dictionaries, each block carries its own.
+	DictSize int
 	// CacheSize bounds the bytes of decoded blocks kept in the block cache.
 	// Default 64 MiB. A negative value disables the cache.
 	CacheSize int64
@@ -79,6 +90,7 @@ const (
 	DefaultValueThreshold    = 1 << 10
 	DefaultValueLogFileSize  = 16 << 20
 	DefaultCompactionLevel   = 4
+	DefaultDictSize          = blockenc.MaxDictSize
 	// DefaultBadgerMemTableSize is the MemTableSize of the Badger DB that
 	// Open makes (Badger's own default is 64 MiB; see the package doc,
 	// Memory).
@@ -115,7 +127,7 @@ func DefaultBlockOptions() blockenc.Options {
 
 // DefaultOptions returns the defaults for a Store in dir ("" for memory):
 // Prefix "kv", DefaultBlockOptions(), BlockSize 16 KiB, MemstoreSize 32
-// MiB, CacheSize 64 MiB, SyncWrites false, CompactionTrigger 4,
+// MiB, DictSize 64 KiB - 1, CacheSize 64 MiB, SyncWrites false, CompactionTrigger 4,
 // CompactionLevel 4, a silent Badger, ValueThreshold 1 KiB and
 // ValueLogFileSize 16 MiB.
 func DefaultOptions(dir string) Options {
@@ -126,6 +138,7 @@ func DefaultOptions(dir string) Options {
 		BlockSize:         DefaultBlockSize,
 		MemstoreSize:      DefaultMemstoreSize,
 		CacheSize:         DefaultCacheSize,
+		DictSize:          DefaultDictSize,
 		CompactionTrigger: DefaultCompactionTrigger,
 		CompactionLevel:   DefaultCompactionLevel,
 		ValueThreshold:    DefaultValueThreshold,
@@ -176,6 +189,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.CacheSize == 0 {
 		o.CacheSize = DefaultCacheSize
+	}
+	if o.DictSize == 0 {
+		o.DictSize = DefaultDictSize
+	}
+	if o.DictSize > blockenc.MaxDictSize {
+		return o, fmt.Errorf("%w: DictSize %d is above the maximum %d", ErrInvalidOptions, o.DictSize, blockenc.MaxDictSize)
 	}
 	if o.CompactionTrigger == 0 {
 		o.CompactionTrigger = DefaultCompactionTrigger

@@ -20,7 +20,8 @@ type segment struct {
 	lastKeys  [][]byte // last key of block i (aliases blockKeys[i])
 	refs      atomic.Int32
 	obsolete  atomic.Bool
-	dels      *rangeDels // the range tombstones of meta.dels, fragmented
+	dels      *rangeDels     // the range tombstones of meta.dels, fragmented
+	dict      *blockenc.Dict // meta.dict, or nil
 }
 
 // findBlock returns the first block whose last key is >= key, or -1.
@@ -71,8 +72,8 @@ func (s *Store) readBlock(g *segment, i int, fill, cold bool) (*cachedBlock, *re
 // newCachedBlock verifies data, block i of g, and wraps it with a Seeker
 // on it in its first slot.
 func (s *Store) newCachedBlock(g *segment, i int, data []byte) (*cachedBlock, error) {
-	cb := &cachedBlock{id: blockID{seg: g.meta.id, block: i}, data: data}
-	sk, err := newSeeker(data)
+	cb := &cachedBlock{id: blockID{seg: g.meta.id, block: i}, data: data, dict: g.dict}
+	sk, err := newSeeker(data, g.dict)
 	if err != nil {
 		return nil, fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], err)
 	}
@@ -132,7 +133,7 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 		var serr error
 		err = s.viewBlock(g, i, func(v []byte) {
 			var sk *blockenc.Seeker
-			if sk, serr = newSeeker(v); serr == nil {
+			if sk, serr = newSeeker(v, g.dict); serr == nil {
 				val, kind, seq, found = lookup(sk, key, rp, dst, nil)
 				serr = sk.Err()
 				seekerPool.Put(sk)
@@ -202,14 +203,25 @@ type segWriter struct {
 // garbage that shares the file.
 const segTxnBytes = 4 << 20
 
-func (s *Store) newSegWriter(block blockenc.Options) *segWriter {
+// newSegWriter starts a segment of blocks encoded with block, their value
+// areas compressed against dict when it is not empty (see dict.go).
+func (s *Store) newSegWriter(block blockenc.Options, dict []byte) *segWriter {
 	id := s.nextSegID.Add(1)
 	w := &segWriter{
 		s:    s,
-		enc:  blockenc.NewEncoder(block),
 		meta: segMeta{id: id, minSeq: ^uint64(0)},
 		seg:  &segment{},
 	}
+	if len(dict) > 0 {
+		d, err := blockenc.NewDict(dict)
+		if err != nil {
+			w.err = fmt.Errorf("kv: segment %d dictionary: %w", id, err)
+			return w
+		}
+		block.Dict = d
+		w.meta.dict, w.seg.dict = dict, d
+	}
+	w.enc = blockenc.NewEncoder(block)
 	if w.err = s.dbClosed(); w.err == nil {
 		w.txn = s.db.NewTransaction(true)
 	}

@@ -16,6 +16,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
+	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/memstore"
 	"github.com/kvenc/kvenc/mvcc"
 )
@@ -305,7 +306,13 @@ func (s *Store) recover() error {
 			if m.id != id {
 				return fmt.Errorf("%w: meta under id %d says id %d", ErrCorrupt, id, m.id)
 			}
-			metas[id] = &segment{meta: m, dels: newRangeDels(m.dels)}
+			g := &segment{meta: m, dels: newRangeDels(m.dels)}
+			if len(m.dict) > 0 {
+				if g.dict, err = blockenc.NewDict(m.dict); err != nil {
+					return fmt.Errorf("%w: segment %d dictionary: %v", ErrCorrupt, id, err)
+				}
+			}
+			metas[id] = g
 			maxID = max(maxID, id)
 			walSeq = max(walSeq, m.walSeq)
 			last = max(last, m.maxSeq, m.walSeq)

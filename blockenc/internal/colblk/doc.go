@@ -115,7 +115,7 @@
 // the dictionary is compressed as one LZ4 block (flag bit 0) instead.
 //
 // External dictionary (blockenc.Dict, flag bits 1 and 5, version 3): the
-// area is cut every lz4area.ExtSubBlockSize (4 KiB) bytes, and every
+// area is cut every lz4area.ExtSubBlockSize (1 KiB) bytes, and every
 // sub-block, the first too, is an LZ4 block whose matches may reach into
 // the dictionary's bytes, or stored; id is the dictionary's CRC-32C, which
 // Init compares with the dictionary it was given (frame.ErrWrongDict when

@@ -1,0 +1,152 @@
+package kv
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	badger "github.com/dgraph-io/badger/v4"
+	"github.com/stretchr/testify/require"
+)
+
+// dictStore opens a Store in dir with small memstores, no background
+// compaction and DictSize dictSize.
+func dictStore(t *testing.T, dir string, dictSize int) *Store {
+	t.Helper()
+	o := DefaultOptions(dir)
+	o.DictSize = dictSize
+	o.MemstoreSize = 1 << 20
+	o.CompactionTrigger = -1
+	s, err := Open(o)
+	require.NoError(t, err)
+	return s
+}
+
+func putAll(t *testing.T, s *Store, d *dataset) {
+	t.Helper()
+	b := s.NewBatch()
+	for i := range d.keys {
+		b.Put(d.keys[i], d.vals[i])
+		if b.Len() == 500 || i == len(d.keys)-1 {
+			require.NoError(t, s.Apply(b))
+			b = s.NewBatch()
+		}
+	}
+	require.NoError(t, s.Flush())
+}
+
+// requireAll checks every cell of d by Get and by a full scan.
+func requireAll(t *testing.T, s *Store, d *dataset) {
+	t.Helper()
+	for i := range d.keys {
+		v, err := s.Get(d.keys[i])
+		require.NoError(t, err)
+		require.Equal(t, d.vals[i], v)
+	}
+	it := s.NewIterator(IterOptions{})
+	n := 0
+	for ok := it.First(); ok; ok = it.Next() {
+		require.Equal(t, d.keys[n], it.Key())
+		require.Equal(t, d.vals[n], it.Value())
+		n++
+	}
+	require.NoError(t, it.Close())
+	require.Equal(t, len(d.keys), n)
+}
+
+func segBytes(s *Store) (n uint64) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, g := range s.segs {
+		n += g.meta.bytes
+	}
+	return n
+}
+
+// TestSegmentDict: flushes and compactions give their segments a
+// dictionary that survives reopening, the blocks read back through it,
+// and they are smaller than blocks that carry their own.
+func TestSegmentDict(t *testing.T) {
+	d := lineitemRows(rand.New(rand.NewPCG(3, 4)), 20000)
+	sizes := map[int]uint64{}
+	for _, dictSize := range []int{0, -1} {
+		dir := t.TempDir()
+		s := dictStore(t, dir, dictSize)
+		putAll(t, s, d)
+		s.mu.RLock()
+		segs := append([]*segment(nil), s.segs...)
+		s.mu.RUnlock()
+		require.Greater(t, len(segs), 1)
+		for _, g := range segs {
+			if dictSize < 0 {
+				require.Nil(t, g.dict)
+				require.Empty(t, g.meta.dict)
+				continue
+			}
+			require.NotNil(t, g.dict)
+			require.GreaterOrEqual(t, len(g.meta.dict), minDict)
+			require.LessOrEqual(t, len(g.meta.dict), DefaultDictSize)
+		}
+		requireAll(t, s, d)
+		require.NoError(t, s.Compact())
+		s.mu.RLock()
+		require.Len(t, s.segs, 1)
+		g := s.segs[0]
+		s.mu.RUnlock()
+		require.Equal(t, dictSize >= 0, g.dict != nil)
+		sizes[dictSize] = segBytes(s)
+		requireAll(t, s, d)
+		require.NoError(t, s.Close())
+
+		s = dictStore(t, dir, dictSize)
+		s.mu.RLock()
+		g = s.segs[0]
+		s.mu.RUnlock()
+		require.Equal(t, dictSize >= 0, g.dict != nil)
+		requireAll(t, s, d)
+		require.NoError(t, s.Close())
+	}
+	require.Less(t, sizes[0], sizes[-1], "segment bytes with a dictionary against without")
+}
+
+// TestSegmentDictSmall: a segment too small for a dictionary has none.
+func TestSegmentDictSmall(t *testing.T) {
+	d := lineitemRows(rand.New(rand.NewPCG(5, 6)), 50)
+	s := dictStore(t, t.TempDir(), 0)
+	defer s.Close()
+	putAll(t, s, d)
+	s.mu.RLock()
+	require.Len(t, s.segs, 1)
+	require.Nil(t, s.segs[0].dict)
+	s.mu.RUnlock()
+	requireAll(t, s, d)
+}
+
+// TestSegmentDictMismatch: a meta whose dictionary is not the one its
+// blocks were compressed against (a valid meta, its checksum right) makes
+// reads of those blocks fail with ErrCorrupt, not return wrong values.
+func TestSegmentDictMismatch(t *testing.T) {
+	d := lineitemRows(rand.New(rand.NewPCG(7, 8)), 5000)
+	dir := t.TempDir()
+	s := dictStore(t, dir, 0)
+	putAll(t, s, d)
+	require.NoError(t, s.Compact())
+	s.mu.RLock()
+	m := s.segs[0].meta
+	s.mu.RUnlock()
+	require.NotEmpty(t, m.dict)
+	m.dict = append([]byte(nil), m.dict...)
+	m.dict[len(m.dict)/2] ^= 1
+	require.NoError(t, s.db.Update(func(txn *badger.Txn) error {
+		return txn.Set(s.keys.meta(m.id), m.append(nil))
+	}))
+	require.NoError(t, s.Close())
+
+	s = dictStore(t, dir, 0)
+	defer s.Close()
+	_, err := s.Get(d.keys[0])
+	requireCorrupt(t, err)
+	it := s.NewIterator(IterOptions{})
+	for ok := it.First(); ok; ok = it.Next() {
+	}
+	requireCorrupt(t, it.Close())
+}
