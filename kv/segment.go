@@ -182,17 +182,40 @@ func lookup(sk *blockenc.Seeker, key []byte, rp uint64, dst []byte, ref *refBuf)
 	return nil, 0, 0, false
 }
 
-// segWriter writes one segment: blocks as they fill, the meta last.
+// segWriter writes one segment: blocks as they fill, the meta last. The
+// caller's goroutine adds cells to one Encoder while a second goroutine
+// (write) compresses the block before it (Encoder.Finish, most of the
+// cost of a flush or compaction) and writes it to Badger, so that on two
+// cores the two halves overlap; blocks are written in order.
 type segWriter struct {
 	s       *Store
-	enc     *blockenc.Encoder
+	enc     *blockenc.Encoder // filled by add
 	meta    segMeta
-	txn     *badger.Txn
 	seg     *segment
 	lastKey []byte
-	written [][]byte // block keys written (for cleanup on failure)
-	err     error    // the DB was closed under the Store
-	pending int      // block bytes in txn
+	err     error // the writer failed (or the DB was closed under the Store)
+
+	// Between add and the writing goroutine: full encoders with their
+	// block's last key go out on work, emptied ones come back on free;
+	// done closes when the goroutine has ended, werr holds its error.
+	work    chan pendingBlock
+	free    chan *blockenc.Encoder
+	done    chan struct{}
+	werr    atomic.Pointer[error]
+	stopped bool
+
+	// Owned by the writing goroutine until done: the blocks' transaction,
+	// the block bytes in it, the block keys written (for cleanup), and
+	// meta.blocks, meta.bytes, seg.blockKeys and seg.lastKeys.
+	txn     *badger.Txn
+	pending int
+	written [][]byte
+}
+
+// pendingBlock is a full encoder and the last key of its block.
+type pendingBlock struct {
+	enc     *blockenc.Encoder
+	lastKey []byte
 }
 
 // segTxnBytes bounds the block bytes of one segment transaction. Badger
@@ -208,9 +231,10 @@ const segTxnBytes = 4 << 20
 func (s *Store) newSegWriter(block blockenc.Options, dict []byte) *segWriter {
 	id := s.nextSegID.Add(1)
 	w := &segWriter{
-		s:    s,
-		meta: segMeta{id: id, minSeq: ^uint64(0)},
-		seg:  &segment{},
+		s:       s,
+		meta:    segMeta{id: id, minSeq: ^uint64(0)},
+		seg:     &segment{},
+		stopped: true,
 	}
 	if len(dict) > 0 {
 		d, err := blockenc.NewDict(dict)
@@ -221,10 +245,17 @@ func (s *Store) newSegWriter(block blockenc.Options, dict []byte) *segWriter {
 		block.Dict = d
 		w.meta.dict, w.seg.dict = dict, d
 	}
-	w.enc = blockenc.NewEncoder(block)
-	if w.err = s.dbClosed(); w.err == nil {
-		w.txn = s.db.NewTransaction(true)
+	if w.err = s.dbClosed(); w.err != nil {
+		return w
 	}
+	w.txn = s.db.NewTransaction(true)
+	w.enc = blockenc.NewEncoder(block)
+	w.work = make(chan pendingBlock, 1)
+	w.free = make(chan *blockenc.Encoder, 2)
+	w.free <- blockenc.NewEncoder(block)
+	w.done = make(chan struct{})
+	w.stopped = false
+	go w.write()
 	return w
 }
 
@@ -234,12 +265,13 @@ func (w *segWriter) add(c blockenc.Cell) error {
 		return w.err
 	}
 	if w.enc.Len() > 0 && w.enc.Size() >= w.s.opts.BlockSize && !bytes.Equal(c.Key, w.lastKey) {
-		if err := w.finishBlock(); err != nil {
+		if err := w.cut(); err != nil {
 			return err
 		}
 	}
 	if err := w.enc.Add(c); err != nil {
-		return fmt.Errorf("kv: segment %d: %w", w.meta.id, err)
+		w.err = fmt.Errorf("kv: segment %d: %w", w.meta.id, err)
+		return w.err
 	}
 	if w.meta.cells == 0 {
 		w.meta.firstKey = append([]byte(nil), c.Key...)
@@ -254,18 +286,62 @@ func (w *segWriter) add(c blockenc.Cell) error {
 	return nil
 }
 
-func (w *segWriter) finishBlock() error {
-	blk, err := w.enc.Finish()
+// cut hands the current block to the writing goroutine and takes an
+// empty encoder, failing with the goroutine's error if it has one.
+func (w *segWriter) cut() error {
+	if err := w.writeErr(); err != nil {
+		w.err = err
+		return err
+	}
+	w.work <- pendingBlock{enc: w.enc, lastKey: append([]byte(nil), w.lastKey...)}
+	w.enc = <-w.free
+	return nil
+}
+
+func (w *segWriter) writeErr() error {
+	if p := w.werr.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// stop ends the writing goroutine after the blocks handed to it and
+// returns its error.
+func (w *segWriter) stop() error {
+	if !w.stopped {
+		w.stopped = true
+		close(w.work)
+		<-w.done
+	}
+	return w.writeErr()
+}
+
+// write is the writing goroutine: it compresses and writes each block
+// handed to it, in order; after an error it only gives encoders back.
+func (w *segWriter) write() {
+	defer close(w.done)
+	for b := range w.work {
+		if w.werr.Load() == nil {
+			if err := w.writeBlock(b); err != nil {
+				w.werr.Store(&err)
+			}
+		}
+		b.enc.Reset()
+		w.free <- b.enc
+	}
+}
+
+func (w *segWriter) writeBlock(b pendingBlock) error {
+	blk, err := b.enc.Finish()
 	if err != nil {
 		return fmt.Errorf("kv: segment %d: %w", w.meta.id, err)
 	}
-	w.enc.Reset()
 	if w.s.inMemory && len(blk) >= 1<<20 {
 		// In-memory Badger panics on a value of exactly 1 MiB and refuses
 		// larger ones: a key with very many pinned versions.
 		return fmt.Errorf("%w: segment %d: block of %d bytes for an in-memory Badger (below 1 MiB)", ErrTooLarge, w.meta.id, len(blk))
 	}
-	key := w.s.keys.block(w.meta.id, w.lastKey)
+	key := w.s.keys.block(w.meta.id, b.lastKey)
 	if w.pending >= segTxnBytes {
 		if err := w.txn.Commit(); err != nil {
 			return fmt.Errorf("kv: segment %d: commit: %w", w.meta.id, err)
@@ -281,7 +357,7 @@ func (w *segWriter) finishBlock() error {
 	w.pending += len(blk)
 	w.written = append(w.written, key)
 	w.seg.blockKeys = append(w.seg.blockKeys, key)
-	w.seg.lastKeys = append(w.seg.lastKeys, key[len(key)-len(w.lastKey):])
+	w.seg.lastKeys = append(w.seg.lastKeys, key[len(key)-len(b.lastKey):])
 	w.meta.blocks++
 	w.meta.bytes += uint64(len(blk))
 	return nil
@@ -291,13 +367,18 @@ func (w *segWriter) finishBlock() error {
 // deleting the metas of the segments it replaces in the same transaction.
 func (w *segWriter) finish(walSeq uint64, replaces []*segment) (*segment, error) {
 	if w.err != nil {
+		w.abort()
 		return nil, w.err
 	}
 	if w.enc.Len() > 0 {
-		if err := w.finishBlock(); err != nil {
+		if err := w.cut(); err != nil {
 			w.abort()
 			return nil, err
 		}
+	}
+	if err := w.stop(); err != nil {
+		w.abort()
+		return nil, err
 	}
 	if err := w.txn.Commit(); err != nil {
 		w.abort()
@@ -347,6 +428,7 @@ func (w *segWriter) addRangeDels(dels []rangeDel) {
 // abort discards what was written; what it cannot delete has no meta and
 // is removed at the next Open.
 func (w *segWriter) abort() {
+	_ = w.stop()
 	if w.txn != nil {
 		w.txn.Discard()
 	}
