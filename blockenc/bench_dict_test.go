@@ -16,7 +16,7 @@ import (
 // BenchmarkDict: lineitem rows (lineitemBench) in Columnar blocks of 16
 // and 32 KiB with LZ4Dict, the dictionary in each block (dict=inblock:
 // 8 KiB, then 8 KiB sub-blocks) or a 64 KiB Dict sampled from other rows
-// (dict=shared: 4 KiB sub-blocks), at levels 0 and 4. op=encode cuts every
+// (dict=shared: 1 KiB sub-blocks), at levels 0 and 4. op=encode cuts every
 // cell into blocks (SetBytes: the keys and values); op=seekcold is Init and
 // SeekGE of a random key on a block not read yet (subs/seek: the
 // sub-blocks it decompressed). B/block is the mean block length.

@@ -13,3 +13,7 @@ func ColumnarForms(block []byte) (keys, seqs, values byte, err error) {
 // ColumnarSubsLoaded returns how many LZ4Dict sub-blocks of the value area
 // s has decompressed since Init, and how many the area has.
 func ColumnarSubsLoaded(s *Seeker) (loaded, total int) { return s.col.SubsLoaded() }
+
+// RowSubsLoaded returns how many LZ4Dict sub-blocks of a row block s has
+// decompressed since Init, and how many the block has.
+func RowSubsLoaded(s *Seeker) (loaded, total int) { return s.row.SubsLoaded() }

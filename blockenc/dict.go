@@ -15,8 +15,9 @@ const MaxDictSize = lz4dict.MaxDictLen
 
 // Dict is a preset dictionary shared by many blocks, as RocksDB shares
 // one per SST file (CompressionOptions.max_dict_bytes): with
-// Options.Dict, the LZ4Dict value area of a block is cut into sub-blocks
-// of about 1 KiB that are all compressed against the Dict's bytes, and
+// Options.Dict, the LZ4Dict cells of a block (Columnar: its value area)
+// are cut into sub-blocks of about 1 KiB, all compressed against the
+// Dict's bytes, and
 // the block keeps only the Dict's ID, so a cold read decompresses one
 // small sub-block and no dictionary. The reader must be given the same
 // Dict (Seeker.InitDict). The user keeps the bytes (Bytes) with the

@@ -59,8 +59,8 @@ func TestNewDict(t *testing.T) {
 	require.Equal(t, blockenc.MaxDictSize, len(big.Bytes()))
 }
 
-// TestDictOptions: a Dict needs LZ4Dict and Columnar; options with one
-// stay comparable.
+// TestDictOptions: a Dict needs LZ4Dict; options with one stay
+// comparable.
 func TestDictOptions(t *testing.T) {
 	d := mustDict(t, []byte("dictionary"))
 	for _, tc := range []struct {
@@ -69,7 +69,6 @@ func TestDictOptions(t *testing.T) {
 	}{
 		{blockenc.Options{Encoding: blockenc.Columnar, Compression: blockenc.LZ4, Dict: d}, "needs compression lz4dict, not lz4"},
 		{blockenc.Options{Encoding: blockenc.Columnar, Dict: d}, "needs compression lz4dict, not none"},
-		{blockenc.Options{Encoding: blockenc.RowIndex, Compression: blockenc.LZ4Dict, Dict: d}, "needs encoding columnar, not rowindex"},
 	} {
 		e := blockenc.NewEncoder(tc.opts)
 		err := e.Add(blockenc.Cell{Key: []byte("k"), Kind: blockenc.KindPut})
@@ -257,6 +256,80 @@ func TestDictSmaller(t *testing.T) {
 		assert.Less(t, totalLen(ext), totalLen(in)*95/100, "level %d: Dict blocks vs in-block dictionary", level)
 		for _, b := range ext {
 			require.NoError(t, blockenc.VerifyDict(b, d))
+		}
+	}
+}
+
+// TestRowDict: row blocks of every encoding, with and without dedupe and a
+// value column, compressed against a Dict in small sub-blocks (version 3,
+// flags with 0x22) read back, seek and allocate nothing per move; a cold
+// SeekGE decompresses one or two sub-blocks; a missing or other Dict is
+// ErrWrongDict; flips, truncations (and for RowIndex and FastDiff hostile
+// bytes) are errors or consistent blocks.
+func TestRowDict(t *testing.T) {
+	defer blockenc.SetExtSubBlockSize(200)()
+	rng := rand.New(rand.NewPCG(98, 99))
+	text, _, _ := dictTestCells(rng, 300)
+	ints := intCells(rng, 300, 8)
+	sample, _, _ := dictTestCells(rand.New(rand.NewPCG(1, 1)), 300)
+	var values [][]byte
+	for _, c := range sample {
+		values = append(values, c.Value)
+	}
+	for _, c := range intCells(rand.New(rand.NewPCG(2, 2)), 100, 8) {
+		values = append(values, c.Value)
+	}
+	d := mustDict(t, blockenc.SampleDict(values, 2048))
+	other := mustDict(t, []byte("another dictionary"))
+	defer withReadDict(d)()
+	for _, e := range blockenc.Encodings()[:5] {
+		for _, feat := range []string{"plain", "dedupe", "ints"} {
+			opts := blockenc.Options{Encoding: e, RestartInterval: 4, Compression: blockenc.LZ4Dict, Dict: d,
+				DedupeValues: feat == "dedupe", IntValues: feat == "ints"}
+			cells := text
+			if feat == "ints" {
+				cells = ints
+			}
+			t.Run(fmt.Sprintf("encoding=%v/%s", e, feat), func(t *testing.T) {
+				block := encodeAny(t, opts, cells)
+				require.Equal(t, byte(3), block[0], "version")
+				flags := blockenc.Flags(block)
+				require.Equal(t, byte(blockenc.FlagLZ4Dict|blockenc.FlagExtDict), flags&(blockenc.FlagLZ4Dict|blockenc.FlagExtDict), "flags %#x", flags)
+				var s blockenc.Seeker
+				conform(t, &s, rng, block, cells)
+				checkColumnarAllocs(t, block, cells) // the same checks fit row blocks
+
+				require.NoError(t, s.InitDict(block, d))
+				c := cells[len(cells)*3/4]
+				require.True(t, s.SeekGE(c.Key), "SeekGE %q", c.Key)
+				require.Equal(t, string(c.Value), string(s.Cell().Value), "SeekGE %q: value", c.Key)
+				loaded, total := blockenc.RowSubsLoaded(&s)
+				// The sub-block before the one whose first key is the
+				// target's, and that one when the target is its first.
+				assert.LessOrEqual(t, loaded, 2, "SeekGE loaded %d of %d sub-blocks", loaded, total)
+				assert.GreaterOrEqual(t, total, 4, "sub-blocks")
+
+				err := s.Init(block)
+				require.ErrorIs(t, err, blockenc.ErrWrongDict)
+				require.ErrorIs(t, err, blockenc.ErrCorrupt)
+				require.ErrorIs(t, s.InitDict(block, other), blockenc.ErrWrongDict)
+				require.ErrorIs(t, blockenc.Verify(block), blockenc.ErrWrongDict)
+
+				requireFlipsAndCutsCorrupt(t, block, "row dict", 0x41)
+				if e == blockenc.RowIndex || e == blockenc.FastDiff {
+					checkHostile(t, block, func(i int) int { return i + 1 + i/16 })
+				}
+				for _, mod := range []struct {
+					at  int
+					val byte
+				}{{0, 1}, {0, 2}, {2, flags &^ blockenc.FlagLZ4Dict}, {2, flags &^ blockenc.FlagExtDict}} {
+					bad := bytes.Clone(block)
+					bad[mod.at] = mod.val
+					fixCRC(bad)
+					_, err = blockenc.NewSeekerDict(bad, d)
+					assert.ErrorIs(t, err, blockenc.ErrCorrupt, "byte %d = %#x", mod.at, mod.val)
+				}
+			})
 		}
 	}
 }

@@ -32,12 +32,12 @@
 //	                sub-block: faster cold seeks for a few percent of
 //	                size). Cells that do not compress are stored as they
 //	                are.
-//	Dict            with LZ4Dict and Columnar: a preset dictionary shared
-//	                by many blocks (one per file, say) replaces the
-//	                in-block one; the value area is cut into 1 KiB
-//	                sub-blocks, all compressed against it (smaller blocks,
-//	                and a cold seek decompresses 1 KiB). SampleDict makes
-//	                one from sample values.
+//	Dict            with LZ4Dict: a preset dictionary shared by many
+//	                blocks (one per file, say) replaces the in-block one;
+//	                the cells (Columnar: the value area) are cut into
+//	                1 KiB sub-blocks, all compressed against it (smaller
+//	                blocks, and a cold seek decompresses about 1 KiB).
+//	                SampleDict makes one from sample values.
 //	CompressionLevel 0 is LZ4's fast greedy parse; 1..9 hash-chain search,
 //	                10..MaxCompressionLevel optimal parsing: smaller blocks,
 //	                slower encoding, the same decoding speed.
@@ -64,8 +64,8 @@
 //	crc    := CRC-32C (Castagnoli) of every byte before it
 //
 // Version is 1, or 2 for a Columnar block that uses a form version 1 did
-// not have, or 3 for a Columnar block compressed against a Dict (version
-// 2 readers do not know it). Encoding is the Encoding id. Flags (never
+// not have, or 3 for a block of any encoding compressed against a Dict
+// (version 2 readers do not know it). Encoding is the Encoding id. Flags (never
 // reuse a bit):
 //
 //	bit 0  LZ4: the cells (Columnar: the value area) are one LZ4 block
@@ -74,7 +74,7 @@
 //	bit 3  value column: the values as an integer column
 //	bit 4  seq column: the seqs as an integer column (only with bit 3)
 //	bit 5  with bit 1: the sub-blocks against an external dictionary
-//	       (a Dict), whose ID the area holds; Columnar, version 3 only
+//	       (a Dict), whose ID the block holds; version 3 only
 //	bits 6-7 are reserved; bits 0 and 1 exclude each other, as do 2 and 3.
 //	Columnar blocks use bits 0, 1 and 5 only.
 //
@@ -83,7 +83,8 @@
 //	row      := header | [values] | [seqs] | cells | [restarts] | crc
 //	header   := 1 u8 | encoding u8 | flags u8 | count uv | [interval uv]
 //	cells    := cell * count, or with bit 0 rawlen uv | LZ4 block, or with
-//	            bit 1 nsub uv | sub-block index and data (internal/lz4area)
+//	            bit 1 nsub uv | sub-block index and data (internal/lz4area),
+//	            or with bits 1 and 5 id u32 | nsub uv | index and data
 //	restarts := offset u32 * ceil(count/interval)   (RowIndex)
 //	values   := mode u8 | clen uv | shapeshift column  (bit 3)
 //	seqs     := mode u8 | clen uv | shapeshift column  (bit 4)
@@ -199,26 +200,36 @@
 //
 // # Shared dictionaries
 //
-// A block written with Options.Dict (Columnar, LZ4Dict) stores its value
-// area as sub-blocks of 1 KiB of uncompressed bytes, the last fewer, each
-// one LZ4 block whose matches may reach back into the Dict's bytes as if
-// they preceded it (each decodes with LZ4's dictionary decoding,
-// pierrec/lz4's UncompressBlockWithDict, given the Dict's bytes), or
-// stored when it does not shrink (complen = sublen). No sub-block
-// depends on another: a move decompresses only the sub-blocks that hold
-// the value it lands on. The area names the Dict by its ID, the CRC-32C
-// of its bytes; a reader given no Dict or another one refuses the block
-// (ErrWrongDict). An area that does not shrink is stored, in a version 1
-// block without flags.
+// A block written with Options.Dict (LZ4Dict) stores its value area
+// (Columnar) as sub-blocks of 1 KiB of uncompressed bytes, the last
+// fewer, or its cells (row encodings) as sub-blocks that start at the
+// first cell (RowIndex: restart) at or after every 1 KiB, with the keyed
+// index of LZ4Dict row blocks (internal/lz4area). Each sub-block is one
+// LZ4 block whose matches may reach back into the Dict's bytes as if they
+// preceded it (each decodes with LZ4's dictionary decoding, pierrec/lz4's
+// UncompressBlockWithDict, given the Dict's bytes), or stored when it
+// does not shrink (complen = sublen). No sub-block depends on another: a
+// move decompresses only the sub-blocks it reads (a SeekGE one, or two
+// when the target starts the next). The block names the Dict by its ID,
+// the CRC-32C of its bytes; a reader given no Dict or another one refuses
+// the block (ErrWrongDict). A value area that does not shrink is stored,
+// in a block without the flags, and so are row cells of one sub-block
+// (later sub-blocks start from an empty previous cell: those cells stay
+// compressed). A row block's cells are
+//
+//	cells := id u32 | nsub uv | keyed index and data  (internal/lz4area)
+//
+// and testdata/none-dict.block (TestGoldenOptions) pins one; a Columnar
+// value area is
 //
 //	area  := rawlen uv | id u32 | nsub uv | (sublen uv | complen uv) * nsub
 //	         | data (the sub-blocks, complen bytes each, in order)
 //
-// Four cells "a".."d" (seqs 5..8) with the values "quickly carefully",
-// "blithely slyly furiously", "slyly quickly blithely" and "carefully
-// furiously", against the Dict "furiously quickly carefully blithely
-// slyly" (42 bytes; "quickly" starts at byte 10, "blithely" at 28), with
-// 32-byte sub-blocks (137 bytes):
+// Columnar, four cells "a".."d" (seqs 5..8) with the values "quickly
+// carefully", "blithely slyly furiously", "slyly quickly blithely" and
+// "carefully furiously", against the Dict "furiously quickly carefully
+// blithely slyly" (42 bytes; "quickly" starts at byte 10, "blithely" at
+// 28), with 32-byte sub-blocks (137 bytes):
 //
 //	03 05 22 04 02                         version 3, Columnar, flags 0x22, 4 cells
 //	00 10 00016105 00016206 00016307 00016408   prefix keys, seqs inline

@@ -46,8 +46,6 @@ func NewEncoder(opts Options) *Encoder {
 		e.err = fmt.Errorf("%w: compression level %d not in [0, %d]", ErrInvalidOptions, opts.CompressionLevel, MaxCompressionLevel)
 	case opts.Dict != nil && opts.Compression != LZ4Dict:
 		e.err = fmt.Errorf("%w: a Dict needs compression %v, not %v", ErrInvalidOptions, LZ4Dict, opts.Compression)
-	case opts.Dict != nil && opts.Encoding != Columnar:
-		e.err = fmt.Errorf("%w: a Dict needs encoding %v, not %v", ErrInvalidOptions, Columnar, opts.Encoding)
 	}
 	compress := byte(0)
 	switch opts.Compression {
@@ -56,11 +54,11 @@ func NewEncoder(opts Options) *Encoder {
 	case LZ4Dict:
 		compress = frame.FlagLZ4Dict
 	}
+	var ext *lz4area.Dict
+	if opts.Dict != nil {
+		ext = &opts.Dict.d
+	}
 	if opts.Encoding == Columnar {
-		var ext *lz4area.Dict
-		if opts.Dict != nil {
-			ext = &opts.Dict.d
-		}
 		e.col = colblk.NewWriter(opts.RestartInterval, compress, opts.CompressionLevel, ext)
 	} else {
 		e.row = rowblk.NewWriter(rowblk.Options{
@@ -68,6 +66,7 @@ func NewEncoder(opts Options) *Encoder {
 			Interval:  opts.RestartInterval,
 			Compress:  compress,
 			Level:     opts.CompressionLevel,
+			Ext:       ext,
 			Dedupe:    opts.DedupeValues,
 			IntValues: opts.IntValues,
 		})

@@ -105,13 +105,13 @@ type Options struct {
 	// internal/lz4dict); reading is as fast at every level, the blocks
 	// being plain LZ4. Not recorded in the block. Default 0.
 	CompressionLevel int
-	// Dict, with Compression LZ4Dict and Encoding Columnar, is the preset
-	// dictionary of the value area: it is cut into sub-blocks of about 4
-	// KiB, each compressed against Dict, and the block stores no
+	// Dict, with Compression LZ4Dict, is the preset dictionary of the
+	// cells (Columnar: the value area): they are cut into sub-blocks of
+	// about 1 KiB, each compressed against Dict, and the block stores no
 	// dictionary of its own, only Dict's ID (format version 3). Read such
-	// blocks with Seeker.InitDict and the same Dict. Other encodings or
-	// compressions with a Dict are ErrInvalidOptions. Default nil: LZ4Dict
-	// keeps its dictionary in the block.
+	// blocks with Seeker.InitDict and the same Dict. Other compressions
+	// with a Dict are ErrInvalidOptions. Default nil: LZ4Dict keeps its
+	// dictionary in the block.
 	Dict *Dict
 }
 

@@ -62,9 +62,9 @@ const lz4Raw = `05 11 7573657230 76616c75652d76616c75652d76616c7565 01 09
 // TestGoldenOptions pins one block per feature: the bytes must match
 // testdata/ (-rewrite regenerates: a format change) and an independent
 // check: the hand-derived worked example of internal/rowblk's doc for dedupe and the value
-// column; for LZ4 and LZ4Dict the hand-derived header and index, and
-// pierrec/lz4's decoder turning the compressed bytes into the
-// hand-derived cells.
+// column; for LZ4 and LZ4Dict (in the block or against a Dict) the
+// hand-derived header and index, and pierrec/lz4's decoder turning the
+// compressed bytes into the hand-derived cells.
 func TestGoldenOptions(t *testing.T) {
 	crcTab := crc32.MakeTable(crc32.Castagnoli)
 	for _, tc := range []struct {
@@ -132,19 +132,46 @@ func TestGoldenOptions(t *testing.T) {
 			checkLZ4(t, data[:c0], raw[:52], nil)
 			checkLZ4(t, data[c0:], raw[52:], raw[:52])
 		}},
+		{"none-dict", blockenc.Options{Encoding: blockenc.None, Compression: blockenc.LZ4Dict, Dict: goldenDict(t)}, lz4Cells(), [2]int{40, 40}, func(t *testing.T, b []byte) {
+			raw := unhex(t, lz4Raw)
+			// Version 3, flags 0x22; the Dict's ID (CRC-32C of
+			// "value-value-value user"); 2 sub-blocks of 52 raw bytes,
+			// the second starting at cell 2, key "user2", both
+			// compressed against the Dict.
+			hdr := unhex(t, `03 00 22 04 a3d4ce4c 02 34`)
+			require.Equal(t, hdr, b[:len(hdr)], "header")
+			require.Equal(t, unhex(t, "a3d4ce4c"), binary.LittleEndian.AppendUint32(nil, crc32.Checksum([]byte("value-value-value user"), crcTab)), "ID")
+			c0 := int(b[len(hdr)])
+			require.Equal(t, unhex(t, `34`), b[len(hdr)+1:len(hdr)+2], "index: second raw length")
+			c1 := int(b[len(hdr)+2])
+			require.Equal(t, unhex(t, `02 05 7573657232`), b[len(hdr)+3:len(hdr)+10], "index: first cell and key")
+			data := b[len(hdr)+10 : len(b)-4]
+			require.Len(t, data, c0+c1, "bytes of data vs the index")
+			dict := []byte("value-value-value user")
+			checkLZ4(t, data[:c0], raw[:52], dict)
+			checkLZ4(t, data[c0:], raw[52:], dict)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.sizes[0] != 0 {
 				defer blockenc.SetSubBlockSizes(tc.sizes[0], tc.sizes[1])()
+				defer blockenc.SetExtSubBlockSize(tc.sizes[1])()
 			}
 			got := encodeAny(t, tc.opts, tc.cells)
 			tc.check(t, got)
-			s, err := blockenc.NewSeeker(got)
+			s, err := blockenc.NewSeekerDict(got, tc.opts.Dict)
 			require.NoError(t, err)
 			checkAll(t, s, tc.cells)
 			checkGoldenFile(t, tc.name+".block", got) // equal to got, which read back
 		})
 	}
+}
+
+// goldenDict is the Dict of the none-dict golden block.
+func goldenDict(t *testing.T) *blockenc.Dict {
+	d, err := blockenc.NewDict([]byte("value-value-value user"))
+	require.NoError(t, err)
+	return d
 }
 
 // checkBody compares a block with want plus its CRC32C.

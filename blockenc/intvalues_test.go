@@ -128,7 +128,7 @@ func TestSeqColumnCorrupt(t *testing.T) {
 		{"column bytes", "seq column", flip(sq+3, 0x40)},
 		{"too few seqs", "seq column of 119 values", withSeqs(seqs[1:], 0)},
 		{"negative seq", "out of range", withSeqs(negative, 0)},
-		{"unknown flag", "unsupported flags", flip(2, 0x20)},
+		{"unknown flag", "unsupported flags", flip(2, 0x40)},
 	} {
 		_, err := NewSeeker(tc.block)
 		if assert.ErrorIs(t, err, ErrCorrupt, tc.name) {

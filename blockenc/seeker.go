@@ -74,19 +74,19 @@ func (s *Seeker) Init(block []byte) error { return s.InitDict(block, nil) }
 // ErrWrongDict (and so ErrCorrupt), a block that needs a Dict when d is
 // nil or has another ID.
 func (s *Seeker) InitDict(block []byte, d *Dict) error {
+	var ext *lz4area.Dict
+	if d != nil {
+		ext = &d.d
+	}
 	s.columnar = len(block) > 1 && block[1] == byte(Columnar)
 	if !s.columnar {
 		s.next = &s.row
-		return s.row.Init(block)
+		return s.row.Init(block, ext)
 	}
 	if s.col == nil {
 		s.col = new(colblk.Reader)
 	}
 	s.next = s.col
-	var ext *lz4area.Dict
-	if d != nil {
-		ext = &d.d
-	}
 	return s.col.Init(block, ext)
 }
 

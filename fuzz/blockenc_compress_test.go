@@ -11,7 +11,8 @@ import (
 	"github.com/kvenc/kvenc/blockenc"
 )
 
-// featureOptions: every encoding x compression x dedupe x value column.
+// featureOptions: every encoding x compression x dedupe x value column,
+// and LZ4Dict against fuzzDict.
 func featureOptions() []blockenc.Options {
 	var opts []blockenc.Options
 	for _, base := range blockOptions {
@@ -21,6 +22,10 @@ func featureOptions() []blockenc.Options {
 					o := base
 					o.Compression, o.DedupeValues, o.IntValues = c, dedupe, ints
 					opts = append(opts, o)
+					if c == blockenc.LZ4Dict {
+						o.Dict = fuzzDict
+						opts = append(opts, o)
+					}
 				}
 			}
 		}
@@ -137,7 +142,7 @@ func FuzzBlockFeatureRoundTrip(f *testing.F) {
 			block, err := e.Finish()
 			require.NoError(t, err, "%+v", opts)
 			require.GreaterOrEqual(t, e.Size(), len(block), "%+v: Size < block", opts)
-			require.NoError(t, blockenc.Verify(block), "%+v: Verify", opts)
+			require.NoError(t, blockenc.VerifyDict(block, opts.Dict), "%+v: Verify", opts)
 			got, s, err := readBlock(t, block)
 			require.NoError(t, err, "%+v: read %d of %d cells", opts, len(got), len(cells))
 			require.Equal(t, viewCells(cells), viewCells(got), "%+v: cells read back", opts)

@@ -3,6 +3,7 @@ package fuzz
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -77,22 +78,35 @@ func viewCells(cs []blockenc.Cell) []cellView {
 	return out
 }
 
-// fuzzDict is the Dict of blockenc's golden columnar-dict.block: the
-// decoders read every block with it (blocks without a Dict read the same
-// with and without one).
-var fuzzDict = func() *blockenc.Dict {
-	d, err := blockenc.NewDict([]byte("furiously quickly carefully blithely slyly"))
+// fuzzDict and goldenRowDict are the Dicts of blockenc's golden
+// columnar-dict.block and none-dict.block: the decoders read every block
+// with the first, and with the second when the first is the wrong one
+// (blocks without a Dict read the same with and without one).
+var fuzzDict, goldenRowDict = mustDict("furiously quickly carefully blithely slyly"), mustDict("value-value-value user")
+
+func mustDict(b string) *blockenc.Dict {
+	d, err := blockenc.NewDict([]byte(b))
 	if err != nil {
 		panic(err)
 	}
 	return d
-}()
+}
+
+// dictFor returns the Dict of fuzzDict and goldenRowDict that block does
+// not refuse as the wrong one (fuzzDict when it refuses both).
+func dictFor(block []byte) *blockenc.Dict {
+	var s blockenc.Seeker
+	if err := s.InitDict(block, fuzzDict); errors.Is(err, blockenc.ErrWrongDict) && !errors.Is(s.InitDict(block, goldenRowDict), blockenc.ErrWrongDict) {
+		return goldenRowDict
+	}
+	return fuzzDict
+}
 
 // readBlock reads every cell of block with First/Next. A non-nil error
 // wraps ErrCorrupt (checked).
 func readBlock(t *testing.T, block []byte) ([]blockenc.Cell, *blockenc.Seeker, error) {
 	t.Helper()
-	s, err := blockenc.NewSeekerDict(block, fuzzDict)
+	s, err := blockenc.NewSeekerDict(block, dictFor(block))
 	if err != nil {
 		require.ErrorIs(t, err, blockenc.ErrCorrupt, "NewSeeker")
 		return nil, nil, err
@@ -180,7 +194,7 @@ func checkDecode(t *testing.T, block []byte) {
 		require.False(t, s.First(), "error is not sticky")
 		return
 	}
-	verr := blockenc.VerifyDict(block, fuzzDict)
+	verr := blockenc.VerifyDict(block, dictFor(block))
 	ordered := true
 	for i := 1; i < len(cells); i++ {
 		if blockenc.Compare(cells[i-1], cells[i]) >= 0 {

@@ -37,18 +37,18 @@ const (
 	// Version2 is byte 0 of a Columnar block with packed keys or values,
 	// zigzag delta columns or an LZ4Dict value area. Readers take both.
 	Version2 = 2
-	// Version3 is byte 0 of a Columnar block whose LZ4Dict value area is
-	// compressed against an external dictionary (flag bit 5): version 2
-	// readers do not know it. Readers take all three.
+	// Version3 is byte 0 of a block (of any encoding) whose LZ4Dict cells
+	// or value area are compressed against an external dictionary (flag
+	// bit 5): version 2 readers do not know it. Readers take all three.
 	Version3 = 3
 )
 
 // Columnar is the encoding id (byte 1) of blockenc.Columnar, the only
-// encoding with version 2 and 3 blocks.
+// encoding with version 2 blocks.
 const Columnar = 5
 
 // Header flag bits (byte 2). Part of the format, never reuse. Row blocks
-// may set bits 0-4; Columnar blocks bits 0 and 1, and 5 with 1, for
+// may set bits 0-5; Columnar blocks bits 0 and 1, and 5 with 1, for
 // their value area. Bits 6-7 are reserved and rejected.
 const (
 	FlagLZ4        = 1 << 0 // LZ4-compressed whole
@@ -73,7 +73,7 @@ func AppendTrailer(b []byte) []byte {
 }
 
 // Check checks what every block shares: at least minBlock bytes, the
-// trailer, and the format version (versions 2 and 3 only for Columnar). It returns
+// trailer, and the format version (version 2 only for Columnar). It returns
 // the block without its trailer.
 func Check(block []byte, minBlock int) ([]byte, error) {
 	if len(block) < minBlock {
@@ -87,8 +87,8 @@ func Check(block []byte, minBlock int) ([]byte, error) {
 	if body[0] < Version1 || body[0] > Version3 {
 		return nil, Corrupt(0, "format version %d (want %d..%d)", body[0], Version1, Version3)
 	}
-	if body[0] >= Version2 && body[1] != Columnar {
-		return nil, Corrupt(0, "format version %d for encoding %d (only Columnar has it)", body[0], body[1])
+	if body[0] == Version2 && body[1] != Columnar {
+		return nil, Corrupt(0, "format version 2 for encoding %d (only Columnar has it)", body[1])
 	}
 	return body, nil
 }

@@ -218,12 +218,16 @@ func (s *Reader) setValueRef(p, n int) int {
 	return q
 }
 
-// checkFlagPairs rejects flag pairs no encoder writes: both LZ4 forms,
+// checkFlagPairs rejects flag pairs no encoder writes: both LZ4 forms, an
+// external dictionary without LZ4Dict,
 // dedupe with a value column (values in a column are not in the cells to
 // dedupe), and a seq column without a value column.
 func checkFlagPairs(flags byte) error {
 	if flags&(frame.FlagLZ4|frame.FlagLZ4Dict) == frame.FlagLZ4|frame.FlagLZ4Dict {
 		return frame.Corrupt(2, "flags %#02x: LZ4 and LZ4Dict both set", flags)
+	}
+	if flags&(frame.FlagExtDict|frame.FlagLZ4Dict) == frame.FlagExtDict {
+		return frame.Corrupt(2, "flags %#02x: an external dictionary without LZ4Dict", flags)
 	}
 	if flags&(frame.FlagValueDedup|frame.FlagIntValues) == frame.FlagValueDedup|frame.FlagIntValues {
 		return frame.Corrupt(2, "flags %#02x: dedupe and a value column both set", flags)

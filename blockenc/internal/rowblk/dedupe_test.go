@@ -29,7 +29,7 @@ func dedupCells(first, n, distinct int) []cell.Cell {
 func backRefs(t *testing.T, block []byte) int {
 	t.Helper()
 	var s Reader
-	require.NoError(t, s.Init(block))
+	require.NoError(t, s.Init(block, nil))
 	refs := 0
 	for off := s.Off; s.Next(); off = s.Off {
 		_, _, vlen, p := frame.ReadLens3(s.Cells, off)
@@ -86,7 +86,7 @@ func TestDedupeCutOff(t *testing.T) {
 	require.Equal(t, b, encode(NewWriter(opts), mixed), "block after another block differs from the block of a new Writer")
 	// And it decodes to its cells.
 	var s Reader
-	require.NoError(t, s.Init(b))
+	require.NoError(t, s.Init(b, nil))
 	for i := 0; s.Next(); i++ {
 		require.Equal(t, mixed[i], s.KV, "cell %d", i)
 	}

@@ -16,6 +16,15 @@ import (
 //
 //	lz4     := rawlen uv | LZ4 block                        (flag bit 0)
 //	lz4dict := nsub uv | keyed lz4area index and data      (flag bit 1)
+//	         | id u32 | nsub uv | keyed index and data     (flag bits 1
+//	                                                        and 5: every
+//	                                                        sub-block against
+//	                                                        the external
+//	                                                        dictionary id)
+//
+// Sub-blocks start at the first cell (RowIndex: restart) at or after
+// lz4area.DictSize bytes into the cells, and then every SubBlockSize
+// bytes; against an external dictionary every ExtSubBlockSize (1 KiB).
 
 // appendLZ4 appends the LZ4 cell area.
 func (e *Writer) appendLZ4(dst []byte) []byte {
@@ -26,11 +35,18 @@ func (e *Writer) appendLZ4(dst []byte) []byte {
 // subIndexBound bounds the LZ4Dict index: the per-sub-block lengths (a
 // complen is at most its rawlen) and first keys.
 func (e *Writer) subIndexBound() int {
-	return frame.UvarintLen(uint64(len(e.subs))) + 2*len(e.subs)*frame.UvarintLen(uint64(len(e.buf))) + e.subIndex
+	n := frame.UvarintLen(uint64(len(e.subs))) + 2*len(e.subs)*frame.UvarintLen(uint64(len(e.buf))) + e.subIndex
+	if e.opts.Ext != nil {
+		n += 4 // the dictionary ID
+	}
+	return n
 }
 
 // appendLZ4Dict appends the LZ4Dict cell area.
 func (e *Writer) appendLZ4Dict(dst []byte) []byte {
+	if e.opts.Ext != nil {
+		dst = binary.LittleEndian.AppendUint32(dst, e.opts.Ext.ID)
+	}
 	dst = binary.AppendUvarint(dst, uint64(len(e.subs)))
 	e.cuts = e.cuts[:0]
 	for _, sc := range e.subs {
@@ -63,7 +79,13 @@ func (s *Reader) initLZ4(area []byte, at int) ([]byte, error) {
 
 // initLZ4Dict reads an LZ4Dict index and returns the length of the
 // uncompressed cells; sub-blocks are decompressed when a move reaches them.
-func (s *Reader) initLZ4Dict(block []byte, at, end int) (int, error) {
+func (s *Reader) initLZ4Dict(block []byte, at, end int, ext bool) (int, error) {
+	if ext {
+		var err error
+		if at, err = s.area.ReadID(block[:end], at, s.ext); err != nil {
+			return 0, err
+		}
+	}
 	nsub, p := frame.ReadLen(block[:end], at)
 	if p < 0 {
 		return 0, frame.Corrupt(at, "LZ4Dict index: bad sub-block count")
@@ -81,10 +103,11 @@ func (s *Reader) initLZ4Dict(block []byte, at, end int) (int, error) {
 }
 
 // toSub positions s before the first cell of sub-block j, decompressing it
-// (and the dictionary) if needed. Cells are read only up to the end of the
+// (and the dictionary sub-block, without an external dictionary) if
+// needed. Cells are read only up to the end of the
 // sub-block: crossing into the next goes through nextSub.
 func (s *Reader) toSub(j int) bool {
-	if !s.loadSub(&s.area, 0) || !s.loadSub(&s.area, j) {
+	if (s.area.NeedsFirst() && !s.loadSub(&s.area, 0)) || !s.loadSub(&s.area, j) {
 		return false
 	}
 	sb := &s.area.Subs[j]
@@ -159,4 +182,15 @@ func (s *Reader) seekSub(key []byte) bool {
 		return true
 	}
 	return s.toSub(j)
+}
+
+// SubsLoaded returns how many LZ4Dict sub-blocks s has decompressed since
+// Init, and how many the block has (for tests).
+func (s *Reader) SubsLoaded() (loaded, total int) {
+	for _, sb := range s.area.Subs {
+		if sb.Loaded {
+			loaded++
+		}
+	}
+	return loaded, len(s.area.Subs)
 }

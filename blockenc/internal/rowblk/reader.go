@@ -15,7 +15,7 @@ import (
 const minCellLen = 2
 
 // rowFlags are the flags a row block may have.
-const rowFlags = frame.FlagLZ4 | frame.FlagLZ4Dict | frame.FlagValueDedup | frame.FlagIntValues | frame.FlagSeqColumn
+const rowFlags = frame.FlagLZ4 | frame.FlagLZ4Dict | frame.FlagValueDedup | frame.FlagIntValues | frame.FlagSeqColumn | frame.FlagExtDict
 
 // Reader reads the cells of one row block (blockenc.Seeker for the row
 // encodings): First, SeekGE, Next, Last, SeekLT, Prev (prev.go), and the
@@ -39,16 +39,19 @@ type Reader struct {
 	ints     []int64        // value column: the values
 	seqCol   []int64        // seq column: the seqs; empty: seqs inline
 	vbuf     [8]byte        // value column: the current value, big-endian
+	ext      *lz4area.Dict  // the external dictionary Init was given, or nil
 
 }
 
 // Init points s at a row block, keeping its buffers, and positions it
-// before the first cell. On error (wrapping frame.ErrCorrupt) every move
-// returns false.
-func (s *Reader) Init(block []byte) error {
+// before the first cell; ext (may be nil) is the external dictionary for a
+// block compressed against one, ignored for other blocks. On error
+// (wrapping frame.ErrCorrupt; a missing or different dictionary
+// frame.ErrWrongDict) every move returns false.
+func (s *Reader) Init(block []byte, ext *lz4area.Dict) error {
 	area := s.area
 	area.Reset()
-	*s = Reader{Reader: prefixkeys.Reader{KeyBuf: s.KeyBuf[:0], Back: s.Back.Emptied()}, area: area, ints: s.ints[:0], seqCol: s.seqCol[:0]}
+	*s = Reader{Reader: prefixkeys.Reader{KeyBuf: s.KeyBuf[:0], Back: s.Back.Emptied()}, area: area, ints: s.ints[:0], seqCol: s.seqCol[:0], ext: ext}
 	if err := s.init(block); err != nil {
 		s.Fail = err
 		return err
@@ -73,6 +76,9 @@ func (s *Reader) init(block []byte) error {
 	}
 	if err := checkFlagPairs(flags); err != nil {
 		return err
+	}
+	if (body[0] == frame.Version3) != (flags&frame.FlagExtDict != 0) {
+		return frame.Corrupt(0, "format version %d with flags %#02x (version 3 is for an external dictionary, flag bit 5)", body[0], flags)
 	}
 	if flags&frame.FlagValueDedup != 0 {
 		s.refBit, s.lenShift, s.dedupe = 1, 1, true
@@ -122,7 +128,7 @@ func (s *Reader) init(block []byte) error {
 		}
 		s.Compressed, s.HdrLen = true, 0
 	case flags&frame.FlagLZ4Dict != 0:
-		n, err := s.initLZ4Dict(body, p, end)
+		n, err := s.initLZ4Dict(body, p, end, flags&frame.FlagExtDict != 0)
 		if err != nil {
 			return err
 		}

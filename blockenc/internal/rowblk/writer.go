@@ -42,10 +42,13 @@ const (
 
 // Options configure a Writer (blockenc.Options for the row encodings).
 type Options struct {
-	Layout    byte // None .. RowIndex
-	Interval  int  // RowIndex restart interval
-	Compress  byte // the compression to try: 0, frame.FlagLZ4 or frame.FlagLZ4Dict
-	Level     int  // lz4dict compression level
+	Layout   byte // None .. RowIndex
+	Interval int  // RowIndex restart interval
+	Compress byte // the compression to try: 0, frame.FlagLZ4 or frame.FlagLZ4Dict
+	Level    int  // lz4dict compression level
+	// Ext, with frame.FlagLZ4Dict, is the external dictionary of every
+	// sub-block, or nil: the first sub-block is the others' dictionary.
+	Ext       *lz4area.Dict
 	Dedupe    bool // value back-references
 	IntValues bool // value (and seq) columns when smaller
 }
@@ -94,7 +97,7 @@ func NewWriter(opts Options) *Writer {
 
 func (e *Writer) setOptions(opts Options) {
 	e.opts = opts
-	e.lz.Level = opts.Level
+	e.lz.Level, e.lz.Ext = opts.Level, opts.Ext
 	if opts.Dedupe {
 		e.dedup = new(dedupTable)
 	}
@@ -215,7 +218,10 @@ func (e *Writer) cutSubBlock() bool {
 		return false
 	}
 	size, last := lz4area.DictSize, e.subs[len(e.subs)-1]
-	if len(e.subs) > 1 {
+	switch {
+	case e.opts.Ext != nil:
+		size = lz4area.ExtSubBlockSize
+	case len(e.subs) > 1:
 		size = lz4area.SubBlockSize
 	}
 	return len(e.buf)-int(last.off) >= size
@@ -414,6 +420,9 @@ func (e *Writer) Finish() []byte {
 		b, flags = iv.appendColumns(b, h, flags)
 	}
 	b[2] = flags
+	if flags&frame.FlagExtDict != 0 {
+		b[0] = frame.Version3
+	}
 	return frame.AppendTrailer(b)
 }
 
@@ -429,6 +438,9 @@ func (e *Writer) appendStream(b []byte) ([]byte, byte) {
 		} else {
 			e.out = e.appendLZ4Dict(e.out[:0])
 			flags = frame.FlagLZ4Dict
+			if e.opts.Ext != nil {
+				flags |= frame.FlagExtDict
+			}
 		}
 		// LZ4Dict sub-blocks after the first start from an empty
 		// previous cell: those cells are no plain stream, so they stay
