@@ -269,17 +269,24 @@ func warm(b *testing.B, get func([]byte) error, keys [][]byte, order []int) {
 }
 
 // parallelGets runs b.N Gets of order from g goroutines; ns/op is wall
+// time per Get, gets/s the Gets of all goroutines per second of wall time
+// (compare g=4 with g=1 for how Gets scale), cpu-ns/op the process's CPU
 // time per Get.
 func parallelGets(b *testing.B, g int, get func([]byte) error, keys [][]byte, order []int) {
 	b.ReportAllocs()
 	b.ResetTimer()
+	c0, t0 := cpuSeconds(), time.Now()
+	defer func() {
+		b.ReportMetric(float64(b.N)/time.Since(t0).Seconds(), "gets/s")
+		b.ReportMetric((cpuSeconds()-c0)*1e9/float64(b.N), "cpu-ns/op")
+	}()
 	var wg sync.WaitGroup
-	per := b.N / g
+	per := (b.N + g - 1) / g
 	for w := range g {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range per {
+			for i := range min(per, b.N-w*per) {
 				if err := get(keys[order[(w*per+i)%len(order)]]); err != nil {
 					b.Error(err)
 					return
