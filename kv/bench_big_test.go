@@ -213,6 +213,8 @@ func bigStores() []string {
 //   - op=zipf-after-scan: the same after a full scan of the store (a scan
 //     bigger than the cache must not evict the hot set).
 //   - op=get-parallel/g=N: uniform random Gets from N goroutines.
+//   - op=scan-cold: a full scan right after reopening the store (its
+//     files in the OS page cache, none of them mapped yet), ns/cell.
 func BenchmarkBig(b *testing.B) {
 	for _, d := range bigDatasets() {
 		uniform := rand.New(rand.NewPCG(11, 12)).Perm(len(d.keys))
@@ -247,6 +249,21 @@ func BenchmarkBig(b *testing.B) {
 					benchGets(b, get, d.keys, zipf)
 				})
 			}
+			b.Run(pre+"/op=scan-cold", func(b *testing.B) {
+				l := bigStore(b, d, name)
+				for b.Loop() {
+					b.StopTimer()
+					_, scan, done := l.open(b)
+					b.StartTimer()
+					if err := scan(); err != nil {
+						b.Fatal(err)
+					}
+					b.StopTimer()
+					done()
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(d.keys)), "ns/cell")
+			})
 			for _, g := range []int{1, 2, 4, 8} {
 				b.Run(pre+"/op=get-parallel/g="+strconv.Itoa(g), func(b *testing.B) {
 					get, _, done := bigStore(b, d, name).open(b)
