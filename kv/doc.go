@@ -253,7 +253,10 @@
 // memory while the segment lives; each block records the dictionary's ID
 // (its CRC-32C), so a block read against another dictionary is
 // ErrCorrupt. Blocks whose values are not LZ4 compressed (integer or
-// dictionary-encoded value columns) ignore it. DictSize < 0 turns it off:
+// dictionary-encoded value columns) ignore it. A scan decompresses every
+// sub-block, and text compressed against a large dictionary decodes as
+// many short matches, so scans cost more per cell than with in-block
+// dictionaries (bench/RESULTS.md has both). DictSize < 0 turns it off:
 // each block then carries its own dictionary sub-block.
 //
 // # Reads
