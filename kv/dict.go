@@ -85,7 +85,7 @@ func (s *Store) segmentsDict(in []*segment) ([]byte, error) {
 	}
 	const perBlock = dictSamples / dictBlocks
 	var vals [][]byte
-	var sampled, seen int64
+	var sampled int64
 	for _, g := range in {
 		nb := len(g.blockKeys)
 		k := int((int64(nb)*dictBlocks + blocks - 1) / blocks)
@@ -106,7 +106,6 @@ func (s *Store) segmentsDict(in []*segment) ([]byte, error) {
 					if c := sk.Cell(); c.Kind == blockenc.KindPut && len(c.Value) > 0 {
 						vals = append(vals, append([]byte(nil), c.Value...))
 						sampled += int64(len(c.Value))
-						seen++
 					}
 				}
 				n++
@@ -119,8 +118,8 @@ func (s *Store) segmentsDict(in []*segment) ([]byte, error) {
 			}
 		}
 	}
-	if seen == 0 {
+	if len(vals) == 0 {
 		return nil, nil
 	}
-	return s.dictFrom(vals, sampled*cells/seen), nil
+	return s.dictFrom(vals, sampled*cells/int64(len(vals))), nil
 }
