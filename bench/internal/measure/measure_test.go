@@ -28,7 +28,9 @@ func TestRoundsInterleaveAndCountAllocs(t *testing.T) {
 	subjects := []Subject{
 		{"alloc", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				sink = make([]byte, 64+i)
+				for j := range 16 {
+					sink = make([]byte, 64+i+j)
+				}
 			}
 		}},
 		{"none", func(b *testing.B) {}},
@@ -38,10 +40,12 @@ func TestRoundsInterleaveAndCountAllocs(t *testing.T) {
 	if got := len(order); got != 4 || order[0] != "alloc" || order[1] != "none" || order[2] != "alloc" {
 		t.Errorf("order %v", order)
 	}
-	if a := res["alloc"].AllocsPerOp; a < 0.5 {
-		t.Errorf("alloc subject: %v allocs/op", a)
+	// Allocations are counted process-wide, so the runtime and the
+	// testing package can add a few to any subject.
+	if a := res["alloc"].AllocsPerOp; a < 15 {
+		t.Errorf("alloc subject: %v allocs/op, want 16", a)
 	}
-	if res["none"].NsPerOp < 0 || res["none"].AllocsPerOp != 0 {
+	if res["none"].NsPerOp < 0 || res["none"].AllocsPerOp >= 4 {
 		t.Errorf("none: %+v", res["none"])
 	}
 }
