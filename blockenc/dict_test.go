@@ -130,7 +130,7 @@ func dictTestCells(rng *rand.Rand, n int) (text, dict, prefix []blockenc.Cell) {
 	return text, dict, sortCells(prefix)
 }
 
-// TestColumnarDict: value areas compressed against a Dict (version 3,
+// TestColumnarDict: value areas compressed against a Dict (version 4,
 // flags 0x22) in small sub-blocks read back, seek, allocate nothing per
 // move; a cold SeekGE decompresses only the sub-block of its value; a
 // missing or other Dict is ErrWrongDict; flips, truncations and hostile
@@ -158,7 +158,7 @@ func TestColumnarDict(t *testing.T) {
 			block := encodeAny(t, opts, set.cells)
 			_, _, v, err := blockenc.ColumnarForms(block)
 			require.ErrorIs(t, err, blockenc.ErrWrongDict, "ColumnarForms reads without the Dict")
-			require.Equal(t, byte(3), block[0], "version")
+			require.Equal(t, byte(4), block[0], "version")
 			require.Equal(t, byte(blockenc.FlagLZ4Dict|blockenc.FlagExtDict), blockenc.Flags(block), "flags")
 			var s blockenc.Seeker
 			conform(t, &s, rng, block, set.cells)
@@ -192,12 +192,12 @@ func TestColumnarDict(t *testing.T) {
 
 			requireFlipsAndCutsCorrupt(t, block, "columnar dict", 0x41)
 			checkHostile(t, block, func(i int) int { return i + 1 + i/64 })
-			// Version 3 is the Dict's; version 2 does not have it, nor
-			// version 3 the in-block dictionary.
+			// Version 4 is the Dict's; versions 2 and 3 do not have its
+			// checked sub-blocks, nor version 4 the in-block dictionary.
 			for _, mod := range []struct {
 				at  int
 				val byte
-			}{{0, 2}, {0, 1}, {2, blockenc.FlagLZ4Dict}, {2, blockenc.FlagLZ4 | blockenc.FlagExtDict}, {2, blockenc.FlagExtDict}} {
+			}{{0, 3}, {0, 2}, {0, 1}, {2, blockenc.FlagLZ4Dict}, {2, blockenc.FlagLZ4 | blockenc.FlagExtDict}, {2, blockenc.FlagExtDict}} {
 				bad := bytes.Clone(block)
 				bad[mod.at] = mod.val
 				fixCRC(bad)
@@ -206,6 +206,48 @@ func TestColumnarDict(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestColumnarDictSubBlockChecks: a version 4 block's sub-blocks are
+// checked when a move decompresses them. With any byte of the sub-block
+// data changed, Init succeeds, a cold SeekGE to a cell whose value lies in
+// undamaged sub-blocks returns its value, one that reaches the damaged
+// sub-block fails with ErrCorrupt, and no read returns a wrong value.
+func TestColumnarDictSubBlockChecks(t *testing.T) {
+	defer blockenc.SetExtSubBlockSize(96)()
+	text, _, _ := dictTestCells(rand.New(rand.NewPCG(96, 97)), 200)
+	sample, _, _ := dictTestCells(rand.New(rand.NewPCG(1, 1)), 300)
+	var values [][]byte
+	for _, c := range sample {
+		values = append(values, c.Value)
+	}
+	d := mustDict(t, blockenc.SampleDict(values, 1024))
+	block := encodeAny(t, blockenc.Options{Encoding: blockenc.Columnar, RestartInterval: 8, Compression: blockenc.LZ4Dict, Dict: d}, text)
+	require.Equal(t, byte(4), block[0], "version")
+	damaged := 0
+	bad := bytes.Clone(block)
+	var s blockenc.Seeker
+	for i := range len(block) - 4 {
+		bad[i] ^= 0x41
+		if s.InitDict(bad, d) == nil {
+			damaged++
+			good, failed := 0, 0
+			for _, c := range text {
+				require.NoError(t, s.InitDict(bad, d), "byte %d", i)
+				if s.SeekGE(c.Key) {
+					require.Equal(t, string(c.Value), string(s.Cell().Value), "byte %d changed: SeekGE %q", i, c.Key)
+					good++
+					continue
+				}
+				require.ErrorIs(t, s.Err(), blockenc.ErrCorrupt, "byte %d changed: SeekGE %q", i, c.Key)
+				failed++
+			}
+			require.NotZero(t, good, "byte %d changed: no value read", i)
+			require.NotZero(t, failed, "byte %d changed: no read failed", i)
+		}
+		bad[i] ^= 0x41
+	}
+	require.Greater(t, damaged, len(block)/2, "bytes of sub-block data (of %d)", len(block))
 }
 
 // TestDictReadsOtherBlocks: InitDict reads blocks written without a Dict,
@@ -322,7 +364,7 @@ func TestRowDict(t *testing.T) {
 				for _, mod := range []struct {
 					at  int
 					val byte
-				}{{0, 1}, {0, 2}, {2, flags &^ blockenc.FlagLZ4Dict}, {2, flags &^ blockenc.FlagExtDict}} {
+				}{{0, 1}, {0, 2}, {0, 4}, {2, flags &^ blockenc.FlagLZ4Dict}, {2, flags &^ blockenc.FlagExtDict}} {
 					bad := bytes.Clone(block)
 					bad[mod.at] = mod.val
 					fixCRC(bad)

@@ -61,11 +61,15 @@
 // vlong). Every block is
 //
 //	block  := version u8 | encoding u8 | flags u8 | count uv | ... | crc u32
-//	crc    := CRC-32C (Castagnoli) of every byte before it
+//	crc    := CRC-32C (Castagnoli) of every byte before it (version 4:
+//	          of every byte before the sub-blocks' data)
 //
 // Version is 1, or 2 for a Columnar block that uses a form version 1 did
-// not have, or 3 for a block of any encoding compressed against a Dict
-// (version 2 readers do not know it). Encoding is the Encoding id. Flags (never
+// not have, or 3 for a row block compressed against a Dict (version 2
+// readers do not know it), or 4 for a Columnar block compressed against a
+// Dict, whose sub-blocks carry checksums of their own (version 3 readers
+// do not know it; Columnar Dict blocks of version 3, without the sub-block
+// checksums, still read). Encoding is the Encoding id. Flags (never
 // reuse a bit):
 //
 //	bit 0  LZ4: the cells (Columnar: the value area) are one LZ4 block
@@ -74,7 +78,7 @@
 //	bit 3  value column: the values as an integer column
 //	bit 4  seq column: the seqs as an integer column (only with bit 3)
 //	bit 5  with bit 1: the sub-blocks against an external dictionary
-//	       (a Dict), whose ID the block holds; version 3 only
+//	       (a Dict), whose ID the block holds; versions 3 and 4 only
 //	bits 6-7 are reserved; bits 0 and 1 exclude each other, as do 2 and 3.
 //	Columnar blocks use bits 0, 1 and 5 only.
 //
@@ -222,16 +226,23 @@
 // and testdata/none-dict.block (TestGoldenOptions) pins one; a Columnar
 // value area is
 //
-//	area  := rawlen uv | id u32 | nsub uv | (sublen uv | complen uv) * nsub
-//	         | data (the sub-blocks, complen bytes each, in order)
+//	area  := rawlen uv | id u32 | nsub uv | entry * nsub | data
+//	entry := sublen uv | complen uv | crc u32   (version 3: no crc)
+//	data  := the sub-blocks, complen bytes each, in order, ending the
+//	         block before its trailer
+//
+// The entry's crc is the CRC-32C of its sub-block's complen bytes, and the
+// trailer's covers the block up to the data: a Get that decompresses one
+// sub-block checks that sub-block and the head, not every byte of the
+// block.
 //
 // Columnar, four cells "a".."d" (seqs 5..8) with the values "quickly
 // carefully", "blithely slyly furiously", "slyly quickly blithely" and
 // "carefully furiously", against the Dict "furiously quickly carefully
 // blithely slyly" (42 bytes; "quickly" starts at byte 10, "blithely" at
-// 28), with 32-byte sub-blocks (137 bytes):
+// 28), with 32-byte sub-blocks (145 bytes):
 //
-//	03 05 22 04 02                         version 3, Columnar, flags 0x22, 4 cells
+//	04 05 22 04 02                         version 4, Columnar, flags 0x22, 4 cells
 //	00 10 00016105 00016206 00016307 00016408   prefix keys, seqs inline
 //	00000000 08000000                      restart offsets
 //	00 00                                  seqs in the kcells, all Put
@@ -239,8 +250,10 @@
 //	                                       column (ends 17 41 63 82)
 //	52                                     area: 82 bytes
 //	820fcd1a                               Dict ID 0x1acd0f82
-//	03 20 0c 20 13 12 0d                   3 sub-blocks: 32 bytes in 12,
-//	                                       32 in 19, 18 in 13
+//	03                                     3 sub-blocks:
+//	20 0c b05e160d                         32 bytes in 12, CRC-32C 0x0d165eb0
+//	20 13 f278bfa9                         32 in 19, CRC-32C 0xa9bf78f2
+//	12 0d aa07515f                         18 in 13, CRC-32C 0x5f5107aa
 //	0d 2000                                no literals, a match of 4+13 =
 //	                                       17 bytes 32 back: Dict bytes
 //	                                       10..26, "quickly carefully"
@@ -249,14 +262,18 @@
 //	50 6c796c7920                          5 literals "lyly ", the end
 //	052a00 37736c792f00 ...                sub-blocks 1 and 2 (32 bytes
 //	                                       from 19, 18 from 13)
-//	89 9e f1 88                            CRC-32C
+//	8d a3 8c 26                            CRC-32C of the 98 bytes before
+//	                                       the sub-blocks
 //
-// Pinned by testdata/columnar-dict.block and TestGoldenColumnarDict.
+// Pinned by testdata/columnar-dict-v4.block and TestGoldenColumnarDict;
+// the version 3 form (no entry crcs, the trailer over every byte) by
+// testdata/columnar-dict.block and TestGoldenColumnarDictV3.
 //
 // # Reading and checking
 //
 // NewSeeker and Init check the checksum, the header, the restart array and
-// (Columnar) every column once; moves check every bound they read, so a
+// (Columnar) every column once, and a move the checksum of every
+// version 4 sub-block it decompresses; moves check every bound they read, so a
 // block with a correct checksum but hostile contents makes a move return
 // false with Err wrapping ErrCorrupt, never a panic, and a block Verify
 // refuses for its structure makes a full scan fail too. Cell order is not

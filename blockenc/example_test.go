@@ -205,7 +205,7 @@ func ExampleNewDict() {
 	_, err = blockenc.NewSeeker(block)
 	fmt.Println(errors.Is(err, blockenc.ErrWrongDict), errors.Is(err, blockenc.ErrCorrupt))
 	// Output:
-	// version 3, flags 0x22, values 8083 bytes, block under 20% of them
+	// version 4, flags 0x22, values 8083 bytes, block under 20% of them
 	// "carefully deposits carefully|30"
 	// true true
 }

@@ -302,32 +302,40 @@ func TestGoldenColumnarDeltas(t *testing.T) {
 	checkGoldenFile(t, "columnar-deltas.block", got)
 }
 
-// TestGoldenColumnarDict pins a value area compressed against a Dict
-// (format version 3, flags 0x22) with 32-byte sub-blocks: the header, key
-// and value sections, the Dict's ID (CRC-32C of its bytes, computed here)
-// and the sub-block index derived by hand, the ends column decoding to
-// the hand-derived ends, and pierrec/lz4 decoding every sub-block against
-// the Dict's bytes to its slice of the area (and failing without them).
-func TestGoldenColumnarDict(t *testing.T) {
-	defer blockenc.SetExtSubBlockSize(32)()
-	dict := []byte("furiously quickly carefully blithely slyly")
-	d, err := blockenc.NewDict(dict)
-	require.NoError(t, err)
-	cells := []blockenc.Cell{
+// goldenDictCells are the cells of the Columnar Dict goldens, and their
+// Dict's bytes.
+func goldenDictCells() ([]blockenc.Cell, []byte) {
+	return []blockenc.Cell{
 		{Key: []byte("a"), Value: []byte("quickly carefully"), Seq: 5, Kind: blockenc.KindPut},
 		{Key: []byte("b"), Value: []byte("blithely slyly furiously"), Seq: 6, Kind: blockenc.KindPut},
 		{Key: []byte("c"), Value: []byte("slyly quickly blithely"), Seq: 7, Kind: blockenc.KindPut},
 		{Key: []byte("d"), Value: []byte("carefully furiously"), Seq: 8, Kind: blockenc.KindPut},
-	}
+	}, []byte("furiously quickly carefully blithely slyly")
+}
+
+// TestGoldenColumnarDict pins a value area compressed against a Dict
+// (format version 4, flags 0x22) with 32-byte sub-blocks: the header, key
+// and value sections, the Dict's ID (CRC-32C of its bytes, computed here)
+// and the sub-block index derived by hand, each entry's CRC-32C computed
+// here over its sub-block's bytes, the trailer the CRC-32C of the bytes
+// before the sub-blocks, the ends column decoding to the hand-derived
+// ends, and pierrec/lz4 decoding every sub-block against the Dict's bytes
+// to its slice of the area (and failing without them).
+func TestGoldenColumnarDict(t *testing.T) {
+	defer blockenc.SetExtSubBlockSize(32)()
+	cells, dict := goldenDictCells()
+	d, err := blockenc.NewDict(dict)
+	require.NoError(t, err)
+	castagnoli := crc32.MakeTable(crc32.Castagnoli)
 	var area []byte
 	for _, c := range cells {
 		area = append(area, c.Value...)
 	}
 	got := encode(t, blockenc.Options{Encoding: blockenc.Columnar, RestartInterval: 2, Compression: blockenc.LZ4Dict, Dict: d}, cells)
-	head := unhex(t, `03 05 22 04 02
+	head := unhex(t, `04 05 22 04 02
 		00 10 00 01 61 05  00 01 62 06  00 01 63 07  00 01 64 08
 		00000000 08000000
-		00 00 00 26`) // version 3 and flags 0x22 for the Dict; inline values, a 38-byte ends column
+		00 00 00 26`) // version 4 and flags 0x22 for the Dict; inline values, a 38-byte ends column
 	require.Equal(t, head, got[:len(head)], "header and sections")
 	p := len(head)
 	ends, err := shapeshift.Decode(nil, got[p:p+0x26])
@@ -337,23 +345,29 @@ func TestGoldenColumnarDict(t *testing.T) {
 	// 82 bytes in 3 sub-blocks of 32, 32 and 18 bytes; the Dict's ID
 	// (CRC-32C) little-endian after the area length.
 	require.Equal(t, byte(82), got[p], "area length")
-	id := binary.LittleEndian.AppendUint32(nil, crc32.Checksum(dict, crc32.MakeTable(crc32.Castagnoli)))
+	id := binary.LittleEndian.AppendUint32(nil, crc32.Checksum(dict, castagnoli))
 	require.Equal(t, id, got[p+1:p+5], "dictionary ID")
 	require.Equal(t, unhex(t, "82 0f cd 1a"), id, "the ID of the worked example")
 	require.Equal(t, byte(3), got[p+5], "sub-blocks")
 	p += 6
 	raws := []int{32, 32, 18}
 	comps := make([]int, len(raws))
+	sums := make([][]byte, len(raws))
 	for j, r := range raws {
 		require.Equal(t, r, int(got[p]), "sub-block %d: raw length", j)
 		require.NotZero(t, got[p+1], "sub-block %d: compressed length", j)
 		require.Less(t, int(got[p+1]), r, "sub-block %d: compressed against the Dict", j)
 		comps[j] = int(got[p+1])
-		p += 2
+		sums[j] = got[p+2 : p+6]
+		p += 6
 	}
+	data := p
+	require.Equal(t, binary.LittleEndian.AppendUint32(nil, crc32.Checksum(got[:data], castagnoli)), got[len(got)-4:],
+		"trailer: CRC-32C of the bytes before the sub-blocks")
 	lo := 0
 	for j, r := range raws {
 		src, want := got[p:p+comps[j]], area[lo:lo+r]
+		require.Equal(t, binary.LittleEndian.AppendUint32(nil, crc32.Checksum(src, castagnoli)), sums[j], "sub-block %d: CRC-32C", j)
 		checkLZ4(t, src, want, dict)
 		_, err := lz4.UncompressBlock(src, make([]byte, r))
 		require.Error(t, err, "sub-block %d decodes without the Dict", j)
@@ -363,5 +377,24 @@ func TestGoldenColumnarDict(t *testing.T) {
 	s, err := blockenc.NewSeekerDict(got, d)
 	require.NoError(t, err)
 	checkAll(t, s, cells)
-	checkGoldenFile(t, "columnar-dict.block", got)
+	checkGoldenFile(t, "columnar-dict-v4.block", got)
+}
+
+// TestGoldenColumnarDictV3: a version 3 block (the Dict's layout without
+// sub-block CRCs, its trailer over every byte), pinned by
+// testdata/columnar-dict.block, keeps reading: its cells, and every
+// changed byte refused.
+func TestGoldenColumnarDictV3(t *testing.T) {
+	cells, dict := goldenDictCells()
+	d, err := blockenc.NewDict(dict)
+	require.NoError(t, err)
+	block, err := os.ReadFile(filepath.Join("testdata", "columnar-dict.block"))
+	require.NoError(t, err)
+	require.Equal(t, byte(3), block[0], "version")
+	s, err := blockenc.NewSeekerDict(block, d)
+	require.NoError(t, err)
+	checkAll(t, s, cells)
+	require.NoError(t, blockenc.VerifyDict(block, d))
+	defer withReadDict(d)()
+	requireFlipsAndCutsCorrupt(t, block, "columnar dict v3", 0x41)
 }

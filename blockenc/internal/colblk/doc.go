@@ -49,19 +49,27 @@
 //	          | rawlen uv | nsub uv | (sublen uv | complen uv) * nsub
 //	            | data                         (flag bit 1, version 2:
 //	                                            LZ4Dict sub-blocks, below)
-//	          | rawlen uv | id u32 | nsub uv | (sublen uv | complen uv)
-//	            * nsub | data                  (flag bits 1 and 5,
-//	                                            version 3: sub-blocks
+//	          | rawlen uv | id u32 | nsub uv | (sublen uv | complen uv
+//	            | crc u32) * nsub | data       (flag bits 1 and 5,
+//	                                            version 4: sub-blocks
 //	                                            against an external
-//	                                            dictionary, below)
+//	                                            dictionary, below;
+//	                                            version 3: no crc)
 //
 // Version: a block is version 1 unless it uses packed keys or values,
 // zigzag delta columns or an LZ4Dict value area, which version 1 readers
 // do not know; then it is version 2 (a version 1 block with any of them is
 // corrupt, and so is a row block claiming version 2). A block whose value
-// area is compressed against an external dictionary is version 3, flags
-// 0x22 exactly (version 2 readers do not know it; a version 3 block with
-// other flags is corrupt), and may use every version 2 form.
+// area is compressed against an external dictionary is version 4, flags
+// 0x22 exactly (version 3 readers do not know it; a version 3 or 4 block
+// with other flags is corrupt), and may use every version 2 form. Its
+// trailer is the CRC-32C of the bytes before the sub-blocks' data, which
+// end the block, and every sub-block's entry holds the CRC-32C of its data:
+// Init checks the trailer once it has parsed the index (every byte it
+// reads is then checked, the columns by their own checksums too), a move
+// checks every sub-block before it decompresses it. Version 3 is the same
+// area without the entry crcs and with the trailer over every byte; it
+// reads.
 //
 // Zigzag deltas (as the row blocks' value and seq columns):
 // the column holds (d << 1) ^ (d >> 63) of d = x[i] - x[i-1] (x[-1] = 0,

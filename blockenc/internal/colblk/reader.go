@@ -43,6 +43,7 @@ type Reader struct {
 	fast    int            // Next's own path takes the cells below it (nextSlow)
 	area    lz4area.Reader // LZ4, LZ4Dict value area: the uncompressed values and the sub-block index
 	ext     *lz4area.Dict  // the external dictionary Init was given, or nil
+	head    int            // version 4: where the sub-block data starts (the trailer covers the bytes before it)
 }
 
 // Init points s at a Columnar block (byte 1 is 5), keeping its buffers,
@@ -55,7 +56,7 @@ func (s *Reader) Init(block []byte, ext *lz4area.Dict) error {
 	s.area.Reset()
 	s.ext = ext
 	s.Reader = prefixkeys.Reader{KeyBuf: s.KeyBuf[:0], Lens: 2, ValueAt: true, Back: s.Back.Emptied()}
-	s.block, s.fast = nil, 0
+	s.block, s.fast, s.head = nil, 0, 0
 	if err := s.parse(block); err != nil {
 		s.Fail = err
 		return err
@@ -88,9 +89,9 @@ func (s *Reader) parse(block []byte) error {
 	}
 	flags := body[2]
 	switch {
-	case body[0] == frame.Version3:
+	case body[0] >= frame.Version3:
 		if flags != frame.FlagLZ4Dict|frame.FlagExtDict {
-			return frame.Corrupt(2, "flags %#02x for a version 3 columnar block (want %#02x)", flags, frame.FlagLZ4Dict|frame.FlagExtDict)
+			return frame.Corrupt(2, "flags %#02x for a version %d columnar block (want %#02x)", flags, body[0], frame.FlagLZ4Dict|frame.FlagExtDict)
 		}
 	case flags != 0 && flags != frame.FlagLZ4 && (flags != frame.FlagLZ4Dict || body[0] < frame.Version2):
 		return frame.Corrupt(2, "unsupported flags %#02x for a version %d columnar block", flags, body[0])
@@ -300,6 +301,16 @@ func (s *Reader) parseRest(block, body []byte, p int) error {
 	if p != len(body) {
 		return frame.Corrupt(p, "%d bytes after the values", len(body)-p)
 	}
+	if body[0] == frame.Version4 {
+		// parseDictArea found where the data starts (the block is 0x22,
+		// so its values are in a checked area or refused above).
+		if c.head == 0 {
+			return frame.Corrupt(0, "version 4 block without a checked value area")
+		}
+		if err := frame.CheckHead(block, c.head); err != nil {
+			return err
+		}
+	}
 	s.block, s.Tail = block, block[min(s.HdrLen, len(block)):]
 	return nil
 }
@@ -387,7 +398,10 @@ func (s *Reader) parseDictArea(body []byte, p int, ends []int64, ext bool) (int,
 	if q < 0 || raw == 0 || nsub > raw {
 		return 0, frame.Corrupt(p, "LZ4Dict value area: bad length or sub-block count")
 	}
-	q, r, err := c.area.ParseSubs(body, q, len(body), nsub, false, "LZ4Dict value area")
+	// Version 4: a checked index, and the trailer covers the block up to
+	// the data, which ends the block.
+	v4 := ext && body[0] == frame.Version4
+	q, r, err := c.area.ParseSubs(body, q, len(body), nsub, false, v4, "LZ4Dict value area")
 	if err != nil {
 		return 0, err
 	}
@@ -396,6 +410,12 @@ func (s *Reader) parseDictArea(body []byte, p int, ends []int64, ext bool) (int,
 	}
 	if err := checkEnds(ends, raw, p); err != nil {
 		return 0, err
+	}
+	if v4 {
+		if end := c.area.DataEnd(); end != len(body) {
+			return 0, frame.Corrupt(end, "%d bytes after the sub-blocks", len(body)-end)
+		}
+		c.head = q
 	}
 	c.data = c.area.Grow(raw)
 	c.cellLo, c.cellHi = 0, 0

@@ -94,6 +94,7 @@ type Writer struct {
 	// Finish scratch.
 	w                intcol.Writer // the integer columns
 	area, cand, best []byte
+	areaData         int    // bytes of sub-block data at the end of area (external dictionary)
 	seqSec           []byte // the seq column section
 	subs             []byte // LZ4Dict sub-blocks
 	ints             []int64
@@ -231,9 +232,10 @@ func (c *Writer) Size(n int) int {
 // the area is LZ4Dict sub-blocks against it, flags frame.FlagLZ4Dict |
 // frame.FlagExtDict (version 3), or stored.
 func (c *Writer) appendArea(dst, area []byte) ([]byte, byte) {
+	c.areaData = 0
 	if ext := c.lz.Ext; ext != nil && c.comp == frame.FlagLZ4Dict && len(area) > 0 {
 		if a := c.appendExtArea(c.area[:0], area, ext.ID); len(a) < len(area)+2*frame.UvarintLen(uint64(len(area))) {
-			c.area = a
+			c.area, c.areaData = a, c.lz.DataLen()
 			return append(dst, a...), frame.FlagLZ4Dict | frame.FlagExtDict
 		}
 	} else if c.comp != 0 && len(area) > 0 {
@@ -262,6 +264,7 @@ func (c *Writer) appendArea(dst, area []byte) ([]byte, byte) {
 // its preset dictionary; one that does not shrink is stored (complen =
 // rawlen). Cuts ignore value boundaries: a value may span sub-blocks.
 func (c *Writer) appendDictArea(dst, area []byte) []byte {
+	c.lz.Sums = false
 	nsub := 1 + (len(area)-lz4area.DictSize+lz4area.SubBlockSize-1)/lz4area.SubBlockSize
 	dst = binary.AppendUvarint(dst, uint64(len(area)))
 	dst = binary.AppendUvarint(dst, uint64(nsub))
@@ -274,10 +277,11 @@ func (c *Writer) appendDictArea(dst, area []byte) []byte {
 
 // appendExtArea appends area as an LZ4Dict value area against the
 // external dictionary id: rawlen uv | id u32 | nsub uv | (rawlen uv |
-// complen uv) * nsub | data, sub-blocks of lz4area.ExtSubBlockSize bytes
-// (the last fewer), each compressed against the dictionary; one that
-// does not shrink is stored (complen = rawlen).
+// complen uv | crc u32) * nsub | data, sub-blocks of
+// lz4area.ExtSubBlockSize bytes (the last fewer), each compressed against
+// the dictionary; one that does not shrink is stored (complen = rawlen).
 func (c *Writer) appendExtArea(dst, area []byte, id uint32) []byte {
+	c.lz.Sums = true
 	size := lz4area.ExtSubBlockSize
 	nsub := (len(area) + size - 1) / size
 	dst = binary.AppendUvarint(dst, uint64(len(area)))
@@ -298,6 +302,7 @@ func (c *Writer) appendValues(dst []byte) ([]byte, byte) {
 	c.best = c.w.Append(c.best, c.ends)
 	var lz byte
 	c.best, lz = c.appendArea(c.best, c.data)
+	data := c.areaData
 	bestV2 := false                               // the best form is one of version 2
 	if w := c.vlen; c.vfixed && w <= 8 && n > 0 { // one width: integers
 		c.ints = c.ints[:0]
@@ -324,7 +329,7 @@ func (c *Writer) appendValues(dst []byte) ([]byte, byte) {
 		var dlz byte
 		c.cand, dlz = c.appendArea(c.cand, c.dictData)
 		if len(c.cand) < len(c.best) {
-			c.best, c.cand, lz, bestV2 = c.cand, c.best, dlz, false
+			c.best, c.cand, lz, bestV2, data = c.cand, c.best, dlz, false, c.areaData
 		}
 	}
 	if c.vfixed && n > 0 && c.pack.Plan(c.vlo[:c.vlen], c.vhi[:c.vlen]) {
@@ -342,6 +347,7 @@ func (c *Writer) appendValues(dst []byte) ([]byte, byte) {
 		}
 	}
 	c.v2 = c.v2 || bestV2
+	c.areaData = data
 	return append(dst, c.best...), lz
 }
 
@@ -460,7 +466,8 @@ func (c *Writer) Finish(n int) []byte {
 	b[2] = flags
 	switch {
 	case flags&frame.FlagExtDict != 0:
-		b[0] = frame.Version3
+		b[0] = frame.Version4
+		return frame.AppendHeadTrailer(b, len(b)-c.areaData)
 	case c.v2:
 		b[0] = frame.Version2
 	}

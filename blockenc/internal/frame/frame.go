@@ -5,7 +5,11 @@
 //
 //	block   := version u8 | encoding u8 | flags u8 | ... | crc32c u32 (LE)
 //
-// The trailer is the CRC-32C (Castagnoli) of every byte before it.
+// The trailer is the CRC-32C (Castagnoli) of every byte before it, but in
+// a version 4 block: there it covers the bytes before the value area's
+// sub-block data (the head), and every sub-block carries a CRC-32C of its
+// own in the area's index, so that a reader checks the head and the
+// sub-blocks it decompresses and nothing else.
 package frame
 
 import (
@@ -41,6 +45,12 @@ const (
 	// or value area are compressed against an external dictionary (flag
 	// bit 5): version 2 readers do not know it. Readers take all three.
 	Version3 = 3
+	// Version4 is byte 0 of a Columnar block whose value area is
+	// compressed against an external dictionary (flags 0x22) with a
+	// CRC-32C per sub-block; its trailer covers the bytes before the
+	// sub-blocks' data only. Version 3 readers do not know it. Readers
+	// take all four.
+	Version4 = 4
 )
 
 // Columnar is the encoding id (byte 1) of blockenc.Columnar, the only
@@ -68,29 +78,50 @@ const TrailerLen = 4
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // AppendTrailer appends the CRC-32C of b to b.
-func AppendTrailer(b []byte) []byte {
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
+func AppendTrailer(b []byte) []byte { return AppendHeadTrailer(b, len(b)) }
+
+// AppendHeadTrailer appends the CRC-32C of b[:head] to b: the trailer of
+// a version 4 block whose sub-block data starts at head.
+func AppendHeadTrailer(b []byte, head int) []byte {
+	return binary.LittleEndian.AppendUint32(b, Checksum(b[:head]))
 }
 
+// Checksum returns the CRC-32C of b, the checksum of trailers and of
+// version 4 sub-blocks.
+func Checksum(b []byte) uint32 { return crc32.Checksum(b, crcTable) }
+
 // Check checks what every block shares: at least minBlock bytes, the
-// trailer, and the format version (version 2 only for Columnar). It returns
-// the block without its trailer.
+// trailer, and the format version (versions 2 and 4 only for Columnar).
+// It returns the block without its trailer. A version 4 block's trailer
+// covers its head only: Check leaves it to CheckHead, after the head's
+// length is known.
 func Check(block []byte, minBlock int) ([]byte, error) {
 	if len(block) < minBlock {
 		return nil, fmt.Errorf("%w: block of %d bytes (min %d)", ErrCorrupt, len(block), minBlock)
 	}
 	body := block[:len(block)-TrailerLen]
-	want := binary.LittleEndian.Uint32(block[len(body):])
-	if got := crc32.Checksum(body, crcTable); got != want {
-		return nil, fmt.Errorf("%w: checksum %#08x, trailer says %#08x", ErrCorrupt, got, want)
+	if body[0] != Version4 {
+		if err := CheckHead(block, len(body)); err != nil {
+			return nil, err
+		}
 	}
-	if body[0] < Version1 || body[0] > Version3 {
-		return nil, Corrupt(0, "format version %d (want %d..%d)", body[0], Version1, Version3)
+	if body[0] < Version1 || body[0] > Version4 {
+		return nil, Corrupt(0, "format version %d (want %d..%d)", body[0], Version1, Version4)
 	}
-	if body[0] == Version2 && body[1] != Columnar {
-		return nil, Corrupt(0, "format version 2 for encoding %d (only Columnar has it)", body[1])
+	if (body[0] == Version2 || body[0] == Version4) && body[1] != Columnar {
+		return nil, Corrupt(0, "format version %d for encoding %d (only Columnar has it)", body[0], body[1])
 	}
 	return body, nil
+}
+
+// CheckHead checks that the trailer of block is the CRC-32C of its first
+// head bytes (0 <= head <= len(block)-TrailerLen).
+func CheckHead(block []byte, head int) error {
+	want := binary.LittleEndian.Uint32(block[len(block)-TrailerLen:])
+	if got := Checksum(block[:head]); got != want {
+		return fmt.Errorf("%w: checksum %#08x, trailer says %#08x", ErrCorrupt, got, want)
+	}
+	return nil
 }
 
 // Header is what the first three bytes of a block say.

@@ -8,13 +8,16 @@
 // The index of an LZ4Dict area is one entry per sub-block, then their data:
 //
 //	subs  := entry * nsub | data
-//	entry := rawlen uv | complen uv | [first uv | klen uv | key]
+//	entry := rawlen uv | complen uv | [crc u32] | [first uv | klen uv | key]
 //	data  := the sub-blocks in order, complen bytes each: the first an LZ4
 //	         block alone, every later one an LZ4 block whose matches may
 //	         reach into the first's uncompressed bytes; complen == rawlen
 //	         means stored raw
 //
-// The bracketed part is in keyed indexes (row blocks, whose sub-blocks
+// crc, the CRC-32C (little-endian) of the sub-block's complen bytes of
+// data, is in checked indexes (version 4 Columnar blocks, whose trailer
+// does not cover the data): Load compares it before it decodes a byte.
+// The key part is in keyed indexes (row blocks, whose sub-blocks
 // start at a cell: its index and key), for every sub-block but the first.
 // Where nsub (and the area's length) stand is up to the block layout.
 //
@@ -82,20 +85,24 @@ func SetSizes(dict, sub int) (restore func()) {
 
 // Sub is one sub-block of an LZ4Dict area.
 type Sub struct {
-	Raw, RawLen   int  // its bytes in the uncompressed area
-	Comp, CompLen int  // its data in the block
-	First         int  // keyed: the index of its first cell
-	Key, KeyLen   int  // keyed: its first key in the block (not for sub-block 0)
-	Loaded        bool // decompressed since the index was read
-	Checked       bool // keyed: its first cell's key compared with the index
+	Raw, RawLen   int    // its bytes in the uncompressed area
+	Comp, CompLen int    // its data in the block
+	First         int    // keyed: the index of its first cell
+	Key, KeyLen   int    // keyed: its first key in the block (not for sub-block 0)
+	CRC           uint32 // checked: the CRC-32C of its data
+	Loaded        bool   // decompressed since the index was read
+	Checked       bool   // keyed: its first cell's key compared with the index
 }
 
 // Writer compresses areas, reusing its buffers.
 type Writer struct {
 	Level int   // lz4dict compression level
 	Ext   *Dict // an external dictionary for AppendSubs, or nil
-	lz    *lz4dict.Compressor
-	data  []byte
+	// Sums makes AppendSubs write a checked index (a CRC-32C per
+	// sub-block).
+	Sums bool
+	lz   *lz4dict.Compressor
+	data []byte
 }
 
 func (w *Writer) compressor() *lz4dict.Compressor {
@@ -141,6 +148,9 @@ func (w *Writer) AppendSubs(dst, area []byte, cuts []int, key func(j int) (int, 
 		}
 		dst = binary.AppendUvarint(dst, uint64(len(raw)))
 		dst = binary.AppendUvarint(dst, uint64(len(w.data)-start))
+		if w.Sums {
+			dst = binary.LittleEndian.AppendUint32(dst, frame.Checksum(w.data[start:]))
+		}
 		if key != nil && j > 0 {
 			first, k := key(j)
 			dst = binary.AppendUvarint(dst, uint64(first))
@@ -151,6 +161,10 @@ func (w *Writer) AppendSubs(dst, area []byte, cuts []int, key func(j int) (int, 
 	return append(dst, w.data...)
 }
 
+// DataLen returns the bytes of sub-block data the last AppendSubs wrote
+// (the last part of what it appended).
+func (w *Writer) DataLen() int { return len(w.data) }
+
 // Reader holds the uncompressed bytes of an area and what it takes to make
 // them; its buffers are kept across Reset.
 type Reader struct {
@@ -160,13 +174,16 @@ type Reader struct {
 	// against, or nil: the first sub-block is the dictionary. Set by the
 	// block layout after ParseSubs.
 	Ext *Dict
+	// Sums: the index is checked (ParseSubs's sums), and Load compares
+	// every sub-block's CRC-32C before it decodes it.
+	Sums bool
 
 	lzSrc, lzOut []byte // scratch for uncompressWithDict
 }
 
 // Reset empties r for a new block, keeping its buffers.
 func (r *Reader) Reset() {
-	r.Subs, r.Raw, r.Ext = r.Subs[:0], r.Raw[:0], nil
+	r.Subs, r.Raw, r.Ext, r.Sums = r.Subs[:0], r.Raw[:0], nil, false
 }
 
 // ReadID reads the u32 dictionary ID at b[p:] of an area compressed
@@ -216,9 +233,10 @@ func (r *Reader) Decode(src []byte, n, at int) ([]byte, error) {
 
 // ParseSubs reads the nsub entries of an LZ4Dict index at b[p:end] into
 // r.Subs and returns the offset of their data and the uncompressed length
-// of the area; the data takes the sum of the complens from there. what
-// names the area in errors. Nothing is decompressed: Load does that.
-func (r *Reader) ParseSubs(b []byte, p, end, nsub int, keyed bool, what string) (int, int, error) {
+// of the area; the data takes the sum of the complens from there. sums
+// says the index is checked (a crc in every entry), what names the area in
+// errors. Nothing is decompressed: Load does that.
+func (r *Reader) ParseSubs(b []byte, p, end, nsub int, keyed, sums bool, what string) (int, int, error) {
 	b = b[:end]
 	if nsub == 0 || nsub > (end-p)/2 {
 		return 0, 0, frame.Corrupt(p, "%s: bad sub-block count", what)
@@ -230,6 +248,13 @@ func (r *Reader) ParseSubs(b []byte, p, end, nsub int, keyed bool, what string) 
 		q := p
 		sb.RawLen, p = frame.ReadLen(b, p)
 		sb.CompLen, p = frame.ReadLen(b, p)
+		if sums {
+			if p < 0 || p+4 > end {
+				return 0, 0, frame.Corrupt(q, "%s: bad sub-block entry", what)
+			}
+			sb.CRC = binary.LittleEndian.Uint32(b[p:])
+			p += 4
+		}
 		if keyed && j > 0 {
 			sb.First, p = frame.ReadLen(b, p)
 			sb.KeyLen, p = frame.ReadLen(b, p)
@@ -262,7 +287,7 @@ func (r *Reader) ParseSubs(b []byte, p, end, nsub int, keyed bool, what string) 
 	for j := range subs {
 		subs[j].Comp += p
 	}
-	r.Subs = subs
+	r.Subs, r.Sums = subs, sums
 	return p, raw, nil
 }
 
@@ -281,6 +306,11 @@ func (r *Reader) Load(block []byte, j int) error {
 		return nil
 	}
 	src := block[sb.Comp : sb.Comp+sb.CompLen]
+	if r.Sums {
+		if got := frame.Checksum(src); got != sb.CRC {
+			return frame.Corrupt(sb.Comp, "LZ4Dict sub-block %d: checksum %#08x, index says %#08x", j, got, sb.CRC)
+		}
+	}
 	dst := r.Raw[sb.Raw : sb.Raw+sb.RawLen : sb.Raw+sb.RawLen]
 	var n int
 	var err error

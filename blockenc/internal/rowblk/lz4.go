@@ -90,7 +90,7 @@ func (s *Reader) initLZ4Dict(block []byte, at, end int, ext bool) (int, error) {
 	if p < 0 {
 		return 0, frame.Corrupt(at, "LZ4Dict index: bad sub-block count")
 	}
-	p, raw, err := s.area.ParseSubs(block, p, end, nsub, true, "LZ4Dict index")
+	p, raw, err := s.area.ParseSubs(block, p, end, nsub, true, false, "LZ4Dict index")
 	if err != nil {
 		return 0, err
 	}
