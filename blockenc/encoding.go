@@ -108,9 +108,10 @@ type Options struct {
 	// Dict, with Compression LZ4Dict, is the preset dictionary of the
 	// cells (Columnar: the value area): they are cut into sub-blocks of
 	// about 1 KiB, each compressed against Dict, and the block stores no
-	// dictionary of its own, only Dict's ID (format version 3). Read such
-	// blocks with Seeker.InitDict and the same Dict. Other compressions
-	// with a Dict are ErrInvalidOptions. Default nil: LZ4Dict keeps its
+	// dictionary of its own, only Dict's ID (format version 3; Columnar
+	// version 4, with a checksum per sub-block). Read such blocks with
+	// Seeker.InitDict and the same Dict. Other compressions with a Dict
+	// are ErrInvalidOptions. Default nil: LZ4Dict keeps its
 	// dictionary in the block.
 	Dict *Dict
 }
