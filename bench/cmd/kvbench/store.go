@@ -79,18 +79,20 @@ func runStore(e *env) error {
 }
 
 // storeOptions sizes the read passes: per round 20,000 uniform Gets,
-// 50,000 zipfian Gets per pass, 10,000 seeks and 4x -benchtime of Gets per
-// goroutine count (with -quick 5,000 Gets, 5,000 zipfian Gets, 2,500 seeks
-// and 100 ms; with an iteration count as -benchtime, 10 ms).
+// 50,000 zipfian Gets per pass, 10,000 seeks and, per goroutine count, two
+// passes of Gets of twice -benchtime each, at least 100 ms (the CPU
+// accounting that tells a quiet pass counts in 10 ms ticks) and at most 1 s
+// (with -quick 5,000 Gets, 5,000 zipfian Gets, 2,500 seeks and 100 ms
+// passes; with an iteration count as -benchtime, 10 ms).
 func storeOptions(c config) storebench.Options {
 	o := storebench.Options{Cache: c.cache, Rounds: c.count, Gets: 20_000, ZipfGets: 50_000, Seeks: 10_000,
-		Goroutines: storeGoroutines}
+		Sweeps: 2, Goroutines: storeGoroutines}
 	if c.quick {
 		o.Gets, o.ZipfGets, o.Seeks = 5_000, 5_000, 2_500
 	}
 	o.Duration = 10 * time.Millisecond
 	if d, err := time.ParseDuration(c.benchtime); err == nil {
-		o.Duration = min(4*d, time.Second)
+		o.Duration = min(max(2*d, 100*time.Millisecond), time.Second)
 	}
 	return o
 }

@@ -49,6 +49,13 @@ var (
 	zipfAfter  = func(r storebench.Result) float64 { return r.ZipfAfterScan }
 	peakRSSMB  = func(r storebench.Result) float64 { return mb(r.PeakRSS) }
 	get1, get4 = parallelOps(0), parallelOps(2)
+	// others4 is the CPUs other processes kept busy during the 4 g passes.
+	others4 = func(r storebench.Result) float64 {
+		if len(r.ParallelOthers) < 3 {
+			return math.NaN()
+		}
+		return r.ParallelOthers[2]
+	}
 )
 
 // measured is v, or NaN when v is 0 (not measured).
@@ -144,7 +151,7 @@ func storeGetsTable(sets []storeSet, all [][]storebench.Result) *report.Table {
 	for _, g := range storeGoroutines {
 		cols = append(cols, fmt.Sprintf("%d g kops/s", g))
 	}
-	cols = append(cols, "4g/1g", "kvenc/this ops 4g")
+	cols = append(cols, "4g/1g", "kvenc/this ops 4g", "others' CPUs 4g")
 	t := report.NewTable("store_gets", fmt.Sprintf("store Get throughput: zipfian (s = %g, hot set spread over the key space) before and after a full scan; uniform random from 1 to 8 goroutines", storebench.ZipfSkew), cols...)
 	kops := func(v float64) string { return report.Float(v/1e3, 1) }
 	for i, rs := range all {
@@ -158,12 +165,13 @@ func storeGetsTable(sets []storeSet, all [][]storebench.Result) *report.Table {
 				row = append(row, kops(storeMetric(r, parallelOps(j))))
 			}
 			row = append(row, report.Ratio(storeMetric(r, get4), storeMetric(r, get1)),
-				report.Ratio(storeMetric(k, get4), storeMetric(r, get4)))
+				report.Ratio(storeMetric(k, get4), storeMetric(r, get4)), report.Float(storeMetric(r, others4), 2))
 			t.Add(row...)
 		}
 	}
 	t.Note("kvenc/this ops above 1: kvenc faster. zipf: a warm-up pass fills the cache, then a timed pass; after scan: a timed pass right after a full scan. Medians of rounds.")
-	t.Note("n g: uniform random Gets from n goroutines at once for a fixed time, total Gets/s (GOMAXPROCS as in the header).")
+	t.Note("n g: uniform random Gets from n goroutines at once (GOMAXPROCS as in the header), in passes of a fixed time: per round a warm-up pass, then two passes per count in alternating order; total Gets/s of the passes during which other processes kept fewer than %.2f CPUs busy (of all passes if none was).", storebench.OthersLimit)
+	t.Note("others' CPUs 4g: the CPUs other processes kept busy during the 4 g passes counted, on average; well above 0, the machine was shared and the n g numbers understate the engine.")
 	return t
 }
 

@@ -15,7 +15,8 @@ type Options struct {
 	Gets       int           // uniform random Gets per round (latency)
 	ZipfGets   int           // zipfian Gets per throughput pass
 	Seeks      int           // random keys per SeekGE+Next pass
-	Duration   time.Duration // per goroutine count, Gets from that many goroutines
+	Duration   time.Duration // one pass of Gets from several goroutines
+	Sweeps     int           // passes per goroutine count and round (at least 1)
 	Goroutines []int         // goroutine counts of the throughput passes
 }
 
@@ -35,14 +36,18 @@ type Result struct {
 	// Written is the bytes the engine wrote to its files during the load,
 	// as it counts them itself (0 if unknown; see BytesWritten).
 	Written             int64
-	DiskBytes           int64     // all files in the directory after the last Close
-	ColdScan            float64   // ns/cell, the first scan after each Open (median of rounds)
-	WarmScan            float64   // ns/cell, the scans after it (median)
-	ReverseScan         float64   // ns/cell, a warm scan backward (median of rounds)
-	GetP50, GetP99      float64   // uniform random Gets over the whole store, pooled over rounds
-	Zipf, ZipfAfterScan float64   // zipfian Gets/s with the hot set warm, and right after a full scan
-	SeekNext            float64   // one SeekGE + up to SeekNexts cells
-	Parallel            []float64 // Gets/s from Options.Goroutines[i] goroutines
+	DiskBytes           int64   // all files in the directory after the last Close
+	ColdScan            float64 // ns/cell, the first scan after each Open (median of rounds)
+	WarmScan            float64 // ns/cell, the scans after it (median)
+	ReverseScan         float64 // ns/cell, a warm scan backward (median of rounds)
+	GetP50, GetP99      float64 // uniform random Gets over the whole store, pooled over rounds
+	Zipf, ZipfAfterScan float64 // zipfian Gets/s with the hot set warm, and right after a full scan
+	SeekNext            float64 // one SeekGE + up to SeekNexts cells
+	// Parallel is the Gets/s from Options.Goroutines[i] goroutines over
+	// its quiet passes (all of them if none was quiet; see OthersLimit),
+	// ParallelOthers the CPUs other processes kept busy during those
+	// passes on average (NaN where unknown).
+	Parallel, ParallelOthers []float64
 	// PeakRSS is the peak resident set of the process while the engine
 	// ran (0 if not measured); BaseRSS what was resident before it opened.
 	PeakRSS, BaseRSS    int64

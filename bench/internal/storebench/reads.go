@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/kvenc/kvenc/bench/internal/dataset"
@@ -27,7 +26,8 @@ type reader struct {
 	dst    []byte
 
 	cold, warm, back, zipfs, zipfsAfter, seeks, lat []float64
-	parallel                                        [][]float64
+	parallel                                        [][]pass // per goroutine count
+	seed                                            uint64   // of the next pass's goroutines
 }
 
 func newReader(kvs []dataset.KV, o Options) *reader {
@@ -37,7 +37,7 @@ func newReader(kvs []dataset.KV, o Options) *reader {
 		kvs: kvs, o: o, rng: rng,
 		zipf:     rand.NewZipf(rng, ZipfSkew, 1, max(n, 1)-1),
 		stride:   spreadStride(n),
-		parallel: make([][]float64, len(o.Goroutines)),
+		parallel: make([][]pass, len(o.Goroutines)),
 	}
 }
 
@@ -70,7 +70,7 @@ func (r *reader) zipfCell() *dataset.KV {
 // round reads db, just opened: the cold scan, a warm scan, a warm scan
 // backward, uniform Gets,
 // zipfian Gets (a warm-up pass, a timed pass, a full scan, a timed pass),
-// SeekGE+Next and the multi-goroutine Gets.
+// SeekGE+Next and the multi-goroutine Gets (parallelRound).
 func (r *reader) round(db DB) error {
 	for _, into := range []*[]float64{&r.cold, &r.warm} {
 		if err := r.scan(db, into, false); err != nil {
@@ -117,14 +117,7 @@ func (r *reader) round(db DB) error {
 		}
 		r.seeks = append(r.seeks, float64(time.Since(t).Nanoseconds())/float64(r.o.Seeks))
 	}
-	for i, g := range r.o.Goroutines {
-		ops, err := parallelGets(db, r.kvs, g, r.o.Duration, uint64(len(r.lat)+i))
-		if err != nil {
-			return fmt.Errorf("%d goroutines: %w", g, err)
-		}
-		r.parallel[i] = append(r.parallel[i], ops)
-	}
-	return nil
+	return r.parallelRound(db)
 }
 
 // scan reads every cell (backward with reverse), checks the count and
@@ -160,43 +153,6 @@ func (r *reader) zipfPass(db DB) (float64, error) {
 	return float64(r.o.ZipfGets) / time.Since(t).Seconds(), nil
 }
 
-// parallelGets runs uniform random Gets from g goroutines for d and
-// returns Gets per second over all of them. Every goroutine does at least
-// one Get, so a loaded machine that starts a goroutine late still gives a
-// rate above zero.
-func parallelGets(db DB, kvs []dataset.KV, g int, d time.Duration, seed uint64) (float64, error) {
-	var wg sync.WaitGroup
-	counts := make([]int, g)
-	errs := make([]error, g)
-	start := time.Now()
-	for i := range g {
-		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(seed, uint64(i)))
-			var dst []byte
-			for first := true; first || time.Since(start) < d; first = false {
-				kv := &kvs[rng.IntN(len(kvs))]
-				v, err := db.Get(dst[:0], kv.Key)
-				if err := check(kv, v, err); err != nil {
-					errs[i] = err
-					return
-				}
-				dst = v
-				counts[i]++
-			}
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	total := 0
-	for i := range g {
-		if errs[i] != nil {
-			return 0, errs[i]
-		}
-		total += counts[i]
-	}
-	return float64(total) / elapsed.Seconds(), nil
-}
-
 // check reports a failed Get or a wrong value.
 func check(kv *dataset.KV, v []byte, err error) error {
 	if err != nil {
@@ -216,8 +172,9 @@ func (rd *reader) result(r *Result) {
 	r.SeekNext = measure.MedianOf(rd.seeks)
 	r.GetP50, r.GetP99 = percentile(rd.lat, 0.50), percentile(rd.lat, 0.99)
 	r.Parallel = make([]float64, len(rd.parallel))
-	for i, v := range rd.parallel {
-		r.Parallel[i] = measure.MedianOf(v)
+	r.ParallelOthers = make([]float64, len(rd.parallel))
+	for i, ps := range rd.parallel {
+		r.Parallel[i], r.ParallelOthers[i] = passRate(ps)
 	}
 	r.ScanCount, r.GetCount = len(rd.cold)+len(rd.warm)+len(rd.back), len(rd.lat)
 }

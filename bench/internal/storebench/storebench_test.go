@@ -2,6 +2,7 @@ package storebench
 
 import (
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 // smallOptions are passes of a few dozen operations.
 func smallOptions() Options {
 	return Options{Cache: 1 << 20, Rounds: 2, Gets: 50, ZipfGets: 40, Seeks: 20,
-		Duration: 5 * time.Millisecond, Goroutines: []int{1, 2}}
+		Duration: 5 * time.Millisecond, Sweeps: 2, Goroutines: []int{1, 2}}
 }
 
 // checkFilled asserts every number of a 2-round smallOptions run is there.
@@ -51,6 +52,14 @@ func checkFilled(t *testing.T, r Result, cells int) {
 	require.Len(t, r.Parallel, 2, r.Engine)
 	assert.Positive(t, r.Parallel[0], r.Engine)
 	assert.Positive(t, r.Parallel[1], r.Engine)
+	require.Len(t, r.ParallelOthers, 2, r.Engine)
+	for _, v := range r.ParallelOthers {
+		if runtime.GOOS == "linux" {
+			assert.GreaterOrEqual(t, v, 0.0, r.Engine)
+		} else {
+			assert.True(t, math.IsNaN(v), r.Engine)
+		}
+	}
 	// Per round: the cold scan, the warm scan, the backward scan and the
 	// scan between the zipfian passes.
 	assert.Equal(t, 2*4, r.ScanCount, r.Engine)
@@ -152,4 +161,93 @@ func TestZipfSpread(t *testing.T) {
 		d := int64((r+1)*s%n) - int64(r*s%n)
 		assert.Greater(t, max(d, -d), int64(n/10), "ranks %d and %d", r, r+1)
 	}
+}
+
+// TestPassRate: the rate is all Gets over all time of the quiet passes,
+// or of every pass when none was quiet (or nothing is known of others).
+func TestPassRate(t *testing.T) {
+	ms := time.Millisecond
+	quiet1 := pass{gets: 1000, elapsed: 100 * ms, others: 0.05}
+	quiet2 := pass{gets: 3000, elapsed: 200 * ms, others: 0.2}
+	busy := pass{gets: 500, elapsed: 100 * ms, others: 1}
+	ops, others := passRate([]pass{quiet1, busy, quiet2})
+	assert.InDelta(t, 4000/0.3, ops, 1e-6, "the busy pass is left out; a sum over time, not a median of rates")
+	assert.InDelta(t, (0.05*0.1+0.2*0.2)/0.3, others, 1e-9)
+	ops, others = passRate([]pass{busy, {gets: 900, elapsed: 100 * ms, others: 2}})
+	assert.InDelta(t, 1400/0.2, ops, 1e-6, "no quiet pass: every pass counts")
+	assert.InDelta(t, 1.5, others, 1e-9)
+	unknown := pass{gets: 700, elapsed: 100 * ms, others: math.NaN()}
+	ops, others = passRate([]pass{unknown, unknown})
+	assert.InDelta(t, 7000, ops, 1e-6)
+	assert.True(t, math.IsNaN(others))
+	ops, others = passRate(nil)
+	assert.True(t, math.IsNaN(ops))
+	assert.True(t, math.IsNaN(others))
+}
+
+func TestOthersBusy(t *testing.T) {
+	ms := time.Millisecond
+	a := cpuSample{machine: 1000 * ms, self: 100 * ms, ok: true}
+	b := cpuSample{machine: 1300 * ms, self: 200 * ms, ok: true}
+	assert.InDelta(t, 2.0, othersBusy(a, b, 100*ms), 1e-9, "300 ms busy in 100 ms, 100 ms of it this process")
+	b.machine = 1090 * ms // a coarse machine count below this process's own
+	assert.Zero(t, othersBusy(a, b, 100*ms))
+	assert.True(t, math.IsNaN(othersBusy(a, cpuSample{}, 100*ms)))
+}
+
+// TestSampleCPU: this process's CPU time shows in its own count and in
+// the machine's, which counts in coarser ticks.
+func TestSampleCPU(t *testing.T) {
+	a := sampleCPU()
+	if runtime.GOOS != "linux" {
+		assert.False(t, a.ok)
+		return
+	}
+	require.True(t, a.ok)
+	x := 0
+	for b := a; b.self-a.self < 50*time.Millisecond; b = sampleCPU() {
+		for i := range 100_000 {
+			x += i
+		}
+	}
+	b := sampleCPU()
+	require.True(t, b.ok)
+	assert.GreaterOrEqual(t, b.self-a.self, 50*time.Millisecond, x)
+	assert.GreaterOrEqual(t, b.machine-a.machine, b.self-a.self-4*clockTick*time.Duration(runtime.NumCPU()))
+}
+
+// mapDB is a DB over a map, for the read passes.
+type mapDB struct {
+	DB
+	m map[string][]byte
+}
+
+func (d mapDB) Get(dst, key []byte) ([]byte, error) { return append(dst, d.m[string(key)]...), nil }
+
+// TestParallelRound: every round adds o.Sweeps passes per goroutine count
+// (the warm-up pass is not counted), each with Gets in it.
+func TestParallelRound(t *testing.T) {
+	kvs := dataset.YCSBCells(100)
+	db := mapDB{m: map[string][]byte{}}
+	for _, kv := range kvs {
+		db.m[string(kv.Key)] = kv.Value
+	}
+	o := Options{Duration: time.Millisecond, Sweeps: 3, Goroutines: []int{1, 2, 4}}
+	rd := newReader(kvs, o)
+	for range 2 {
+		require.NoError(t, rd.parallelRound(db))
+	}
+	for i := range o.Goroutines {
+		require.Len(t, rd.parallel[i], 6, "goroutines %d", o.Goroutines[i])
+		for _, p := range rd.parallel[i] {
+			assert.GreaterOrEqual(t, p.gets, o.Goroutines[i], "every goroutine does at least one Get")
+			assert.Positive(t, p.elapsed)
+		}
+	}
+	for k := range db.m {
+		db.m[k] = []byte("wrong")
+	}
+	err := newReader(kvs, o).parallelRound(db)
+	assert.ErrorContains(t, err, "warm-up pass: get ")
+	assert.ErrorContains(t, err, "wrong value")
 }
