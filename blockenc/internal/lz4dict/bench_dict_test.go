@@ -64,3 +64,33 @@ func BenchmarkCompressDict(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCompressDictLevels compresses 64 KiB of lineitem-like values
+// (lineitemValues) as sub-blocks of 1 KiB, the size of a Columnar value
+// area's sub-blocks, and of 4 KiB, each against a prepared Dict of 64 KiB
+// of other values, at the HC levels. SetBytes counts uncompressed input
+// bytes; ratio is compressed/uncompressed.
+func BenchmarkCompressDictLevels(b *testing.B) {
+	d := NewDict(lineitemValues(1, MaxDictLen))
+	area := lineitemValues(2, 64<<10)
+	for _, sub := range []int{1 << 10, 4 << 10} {
+		for _, level := range []int{4, 5, 6, 7, 8, LevelHC} {
+			b.Run(fmt.Sprintf("sub=%d/level=%d", sub, level), func(b *testing.B) {
+				c := Compressor{Level: level}
+				run := func(out []byte) []byte {
+					for off := 0; off < len(area); off += sub {
+						out = c.CompressBlockDict(out, area[off:min(off+sub, len(area))], d)
+					}
+					return out
+				}
+				out := run(nil) // warm-up: buffers kept, the Dict's tables built
+				b.SetBytes(int64(len(area)))
+				b.ReportAllocs()
+				for b.Loop() {
+					out = run(out[:0])
+				}
+				b.ReportMetric(float64(len(out))/float64(len(area)), "ratio")
+			})
+		}
+	}
+}

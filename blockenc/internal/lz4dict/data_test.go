@@ -80,3 +80,31 @@ func lineitemText(seed uint64, n int) []byte {
 	}
 	return out[:n]
 }
+
+// lineitemValues returns n bytes of lineitem-like values end to end, as a
+// kv store's Columnar value area holds them (kv's lineitem benchmark rows):
+// partkey, suppkey, quantity, price, discount, tax, two flags, three day
+// numbers and a comment of 10..43 bytes of TPC-H-like words, pipe-separated,
+// about 80 bytes a value, from seed.
+func lineitemValues(seed uint64, n int) []byte {
+	r := rand.New(rand.NewPCG(seed, 7))
+	var out []byte
+	for len(out) < n {
+		order := 1 + r.IntN(2400)
+		for lines := 1 + r.IntN(7); lines > 0; lines-- {
+			price := 90000 + r.IntN(10000000)
+			ship := order + 1 + r.IntN(121)
+			out = fmt.Appendf(out, "%d|%d|%d|%d.%02d|0.%02d|0.%02d|%c|%c|%d|%d|%d|",
+				1+r.IntN(200000), 1+r.IntN(10000), 1+r.IntN(50), price/100, price%100,
+				r.IntN(11), r.IntN(9), "RAN"[r.IntN(3)], "OF"[r.IntN(2)],
+				ship, order+30+r.IntN(61), ship+1+r.IntN(30))
+			c, k := len(out), 10+r.IntN(34)
+			for len(out)-c < k {
+				out = append(out, tpchWords[r.IntN(len(tpchWords))]...)
+				out = append(out, ' ')
+			}
+			out = out[:c+k]
+		}
+	}
+	return out[:n]
+}
