@@ -94,3 +94,19 @@ func BenchmarkCompressDictLevels(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNewSuffixIndex builds the suffix index of a 64 KiB dictionary
+// (a Dict does it once, on first use at an HC level): lineitem-like
+// values, and zeros, whose repeats take the most doubling rounds. SetBytes
+// counts dictionary bytes.
+func BenchmarkNewSuffixIndex(b *testing.B) {
+	for name, dict := range map[string][]byte{"lineitem": lineitemValues(1, MaxDictLen), "zeros": make([]byte, MaxDictLen)} {
+		b.Run("dict="+name, func(b *testing.B) {
+			b.SetBytes(int64(len(dict)))
+			b.ReportAllocs()
+			for b.Loop() {
+				newSuffixIndex(dict)
+			}
+		})
+	}
+}

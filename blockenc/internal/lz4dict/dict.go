@@ -12,8 +12,8 @@ const dictHashLog = 16
 
 // Dict is a preset dictionary prepared for many CompressBlockDict calls
 // (see the package doc): its match finder tables are built on first use
-// at a level (the fast level's; the hash chains of levels 1..9) and then
-// only read. A Dict is immutable and safe for concurrent use by many
+// at a level (the fast level's hash table; the suffix array of levels
+// 1..9) and then only read. A Dict is immutable and safe for concurrent use by many
 // Compressors.
 type Dict struct {
 	b []byte
@@ -21,9 +21,8 @@ type Dict struct {
 	fastOnce sync.Once
 	fast     []uint16 // fast: hash of 6 bytes -> last position + 1; 0 empty
 
-	hcOnce  sync.Once
-	hcHead  []uint16 // HC: hash of 4 bytes -> last position + 1; 0 empty
-	hcChain []uint16 // HC: position -> distance to the previous one with the same hash
+	hcOnce sync.Once
+	hc     suffixIndex // HC: the dictionary's suffix array (newSuffixIndex)
 }
 
 // NewDict returns a Dict of the last MaxDictLen bytes of b (a copy).
@@ -51,20 +50,10 @@ func (d *Dict) fastTable() []uint16 {
 	return d.fast
 }
 
-// hcTables returns the hash chains of every position p with p+4 <=
-// len(d.b), as hcMatcher.insertUpTo builds them.
-func (d *Dict) hcTables() (head, chain []uint16) {
-	d.hcOnce.Do(func() {
-		head := make([]uint16, 1<<dictHashLog)
-		chain := make([]uint16, len(d.b))
-		for p := 0; p+4 <= len(d.b); p++ {
-			h := binary.LittleEndian.Uint32(d.b[p:]) * hcPrime4 >> (32 - dictHashLog)
-			chain[p] = uint16(min(p+1-int(head[h]), maxOffset))
-			head[h] = uint16(p + 1)
-		}
-		d.hcHead, d.hcChain = head, chain
-	})
-	return d.hcHead, d.hcChain
+// suffixes returns the suffix index of the dictionary (newSuffixIndex).
+func (d *Dict) suffixes() *suffixIndex {
+	d.hcOnce.Do(func() { d.hc = newSuffixIndex(d.b) })
+	return &d.hc
 }
 
 // hash6 is the fast level's hash of the 6 bytes at b[p:] (b[p:p+8] must
@@ -85,7 +74,7 @@ func (c *Compressor) CompressBlockDict(dst, src []byte, d *Dict) []byte {
 	case len(d.b) == 0 || level >= LevelOpt:
 		return c.CompressBlock(dst, src, d.b)
 	case level > LevelFast:
-		return c.compressHCDict(dst, src, d, hcDepth(level))
+		return c.compressHCDict(dst, src, d, level)
 	}
 	return c.compressFastDict(dst, src, d)
 }

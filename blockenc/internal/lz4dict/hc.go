@@ -39,15 +39,22 @@ const (
 	hcSkipShift = 8
 )
 
-// lazyDictDepth returns how many dictionary candidates the lazy searches
-// one and two bytes after a match try at chain depth depth: an eighth, at
-// least one. Measured on 4 KiB sub-blocks of lineitem rows against 64
-// KiB of others (BenchmarkCompressDict): at level 4 (depth 8) the full
-// depth made compression 1.6x as slow as without a dictionary, one
-// candidate 1.15x, for a 2.6% larger output (0.388 of the input instead of
-// 0.378; 0.560 without the dictionary); at level 9 an eighth took 2.4x
-// instead of 3.6x for 0.5% more.
-func lazyDictDepth(depth int) int { return max(1, depth>>3) }
+// lazyDictLen returns, for HC level 1..LevelOpt-1 with a prepared Dict,
+// the match length below which the lazy search one byte after a match
+// looks in the dictionary too (the search two bytes after it never does):
+// 0 (never) up to level 4, then 2*level-4, so 14 = hcLazyMax (always) at
+// level 9. Measured on 1 KiB sub-blocks of lineitem-like values against
+// 64 KiB of others (BenchmarkCompressDictLevels): the dictionary search
+// in the lazy steps took 40% of the time when done at both, and searching
+// it two bytes on as well found no smaller output; at one byte on, always
+// against never: 2.7% smaller output for 1.4x the time, below 6 bytes
+// half of that gain for 1.1x.
+func lazyDictLen(level int) int {
+	if level <= 4 {
+		return 0
+	}
+	return 2*level - 4
+}
 
 // hcDepth returns the number of chain candidates searched per position at
 // HC level 1..LevelOpt-1: 1<<(level-1).
@@ -65,7 +72,8 @@ func optParams(level int) (depth, nice int) {
 const noMatch = math.MinInt
 
 // hcMatcher finds the longest earlier match for a position of buf through
-// hash chains, and with a prepared Dict through its chains too. head maps the hash of 4 bytes to the latest position with
+// hash chains, and with a prepared Dict in its suffix array too. head maps
+// the hash of 4 bytes to the latest position with
 // that hash (+1, 0 = none), chain[pos&mask] holds the distance from pos to
 // the previous position with the same hash (capped at maxOffset, which ends
 // the chain since the search never reaches that far back). Positions are
@@ -83,13 +91,13 @@ type hcMatcher struct {
 	depth int  // candidates tried per search
 	limit int  // matches end at or before limit (the last 5 bytes are literals)
 
-	// A prepared Dict whose bytes precede buf: its chains (Dict.hcTables),
-	// searched after buf's own. A match in it is returned at position
+	// A prepared Dict whose bytes precede buf: its suffix array, searched
+	// after buf's chains (findDict). A match in it is returned at position
 	// i - len(dict) for dictionary byte i (negative), so that offsets
 	// are p - position as for matches in buf.
-	dict          []byte
-	dhead, dchain []uint16
-	ddepth        int // dictionary candidates tried per search
+	dict   []byte
+	dsa    *suffixIndex // the dictionary's suffix array (Dict.suffixes)
+	noDict bool         // find searches buf only
 }
 
 // at returns the byte at position v: buf[v], or for negative v the
@@ -117,9 +125,10 @@ func (m *hcMatcher) insertUpTo(p int) {
 // find returns the longest match for position p that is longer than best
 // bytes and ends at or before m.limit, as its length and the position it
 // copies from, or (best, noMatch) if there is none within m.depth
-// candidates in buf and then m.ddepth in the dictionary. Among equally
-// long matches the nearest wins. It needs p+mfLimit <= len(buf) and best
-// >= minMatch-1.
+// candidates in buf and then (unless m.noDict) in the dictionary. Among
+// equally long matches in buf the nearest wins; the dictionary's match
+// replaces buf's only when longer. It needs p+mfLimit <= len(buf) and
+// best >= minMatch-1.
 func (m *hcMatcher) find(p, best int) (int, int) {
 	m.insertUpTo(p)
 	buf := m.buf
@@ -147,27 +156,11 @@ func (m *hcMatcher) find(p, best int) (int, int) {
 		}
 		cand -= int(m.chain[cand&m.mask])
 	}
-	if m.dict == nil || best >= maxLen {
+	if m.dict == nil || m.noDict || best >= maxLen {
 		return best, found
 	}
-	dict := m.dict
-	dl := len(dict)
-	lowest := dl + p - maxOffset // the farthest dictionary byte an offset reaches
-	dc := int(m.dhead[h>>(32-dictHashLog)]) - 1
-	for try := m.ddepth; try > 0 && dc >= 0 && dc >= lowest; try-- {
-		// Every chained position has 4 bytes in the dictionary; the 4
-		// ending at byte best may run past its end: then no shortcut.
-		if (dc+best+1 > dl || binary.LittleEndian.Uint32(dict[dc+best-3:]) == tail) &&
-			binary.LittleEndian.Uint32(dict[dc:]) == first {
-			if l := minMatch + dictMatchLen(dict, dc+minMatch, buf, p+minMatch, m.limit); l > best {
-				best, found = l, dc-dl
-				if l >= maxLen {
-					break
-				}
-				tail = binary.LittleEndian.Uint32(buf[p+best-3:])
-			}
-		}
-		dc -= int(m.dchain[dc])
+	if l, dc := m.findDict(p, best); dc != noMatch {
+		return l, dc
 	}
 	return best, found
 }
@@ -213,16 +206,16 @@ func (c *Compressor) matcher(buf []byte, depth int, d *Dict) hcMatcher {
 	}
 	if d != nil {
 		m.dict = d.b
-		m.dhead, m.dchain = d.hcTables()
-		m.ddepth = depth
+		m.dsa = d.suffixes()
 	}
 	return m
 }
 
 // compressHC is the high-compression parse of buf[start:], matching back
 // into buf[:start] and, if d is not nil, into d (start is then 0),
-// searching depth chain candidates per position.
-func (c *Compressor) compressHC(dst, buf []byte, start, depth int, d *Dict) []byte {
+// searching depth chain candidates per position; the lazy search one byte
+// after a match shorter than lazyDict looks in d too (lazyDictLen).
+func (c *Compressor) compressHC(dst, buf []byte, start, depth int, d *Dict, lazyDict int) []byte {
 	n := len(buf)
 	if n-start < mfLimit {
 		return appendSequence(dst, buf[start:], 0, 0)
@@ -249,15 +242,18 @@ func (c *Compressor) compressHC(dst, buf []byte, start, depth int, d *Dict) []by
 		// Lazy matching: a match starting one or two bytes later wins if
 		// it is longer by more than the one or two literals it costs
 		// (measured on the test data: requiring just "longer" gave
-		// 0.1..1.5% larger output). Repeat from the winner.
-		m.ddepth = lazyDictDepth(depth)
+		// 0.1..1.5% larger output). Repeat from the winner. The
+		// dictionary is searched only one byte on, and only after a
+		// match shorter than lazyDict.
 		for ml < hcLazyMax {
+			m.noDict = ml >= lazyDict
 			if q := p + 1; q+mfLimit <= n {
 				if ml1, c1 := m.find(q, ml+1); c1 != noMatch {
 					p, ml, cand = q, ml1, c1
 					continue
 				}
 			}
+			m.noDict = true
 			if q := p + 2; q+mfLimit <= n {
 				if ml2, c2 := m.find(q, ml+2); c2 != noMatch {
 					p, ml, cand = q, ml2, c2
@@ -266,7 +262,7 @@ func (c *Compressor) compressHC(dst, buf []byte, start, depth int, d *Dict) []by
 			}
 			break
 		}
-		m.ddepth = depth
+		m.noDict = false
 		// Extend backwards over pending literals.
 		for p > anchor && cand > lo && buf[p-1] == m.at(cand-1) {
 			p--
@@ -280,7 +276,8 @@ func (c *Compressor) compressHC(dst, buf []byte, start, depth int, d *Dict) []by
 	return appendSequence(dst, buf[anchor:n], 0, 0)
 }
 
-// compressHCDict is compressHC of src against d's prepared chains.
-func (c *Compressor) compressHCDict(dst, src []byte, d *Dict, depth int) []byte {
-	return c.compressHC(dst, src, 0, depth, d)
+// compressHCDict is compressHC of src against d's suffix array at HC
+// level level.
+func (c *Compressor) compressHCDict(dst, src []byte, d *Dict, level int) []byte {
+	return c.compressHC(dst, src, 0, hcDepth(level), d, lazyDictLen(level))
 }

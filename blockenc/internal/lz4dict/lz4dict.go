@@ -55,6 +55,7 @@
 // then extended backwards over pending literals. After 256 bytes without a
 // match the scan takes longer steps, and skipped positions stay out of the
 // chains. LevelHC (9) is the level for blocks written once and read often.
+// (A prepared Dict is searched another way: see below.)
 //
 // Levels 10..12: optimal parsing. The longest match is searched at every
 // position (depth 256, 512, 1024), then a shortest path over the positions
@@ -71,20 +72,29 @@
 // compressed against one dictionary, copying and hashing it for every
 // input costs more than the input itself (a 64 KiB dictionary for 4 KiB
 // inputs). A Dict builds the dictionary's tables once, on first use at a
-// level (fast: the 6-byte hash table; levels 1..9: hash chain heads and
-// chain), and never changes them afterwards; a compression hashes only its
+// level, and never changes them afterwards; a compression hashes only its
 // input and, at each position, searches its own table or chains first and
 // then the dictionary's (zstd's dictMatchState), whose positions stand
 // before the input's: a match may start in the dictionary and run on into
-// the input. The lazy searches one and two bytes after a match try fewer
-// dictionary candidates (see lazyDictDepth). Levels 10..12 compress as
-// CompressBlock does with the dictionary's bytes.
+// the input. Fast mode: the dictionary's 6-byte hash table. Levels 1..9: a
+// suffix array of the dictionary (every position with 8 bytes after it,
+// sorted by the bytes from there on) finds the longest match in the whole
+// dictionary, at any level, in a hash lookup of the first 4 bytes and
+// binary searches, where a hash chain walk finds it only within its depth
+// and spends most of its time on the dictionary's many candidates.
+// The dictionary is searched at every position the parse searches, except
+// in the lazy steps: two bytes after a match never, one byte after it at
+// levels 5..9 when the match is shorter than 2*Level-4 bytes. Levels 10..12
+// compress as CompressBlock does with the dictionary's bytes.
 //
 // Memory: fast mode keeps a copy of dictionary+input and up to 256 KiB of
 // hash table; levels 1..12 add up to 256 KiB of chain heads and 128 KiB of
 // chain. All of it is kept in the Compressor, so a reused one allocates
-// nothing. A Dict adds 128 KiB for the fast level's table and 128 KiB +
-// 2 bytes per dictionary byte for the chains, each built when first used.
+// nothing. A Dict adds 128 KiB for the fast level's table and, for the HC
+// levels, 6 bytes per dictionary byte for the suffix array and its keys
+// plus 16 to 32 bytes per distinct 4-byte string in it for their hash
+// table (64 KiB of text: about 0.6 MiB, built by prefix doubling), each
+// built when first used.
 package lz4dict
 
 import (
@@ -153,7 +163,7 @@ func (c *Compressor) CompressBlock(dst, src, dict []byte) []byte {
 		depth, nice := optParams(level)
 		return c.compressOpt(dst, len(dict), depth, nice)
 	case level > LevelFast:
-		return c.compressHC(dst, c.buf, len(dict), hcDepth(level), nil)
+		return c.compressHC(dst, c.buf, len(dict), hcDepth(level), nil, 0)
 	}
 	return c.compressFast(dst, len(dict))
 }

@@ -42,7 +42,7 @@ func (c *Compressor) compressOpt(dst []byte, start, depth, nice int) []byte {
 		return appendSequence(dst, buf[start:], 0, 0)
 	}
 	if n-start > optMaxInput {
-		return c.compressHC(dst, buf, start, hcDepth(LevelHC), nil)
+		return c.compressHC(dst, buf, start, hcDepth(LevelHC), nil, 0)
 	}
 	m := c.matcher(buf, depth, nil)
 	size := n - start + 1

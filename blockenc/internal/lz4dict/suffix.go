@@ -1,0 +1,316 @@
+package lz4dict
+
+import (
+	"cmp"
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// suffixIndex is a Dict's match finder for the HC levels, a suffix array:
+//
+//   - sa: the positions p of the dictionary with p+suffixKeyEnd <= its
+//     length, ordered by the bytes from p to the dictionary's end (a
+//     suffix that is a prefix of another sorts first);
+//   - keys: beside each, its bytes 4..7 as a big-endian uint32, so that
+//     the search through a run of suffixes sharing their first 4 bytes
+//     reads one array and no dictionary bytes;
+//   - groups: a hash table from each 4-byte prefix found to the run of sa
+//     whose suffixes start with it (at most half full).
+//
+// Positions and indexes are below 65535: uint16. The suffixes sharing the
+// longest prefix with any bytes q are the two on either side of the place
+// where q would sort, so the longest match in the dictionary is found in
+// a lookup and a binary search instead of a walk over every earlier
+// position with the same hash; see findDict.
+type suffixIndex struct {
+	sa     []uint16
+	keys   []uint32
+	groups []suffixGroup // open addressing, linear probing; n == 0: empty
+	shift  uint          // 32 - log2(len(groups))
+}
+
+// suffixGroup is the range sa[lo:lo+n] of the suffixes that start with the
+// 4 bytes key (little-endian).
+type suffixGroup struct {
+	key   uint32
+	lo, n uint16
+}
+
+// group returns the range of the suffixes that start with the 4 bytes key.
+func (x *suffixIndex) group(key uint32) (lo, hi int) {
+	mask := len(x.groups) - 1
+	for h := int(key * hcPrime4 >> x.shift); ; h = (h + 1) & mask {
+		g := x.groups[h]
+		if g.n == 0 {
+			return 0, 0
+		}
+		if g.key == key {
+			return int(g.lo), int(g.lo) + int(g.n)
+		}
+	}
+}
+
+// suffixKeyEnd: the suffix array holds the suffixes of at least this many
+// bytes (a match that starts in the dictionary's last 7 bytes is not
+// found), and keeps their bytes from minMatch to it beside the positions.
+const suffixKeyEnd = 8
+
+// newSuffixIndex builds the suffix index of b (len(b) <= MaxDictLen) by
+// prefix doubling: the suffixes are bucket-sorted on their first two bytes,
+// then every group of suffixes that still share their first h bytes is
+// sorted on the rank of the suffix h bytes on (the group its first h bytes
+// put it in), which orders them on 2h bytes, with h doubling until every
+// group has one suffix. Rounds: about log2 of the longest repeat in b; each
+// sorts only the groups left (BenchmarkNewSuffixIndex).
+func newSuffixIndex(b []byte) suffixIndex {
+	n := len(b)
+	var idx suffixIndex
+	if n < suffixKeyEnd {
+		idx.groups, idx.shift = make([]suffixGroup, 1), 32
+		return idx
+	}
+	// All n suffixes take part in the sort (a suffix's rank h bytes on
+	// may be one of the shortest); only those with suffixKeyEnd bytes are
+	// kept. The key of the first two bytes counts a missing second byte
+	// as below every byte: key(p) = b[p]*257 + b[p+1]+1, or b[p]*257.
+	const keys = 256 * 257
+	key := func(p int) int {
+		if p+1 < n {
+			return int(b[p])*257 + int(b[p+1]) + 1
+		}
+		return int(b[p]) * 257
+	}
+	start := make([]int32, keys+1)
+	for p := range n {
+		start[key(p)+1]++
+	}
+	for k := 1; k <= keys; k++ {
+		start[k] += start[k-1]
+	}
+	sa := make([]int32, n)
+	rank := make([]int32, n) // the group of a suffix: the index its group starts at in sa
+	fill := slices.Clone(start[:keys])
+	for p := range n {
+		k := key(p)
+		sa[fill[k]] = int32(p)
+		fill[k]++
+		rank[p] = start[k]
+	}
+	// groups: the [start, end) ranges of sa whose suffixes share their
+	// first h bytes and are not yet ordered.
+	var groups [][2]int32
+	for k := range keys {
+		if start[k+1]-start[k] > 1 {
+			groups = append(groups, [2]int32{start[k], start[k+1]})
+		}
+	}
+	next := make([]int32, n) // the rank h bytes on, per index of sa, in the round
+	var left [][2]int32      // the groups the round leaves
+	for h := 2; len(groups) > 0; h *= 2 {
+		rankAt := func(p int32) int32 {
+			if int(p)+h < n {
+				return rank[int(p)+h]
+			}
+			return -1 // the suffix ends within h bytes: it sorts first
+		}
+		for _, g := range groups {
+			s := sa[g[0]:g[1]]
+			slices.SortFunc(s, func(x, y int32) int { return cmp.Compare(rankAt(x), rankAt(y)) })
+			for i, p := range s {
+				next[int(g[0])+i] = rankAt(p)
+			}
+		}
+		// Split the groups on the rank h bytes on; the new ranks are set
+		// after every group of the round is sorted on the old ones.
+		left = left[:0]
+		for _, g := range groups {
+			for i := g[0]; i < g[1]; {
+				j := i + 1
+				for j < g[1] && next[j] == next[i] {
+					j++
+				}
+				for k := i; k < j; k++ {
+					rank[sa[k]] = i
+				}
+				if j-i > 1 {
+					left = append(left, [2]int32{i, j})
+				}
+				i = j
+			}
+		}
+		groups, left = left, groups
+	}
+	// Keep the suffixes of suffixKeyEnd bytes or more with their keys,
+	// and index the runs that share their first 4 bytes.
+	out := make([]uint16, 0, n-suffixKeyEnd+1)
+	idx.keys = make([]uint32, 0, n-suffixKeyEnd+1)
+	for _, p := range sa {
+		if int(p)+suffixKeyEnd <= n {
+			out = append(out, uint16(p))
+			idx.keys = append(idx.keys, binary.BigEndian.Uint32(b[int(p)+minMatch:]))
+		}
+	}
+	runs := 0
+	for i := range out {
+		if i == 0 || binary.LittleEndian.Uint32(b[out[i]:]) != binary.LittleEndian.Uint32(b[out[i-1]:]) {
+			runs++
+		}
+	}
+	log := max(4, bits.Len(uint(2*runs-1)))
+	idx.groups = make([]suffixGroup, 1<<log)
+	idx.shift = uint(32 - log)
+	mask := len(idx.groups) - 1
+	for i := 0; i < len(out); {
+		key := binary.LittleEndian.Uint32(b[out[i]:])
+		j := i + 1
+		for j < len(out) && binary.LittleEndian.Uint32(b[out[j]:]) == key {
+			j++
+		}
+		h := int(key * hcPrime4 >> idx.shift)
+		for idx.groups[h].n != 0 {
+			h = (h + 1) & mask
+		}
+		idx.groups[h] = suffixGroup{key: key, lo: uint16(i), n: uint16(j - i)}
+		i = j
+	}
+	idx.sa = out
+	return idx
+}
+
+// suffixCmp compares suffix with q, whose first k bytes it is known to
+// share, and returns the length of their common prefix and whether the
+// suffix sorts before q.
+func suffixCmp(suffix, q []byte, k int) (int, bool) {
+	n := min(len(suffix), len(q))
+	for k+8 <= n {
+		if x := binary.LittleEndian.Uint64(suffix[k:]) ^ binary.LittleEndian.Uint64(q[k:]); x != 0 {
+			k += bits.TrailingZeros64(x) >> 3
+			return k, suffix[k] < q[k]
+		}
+		k += 8
+	}
+	for ; k < n; k++ {
+		if suffix[k] != q[k] {
+			return k, suffix[k] < q[k]
+		}
+	}
+	return k, len(suffix) < len(q)
+}
+
+// suffixWalk bounds how many suffixes out of the window findDict steps
+// over on each side of the place of the searched bytes.
+const suffixWalk = 8
+
+// findDict returns the longest match for position p in the dictionary,
+// longer than best, as find does (its length and position, negative), or
+// (best, noMatch). With q = buf[p:m.limit]: the group of q's first 4
+// bytes (none: no match); in it, the run of keys equal to q's bytes 4..7
+// (binary searches on keys); in that run, if any, the place of q (binary
+// search comparing dictionary bytes from the 8th on, each step starting
+// from the prefix its two bounds share with q). The suffixes on either
+// side of that place share the longest prefixes with q; one that starts
+// too far back for an offset (65535) is passed over for the next one out,
+// at most suffixWalk of them. A match that reaches the dictionary's end
+// runs on into the input.
+func (m *hcMatcher) findDict(p, best int) (int, int) {
+	dict, buf := m.dict, m.buf
+	dl := len(dict)
+	q := buf[p:m.limit]
+	x := m.dsa
+	first, end := x.group(binary.LittleEndian.Uint32(q))
+	if first == end {
+		return best, noMatch
+	}
+	sa, keys := x.sa[:end], x.keys[:end]
+	var qk uint32 // q's key (q has at least mfLimit-lastLiterals = 7 bytes)
+	if len(q) >= suffixKeyEnd {
+		qk = binary.BigEndian.Uint32(q[minMatch:])
+	} else {
+		var b [suffixKeyEnd]byte
+		copy(b[:], q)
+		qk = binary.BigEndian.Uint32(b[minMatch:])
+	}
+	lo := lowerBound(keys, first, end, qk)
+	hi := lo
+	if lo < end && keys[lo] == qk {
+		hi = upperBound(keys, lo+1, end, qk)
+	}
+	if lo == hi && best >= suffixKeyEnd-1 {
+		return best, noMatch // no suffix shares suffixKeyEnd bytes with q
+	}
+	// Every suffix in sa[lo:hi] shares min(llo, lhi) bytes with q: llo
+	// with sa[lo-1], lhi with sa[hi], suffixKeyEnd at the run's ends.
+	llo, lhi := suffixKeyEnd, suffixKeyEnd
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		l, less := suffixCmp(dict[sa[mid]:], q, min(llo, lhi))
+		if less {
+			lo, llo = mid+1, l
+		} else {
+			hi, lhi = mid, l
+		}
+	}
+	// lcp returns the length of the prefix q shares with sa[i].
+	lcp := func(i int) int {
+		if d := keys[i] ^ qk; d != 0 {
+			return minMatch + bits.LeadingZeros32(d)>>3
+		}
+		l, _ := suffixCmp(dict[sa[i]:], q, suffixKeyEnd)
+		return l
+	}
+	lowest := dl + p - maxOffset // the farthest dictionary byte an offset reaches
+	found := noMatch
+	// From the place down (sa[lo-1], ...), then up (sa[lo], ...): the
+	// first suffix in reach, if it shares more than best bytes.
+	for _, dir := range [2]int{-1, 1} {
+		i := lo + min(dir, 0)
+		for w := 0; w < suffixWalk && i >= first && i < end; w++ {
+			l := min(lcp(i), len(q))
+			if l <= best {
+				break
+			}
+			if s := int(sa[i]); s >= lowest {
+				if s+l == dl {
+					// The match runs on past the dictionary into the input.
+					l += matchLen(buf, 0, p+l, m.limit)
+				}
+				best, found = l, s-dl
+				break
+			}
+			i += dir
+		}
+	}
+	return best, found
+}
+
+// lowerBound returns the first index i in [lo, hi) with keys[i] >= k, or
+// hi. The loop has no branch on the keys, whose outcome a processor
+// cannot predict: the step is masked with the sign of their difference.
+func lowerBound(keys []uint32, lo, hi int, k uint32) int {
+	n := hi - lo
+	if n == 0 {
+		return lo
+	}
+	for n > 1 {
+		half := n >> 1
+		// lt is all ones if keys[lo+half-1] < k, else 0.
+		lt := int((int64(keys[lo+half-1]) - int64(k)) >> 63)
+		lo += half & lt
+		n -= half
+	}
+	if keys[lo] < k {
+		lo++
+	}
+	return lo
+}
+
+// upperBound returns the first index i in [lo, hi) with keys[i] > k, or
+// hi.
+func upperBound(keys []uint32, lo, hi int, k uint32) int {
+	if k == math.MaxUint32 {
+		return hi
+	}
+	return lowerBound(keys, lo, hi, k+1)
+}
