@@ -171,7 +171,7 @@ func storeGetsTable(sets []storeSet, all [][]storebench.Result) *report.Table {
 	}
 	t.Note("kvenc/this ops above 1: kvenc faster. zipf: a warm-up pass fills the cache, then a timed pass; after scan: a timed pass right after a full scan. Medians of rounds.")
 	t.Note("n g: uniform random Gets from n goroutines at once (GOMAXPROCS as in the header), in passes of a fixed time: per round a warm-up pass, then two passes per count in alternating order; total Gets/s of the passes during which other processes kept fewer than %.2f CPUs busy (of all passes if none was).", storebench.OthersLimit)
-	t.Note("others' CPUs 4g: the CPUs other processes kept busy during the 4 g passes counted, on average; well above 0, the machine was shared and the n g numbers understate the engine.")
+	t.Note("others' CPUs 4g: the CPUs other processes kept busy during the 4 g passes counted, on average; well above 0, the machine was shared while the engine ran and its n g numbers may be low.")
 	return t
 }
 
