@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"sync/atomic"
 
@@ -183,10 +184,10 @@ func lookup(sk *blockenc.Seeker, key []byte, rp uint64, dst []byte, ref *refBuf)
 }
 
 // segWriter writes one segment: blocks as they fill, the meta last. The
-// caller's goroutine adds cells to one Encoder while a second goroutine
-// (write) compresses the block before it (Encoder.Finish, most of the
-// cost of a flush or compaction) and writes it to Badger, so that on two
-// cores the two halves overlap; blocks are written in order.
+// caller's goroutine adds cells to one Encoder while segCompressors
+// goroutines compress the blocks before it (Encoder.Finish, most of the
+// cost of a flush or compaction) and one more writes them to Badger in
+// order, so that on two cores or more the work overlaps.
 type segWriter struct {
 	s       *Store
 	enc     *blockenc.Encoder // filled by add
@@ -195,10 +196,13 @@ type segWriter struct {
 	lastKey []byte
 	err     error // the writer failed (or the DB was closed under the Store)
 
-	// Between add and the writing goroutine: full encoders with their
-	// block's last key go out on work, emptied ones come back on free;
-	// done closes when the goroutine has ended, werr holds its error.
-	work    chan pendingBlock
+	// Between add and the other goroutines: every full encoder with its
+	// block's last key goes out on work (to a compressor) and on order
+	// (to the writer, which waits for it to be compressed); emptied ones
+	// come back on free. done closes when the writer has ended, werr
+	// holds the first error.
+	work    chan *pendingBlock
+	order   chan *pendingBlock
 	free    chan *blockenc.Encoder
 	done    chan struct{}
 	werr    atomic.Pointer[error]
@@ -212,11 +216,20 @@ type segWriter struct {
 	written [][]byte
 }
 
-// pendingBlock is a full encoder and the last key of its block.
+// pendingBlock is a full encoder and the last key of its block; a
+// compressor sets blk or err, then closes ready.
 type pendingBlock struct {
 	enc     *blockenc.Encoder
 	lastKey []byte
+	blk     []byte
+	err     error
+	ready   chan struct{}
 }
+
+// segCompressors is the number of goroutines a segment writer compresses
+// blocks on (at most GOMAXPROCS). Compressing is most of a compaction's
+// CPU: two compressors beside the merging goroutine keep two cores busy.
+const segCompressors = 2
 
 // segTxnBytes bounds the block bytes of one segment transaction. Badger
 // counts a value in its value log as a pointer against its transaction
@@ -250,11 +263,18 @@ func (s *Store) newSegWriter(block blockenc.Options, dict []byte) *segWriter {
 	}
 	w.txn = s.db.NewTransaction(true)
 	w.enc = blockenc.NewEncoder(block)
-	w.work = make(chan pendingBlock, 1)
-	w.free = make(chan *blockenc.Encoder, 2)
-	w.free <- blockenc.NewEncoder(block)
+	n := max(1, min(segCompressors, runtime.GOMAXPROCS(0)))
+	w.work = make(chan *pendingBlock, n)
+	w.order = make(chan *pendingBlock, n+1)
+	w.free = make(chan *blockenc.Encoder, n+1)
+	for range n + 1 {
+		w.free <- blockenc.NewEncoder(block)
+	}
 	w.done = make(chan struct{})
 	w.stopped = false
+	for range n {
+		go w.compress()
+	}
 	go w.write()
 	return w
 }
@@ -293,7 +313,9 @@ func (w *segWriter) cut() error {
 		w.err = err
 		return err
 	}
-	w.work <- pendingBlock{enc: w.enc, lastKey: append([]byte(nil), w.lastKey...)}
+	p := &pendingBlock{enc: w.enc, lastKey: append([]byte(nil), w.lastKey...), ready: make(chan struct{})}
+	w.work <- p
+	w.order <- p
 	w.enc = <-w.free
 	return nil
 }
@@ -311,28 +333,41 @@ func (w *segWriter) stop() error {
 	if !w.stopped {
 		w.stopped = true
 		close(w.work)
+		close(w.order)
 		<-w.done
 	}
 	return w.writeErr()
 }
 
-// write is the writing goroutine: it compresses and writes each block
-// handed to it, in order; after an error it only gives encoders back.
-func (w *segWriter) write() {
-	defer close(w.done)
-	for b := range w.work {
+// compress is a compressing goroutine: it finishes the blocks handed to
+// it (skipping them after an error).
+func (w *segWriter) compress() {
+	for p := range w.work {
 		if w.werr.Load() == nil {
-			if err := w.writeBlock(b); err != nil {
-				w.werr.Store(&err)
-			}
+			p.blk, p.err = p.enc.Finish()
 		}
-		b.enc.Reset()
-		w.free <- b.enc
+		close(p.ready)
 	}
 }
 
-func (w *segWriter) writeBlock(b pendingBlock) error {
-	blk, err := b.enc.Finish()
+// write is the writing goroutine: it writes each block once compressed,
+// in order; after an error it only gives encoders back.
+func (w *segWriter) write() {
+	defer close(w.done)
+	for p := range w.order {
+		<-p.ready
+		if w.werr.Load() == nil {
+			if err := w.writeBlock(p); err != nil {
+				w.werr.CompareAndSwap(nil, &err)
+			}
+		}
+		p.enc.Reset()
+		w.free <- p.enc
+	}
+}
+
+func (w *segWriter) writeBlock(b *pendingBlock) error {
+	blk, err := b.blk, b.err
 	if err != nil {
 		return fmt.Errorf("kv: segment %d: %w", w.meta.id, err)
 	}
