@@ -30,7 +30,7 @@ func (s *Store) Compact() error {
 		return err
 	}
 	if s.ownDB && s.garbageDue(true) {
-		return s.dropGarbage(true, gcFiles)
+		return s.dropGarbage(true, gcExplicit)
 	}
 	return nil
 }
@@ -65,9 +65,9 @@ func (s *Store) garbageDue(wal bool) bool {
 // deletes the files mostly discarded. DropPrefix fails concurrent writes
 // (ErrBlockedWrites), so it runs on Open's own DB (and on Reclaim's
 // request), with kv's writers, flushes and compactions held; with wal the
-// memstore is flushed first, so no WAL record is needed. GC rewrites at
-// most files value log files.
-func (s *Store) dropGarbage(wal bool, files int) error {
+// memstore is flushed first, so no WAL record is needed. GC then makes
+// the pass gc.
+func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	if wal && !s.active.empty() {
@@ -119,7 +119,7 @@ func (s *Store) dropGarbage(wal bool, files int) error {
 	if err := s.db.DropPrefix(prefixes...); err != nil {
 		return fmt.Errorf("kv: badger drop prefix: %w", err)
 	}
-	s.valueLogGC(files)
+	s.valueLogGC(gc)
 	return nil
 }
 

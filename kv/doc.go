@@ -366,8 +366,9 @@
 //     background work (once the blocks of compacted-away segments reach a
 //     quarter of the live bytes) drop the deleted prefixes from the LSM,
 //     which counts their value-log bytes as discarded, and then run GC,
-//     which rewrites or deletes the files at least half discarded. GC
-//     never touches the newest file, so up to ValueLogFileSize of garbage
+//     which rewrites or deletes the files at least a quarter discarded
+//     (Compact, Close, Open) or half (the background work). GC never
+//     touches the newest file, so up to ValueLogFileSize of garbage
 //     can stay (BenchmarkBigChurn measures the disk under continuous
 //     writes beside kv-inline and Badger). In memory every value stays
 //     inline (there is no value log).

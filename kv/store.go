@@ -270,7 +270,7 @@ func newStore(db *badger.DB, opts Options, own bool) (*Store, error) {
 		release()
 		return nil, err
 	}
-	s.valueLogGC(gcFiles)
+	s.valueLogGC(gcExplicit)
 	go s.background()
 	if len(s.frozen) > 0 {
 		s.kickBackground()
@@ -552,5 +552,5 @@ func (s *Store) Reclaim() error {
 	if err := s.reap(); err != nil {
 		return err
 	}
-	return s.dropGarbage(true, gcFiles)
+	return s.dropGarbage(true, gcExplicit)
 }
