@@ -200,9 +200,9 @@
 // # Blocks: defaults and what a read costs
 //
 // Blocks default to Columnar with an LZ4Dict value area, cut at 16 KiB
-// (DefaultBlockOptions and DefaultBlockSize say why), and compactions write them at LZ4 level 4
-// (Options.CompactionLevel; flushes keep Block's level 0, LZ4's fast
-// parse). Compacted blocks are written once and read until the next
+// (DefaultBlockOptions and DefaultBlockSize say why), and compactions
+// write them at LZ4 level 9 (Options.CompactionLevel; flushes keep
+// Block's level 0, LZ4's fast parse). Compacted blocks are written once and read until the next
 // compaction, and read as fast at every level (plain LZ4).
 //
 // A Get that misses the cache reads one block from Badger (one point Get

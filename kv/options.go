@@ -26,7 +26,7 @@ type Options struct {
 	// compaction writes; flushes write Block's. Compacted blocks are
 	// written once and read until the next compaction, so they are worth
 	// a slower, denser LZ4 parse; reads are as fast at every level.
-	// Default DefaultCompactionLevel (4); negative: Block's level.
+	// Default DefaultCompactionLevel (9); negative: Block's level.
 	CompactionLevel int
 	// BlockSize is the target size of one encoded block: a block is cut at
 	// the first key boundary at or past it. Default 16 KiB
@@ -94,7 +94,7 @@ const (
 	DefaultCompactionTrigger = 4
 	DefaultValueThreshold    = 1 << 10
 	DefaultValueLogFileSize  = 16 << 20
-	DefaultCompactionLevel   = 4
+	DefaultCompactionLevel   = 9
 	DefaultDictSize          = blockenc.MaxDictSize
 	// DefaultBadgerMemTableSize is the MemTableSize of the Badger DB that
 	// Open makes (Badger's own default is 64 MiB; see the package doc,
@@ -116,11 +116,13 @@ const (
 // many times bigger than the cache, where most Gets miss it and read one
 // block from Badger (BenchmarkBig and BenchmarkBigLoad: 600,000
 // lineitem-like rows, an 8 MiB cache, Badger with its defaults beside it):
-// LZ4Dict lets a Get decompress the value area's dictionary and one 8 KiB
-// sub-block instead of the whole area; 16 KiB blocks cut what a miss reads
-// and decodes about 7x against 128 KiB LZ4 blocks for about a quarter more
-// disk; compaction level 4 costs about 2% more disk than level 6 for less
-// than half of its CPU. bench/RESULTS.md has the store's numbers.
+// LZ4Dict lets a Get decompress one 1 KiB sub-block (against the
+// segment's dictionary) instead of the whole area; 16 KiB blocks cut what
+// a miss reads and decodes about 7x against 128 KiB LZ4 blocks for about a
+// quarter more disk; compaction level 9 (LZ4HC's default) stores about
+// 2.5% fewer bytes than level 4 for about a fifth more compaction CPU,
+// spread over the segment writer's two compressors, and its fewer, longer
+// matches decode no slower. bench/RESULTS.md has the store's numbers.
 func DefaultBlockOptions() blockenc.Options {
 	o := blockenc.DefaultOptions()
 	o.Encoding = blockenc.Columnar
@@ -133,7 +135,7 @@ func DefaultBlockOptions() blockenc.Options {
 // DefaultOptions returns the defaults for a Store in dir ("" for memory):
 // Prefix "kv", DefaultBlockOptions(), BlockSize 16 KiB, MemstoreSize 32
 // MiB, DictSize 64 KiB - 1, CacheSize 64 MiB, SyncWrites false, CompactionTrigger 4,
-// CompactionLevel 4, a silent Badger, ValueThreshold 1 KiB and
+// CompactionLevel 9, a silent Badger, ValueThreshold 1 KiB and
 // ValueLogFileSize 16 MiB.
 func DefaultOptions(dir string) Options {
 	return Options{

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/stretchr/testify/assert"
 
 	"github.com/kvenc/kvenc/blockenc"
 )
@@ -90,15 +91,13 @@ func TestOptions(t *testing.T) {
 		{CompactionLevel: blockenc.MaxCompressionLevel + 1},
 		{Block: blockenc.Options{Encoding: blockenc.Columnar, CompressionLevel: -1}},
 	} {
-		if _, err := Open(o); !errors.Is(err, ErrInvalidOptions) {
-			t.Errorf("Open(%+v): %v, want ErrInvalidOptions", o, err)
-		}
+		_, err := Open(o)
+		assert.ErrorIs(t, err, ErrInvalidOptions, "Open(%+v)", o)
 	}
 	d := DefaultOptions("x")
-	if d.BlockSize != 16<<10 || d.MemstoreSize != 32<<20 || d.CacheSize != 64<<20 || d.CompactionTrigger != 4 || d.CompactionLevel != 4 ||
-		d.ValueThreshold != 1<<10 || d.ValueLogFileSize != 16<<20 || string(d.Prefix) != "kv" || d.Block != DefaultBlockOptions() || d.Logger != nil {
-		t.Errorf("DefaultOptions: %+v", d)
-	}
+	want := Options{Dir: "x", Prefix: []byte("kv"), Block: DefaultBlockOptions(), BlockSize: 16 << 10, MemstoreSize: 32 << 20,
+		DictSize: 64<<10 - 1, CacheSize: 64 << 20, CompactionTrigger: 4, CompactionLevel: 9, ValueThreshold: 1 << 10, ValueLogFileSize: 16 << 20}
+	assert.Equal(t, want, d, "DefaultOptions")
 	// Every encoding and compression works end to end.
 	var variants []blockenc.Options
 	for _, e := range blockenc.Encodings() {
