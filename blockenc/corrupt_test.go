@@ -32,9 +32,13 @@ func smallCells() []blockenc.Cell {
 	return sortCells(cells)
 }
 
+// fixCRC recomputes the checksums of a changed block: its trailer, or a
+// version 4 block's trailer and sub-block checksums (with readDict) when
+// it parses that far.
 func fixCRC(b []byte) {
 	if len(b) >= 4 {
 		binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], crc32.MakeTable(crc32.Castagnoli)))
+		blockenc.FixChecksums(b, readDict)
 	}
 }
 

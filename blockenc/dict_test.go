@@ -224,6 +224,9 @@ func TestColumnarDictSubBlockChecks(t *testing.T) {
 	d := mustDict(t, blockenc.SampleDict(values, 1024))
 	block := encodeAny(t, blockenc.Options{Encoding: blockenc.Columnar, RestartInterval: 8, Compression: blockenc.LZ4Dict, Dict: d}, text)
 	require.Equal(t, byte(4), block[0], "version")
+	fixed := bytes.Clone(block)
+	require.True(t, blockenc.FixChecksums(fixed, d))
+	require.Equal(t, block, fixed, "the test helper's checksums of an unchanged block")
 	damaged := 0
 	bad := bytes.Clone(block)
 	var s blockenc.Seeker

@@ -1,6 +1,7 @@
 package blockenc
 
 import (
+	"github.com/kvenc/kvenc/blockenc/internal/colblk"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
 	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
 )
@@ -27,6 +28,16 @@ var SetDictAsLiterals = lz4area.SetDictAsLiterals
 // SetExtSubBlockSize sets the size of the sub-blocks of value areas
 // compressed against a Dict, and returns a function that restores it.
 var SetExtSubBlockSize = lz4area.SetExtSize
+
+// FixChecksums sets a version 4 Columnar block's trailer and sub-block
+// checksums to match its bytes (d: its Dict) and reports whether it
+// parsed; for tests that change blocks on purpose.
+func FixChecksums(block []byte, d *Dict) bool {
+	if d == nil {
+		return false
+	}
+	return colblk.FixChecksums(block, &d.d)
+}
 
 // FlagExtDict is the flag of a block compressed against a Dict.
 const FlagExtDict = frame.FlagExtDict

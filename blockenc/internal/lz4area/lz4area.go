@@ -90,6 +90,7 @@ type Sub struct {
 	First         int    // keyed: the index of its first cell
 	Key, KeyLen   int    // keyed: its first key in the block (not for sub-block 0)
 	CRC           uint32 // checked: the CRC-32C of its data
+	CRCAt         int    // checked: where CRC is in the block
 	Loaded        bool   // decompressed since the index was read
 	Checked       bool   // keyed: its first cell's key compared with the index
 }
@@ -252,7 +253,7 @@ func (r *Reader) ParseSubs(b []byte, p, end, nsub int, keyed, sums bool, what st
 			if p < 0 || p+4 > end {
 				return 0, 0, frame.Corrupt(q, "%s: bad sub-block entry", what)
 			}
-			sb.CRC = binary.LittleEndian.Uint32(b[p:])
+			sb.CRC, sb.CRCAt = binary.LittleEndian.Uint32(b[p:]), p
 			p += 4
 		}
 		if keyed && j > 0 {
