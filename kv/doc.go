@@ -208,11 +208,12 @@
 // A Get that misses the cache reads one block from Badger (one point Get
 // and the block's mmapped bytes from the value log), copies it once into
 // the cache (from its second miss on; the first is decoded in place),
-// checks its CRC, decodes its key, seq and value-end columns, and
+// checks the CRC of the block's head (every byte before its value area's
+// data), decodes its key, seq and value-end columns, and checks and
 // decompresses the one 1 KiB sub-block of the value area that holds the
-// value (see Segment dictionaries), not the whole area. BenchmarkBig measures it beside Badger with its
-// defaults on data eight times the cache; bench/RESULTS.md has the
-// numbers.
+// value (see Segment dictionaries), not the whole area. BenchmarkBig
+// measures it beside Badger with its defaults on data eight times the
+// cache; bench/RESULTS.md has the numbers.
 //
 // The Badger point Get runs in a read-only transaction the Store lends
 // out, not in one of its own: beginning a Badger transaction takes
@@ -228,7 +229,7 @@
 // A warm scan (every block cached, its slot Seeker decoded) is the
 // Seeker's Next plus the Iterator's per-cell work, nothing per block but
 // a cache lookup; a cold scan (the first after Open) pays per block one
-// Badger point Get, then the copy, CRC, LZ4 and column decode once. The
+// Badger point Get, then the copy, CRCs, LZ4 and column decode once. The
 // Iterator's own per-cell work is small: Next calls a lone segment source
 // directly (no interface call) and the source takes the Seeker's cell
 // straight into place. Cached blocks keep up to four decoded Seekers so
