@@ -48,22 +48,17 @@ func TestAllOnTinyData(t *testing.T) {
 	results := filepath.Join(dir, "results", "RESULTS.md")
 	require.NoError(t, os.Mkdir(filepath.Dir(results), 0o755))
 	args := append([]string{"all"}, tinyArgs(dir, "-dataset", "timeseries,ycsb,user,random", "-results", results)...)
-	if err := run(args, &out, io.Discard); err != nil {
-		t.Fatalf("run: %v\n%s", err, out.String())
-	}
+	require.NoError(t, run(args, &out, io.Discard), "run: %s", out.String())
 	stdout := out.String()
 	for _, want := range []string{
 		"machine  linux/", "go       go1.", "dataset  seek key set user:", "dataset  time series:",
 		"== seek:", "== seek goals", "== seek rows:", "dataset  seek rows timeseries:", "== ints: encoded bytes per value", "== ints: shapeshift chunk forms",
 		"== store: kvenc", "every engine with a 8 MiB block cache", "== store load:", "== store Get throughput:", "== store goals", "dataset  store timeseries:", "dataset  store ycsb:", "== ycsb: go-ycsb core workloads",
 	} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("stdout lacks %q", want)
-		}
+		assert.True(t, strings.Contains(stdout, want), "stdout lacks %q", want)
 	}
-	if strings.Contains(stdout, "FAILED CHECK") || strings.Contains(stdout, "dataset  store lineitem") {
-		t.Errorf("a codec failed its check:\n%s", stdout)
-	}
+	assert.NotContains(t, stdout, "FAILED CHECK", "a codec failed its check")
+	assert.NotContains(t, stdout, "dataset  store lineitem", "a codec failed its check")
 	// name: first header, rows, numeric columns from this index on
 	csvs := []struct {
 		name, first string
@@ -88,8 +83,8 @@ func TestAllOnTinyData(t *testing.T) {
 	}
 	for _, c := range csvs {
 		recs := readCSV(t, filepath.Join(dir, c.name+".csv"))
-		if len(recs) != c.rows+1 || recs[0][0] != c.first {
-			t.Errorf("%s.csv: %d records, header %v; want %d rows under a header starting %q", c.name, len(recs), recs[0], c.rows, c.first)
+		if !assert.Len(t, recs, c.rows+1, "%s.csv: header %v", c.name, recs[0]) ||
+			!assert.Equal(t, c.first, recs[0][0], "%s.csv: header", c.name) {
 			continue
 		}
 		for _, rec := range recs[1:] {
@@ -158,46 +153,37 @@ var seekSubjects = len(blockenc.Encodings()) + 2
 // yes/no and form lists; anything else in a numeric column is a bug.
 func checkNumber(t *testing.T, file, col, cell string) {
 	t.Helper()
-	v := strings.TrimSuffix(cell, "x")
-	if _, err := strconv.ParseFloat(v, 64); err == nil || cell == "-" || cell == "yes" || cell == "no" {
-		return
-	}
-	if col == "forms" || col == "error" || col == "codec" || col == "target" || col == "engine" || col == "goal" {
-		return
-	}
-	t.Errorf("%s.csv column %q: %q is not a number", file, col, cell)
+	_, err := strconv.ParseFloat(strings.TrimSuffix(cell, "x"), 64)
+	ok := err == nil || cell == "-" || cell == "yes" || cell == "no" ||
+		col == "forms" || col == "error" || col == "codec" || col == "target" || col == "engine" || col == "goal"
+	assert.True(t, ok, "%s.csv column %q: %q is not a number", file, col, cell)
 }
 
 func readCSV(t *testing.T, path string) [][]string {
 	t.Helper()
 	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) == 0 {
-		t.Fatalf("%s: %v (%d records)", path, err, len(recs))
-	}
+	require.NoError(t, err, path)
+	require.NotEmpty(t, recs, path)
 	return recs
 }
 
 func checkPNG(t *testing.T, path string) {
 	t.Helper()
 	f, err := os.Open(path)
-	if err != nil {
-		t.Error(err)
+	if !assert.NoError(t, err) {
 		return
 	}
 	defer f.Close()
 	img, err := png.Decode(f)
-	if err != nil {
-		t.Errorf("%s: %v", path, err)
+	if !assert.NoError(t, err, path) {
 		return
 	}
-	if b := img.Bounds(); b.Dx() < 300 || b.Dy() < 200 {
-		t.Errorf("%s: %v is too small for a plot", path, b)
-	}
+	b := img.Bounds()
+	assert.GreaterOrEqual(t, b.Dx(), 300, "%s: %v is too small for a plot", path, b)
+	assert.GreaterOrEqual(t, b.Dy(), 200, "%s: %v is too small for a plot", path, b)
 }
 
 // TestSeekLineitem runs the seek key set that needs dbgen (a 10 s set-up,
@@ -208,11 +194,9 @@ func TestSeekLineitem(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var out bytes.Buffer
-	if err := run(append([]string{"seek"}, tinyArgs(dir, "-dataset", "lineitem")...), &out, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	if recs := readCSV(t, filepath.Join(dir, "seek.csv")); len(recs) != 1+seekSubjects || recs[1][0] != "lineitem" {
-		t.Errorf("seek.csv: %v", recs)
+	require.NoError(t, run(append([]string{"seek"}, tinyArgs(dir, "-dataset", "lineitem")...), &out, io.Discard))
+	if recs := readCSV(t, filepath.Join(dir, "seek.csv")); assert.Len(t, recs, 1+seekSubjects, "seek.csv") {
+		assert.Equal(t, "lineitem", recs[1][0], "seek.csv: %v", recs)
 	}
 	cols, subjects := len(colbench.ColumnNames), len(colbench.Subjects)
 	for _, c := range []struct {
@@ -225,8 +209,8 @@ func TestSeekLineitem(t *testing.T) {
 		{"seek_columns_goals", cols + 4 + 3, 2}, // vs Pebble zstd per column; vs FastDiff+LZ4Dict (3 low-cardinality) or the best row (comment); a scan goal per low-cardinality column
 	} {
 		recs := readCSV(t, filepath.Join(dir, c.name+".csv"))
-		if len(recs) != c.rows+1 || recs[0][0] != "column" {
-			t.Errorf("%s.csv: %d records, header %v; want %d rows", c.name, len(recs), recs[0], c.rows)
+		if !assert.Len(t, recs, c.rows+1, "%s.csv: header %v", c.name, recs[0]) ||
+			!assert.Equal(t, "column", recs[0][0], "%s.csv: header", c.name) {
 			continue
 		}
 		for _, rec := range recs[1:] {
@@ -238,28 +222,22 @@ func TestSeekLineitem(t *testing.T) {
 	checkPNG(t, filepath.Join(dir, "seek_columns_scan.png"))
 	checkPNG(t, filepath.Join(dir, "seek_rows_bytes.png"))
 	rows := readCSV(t, filepath.Join(dir, "seek_rows.csv"))
-	if len(rows) != 1+len(rowbench.Subjects) {
-		t.Fatalf("seek_rows.csv: %d records", len(rows))
-	}
+	require.Len(t, rows, 1+len(rowbench.Subjects), "seek_rows.csv")
 	for i, rec := range rows[1:] {
-		if rec[0] != "lineitem" || rec[1] != rowbench.Subjects[i].Name || rec[2] != rows[1][2] {
-			t.Errorf("seek_rows.csv row %d: %v", i+1, rec)
-		}
+		assert.Equal(t, "lineitem", rec[0], "seek_rows.csv row %d: %v", i+1, rec)
+		assert.Equal(t, rowbench.Subjects[i].Name, rec[1], "seek_rows.csv row %d: %v", i+1, rec)
+		assert.Equal(t, rows[1][2], rec[2], "seek_rows.csv row %d: %v", i+1, rec)
 		for j := 2; j < len(rec); j++ {
 			checkNumber(t, "seek_rows", rows[0][j], rec[j])
 		}
 		// Lineitem values vary in width: the IntValues subjects do not apply.
-		if applies := rec[5] != "-"; applies == rowbench.Subjects[i].FixedOnly {
-			t.Errorf("seek_rows.csv: %s B/cell %q", rec[1], rec[5])
-		}
+		assert.NotEqual(t, rowbench.Subjects[i].FixedOnly, rec[5] != "-", "seek_rows.csv: %s B/cell %q", rec[1], rec[5])
 	}
 	// Every subject of the time table has every number: the Pebble rows
 	// repeat Pebble's warm measurement.
 	for _, rec := range readCSV(t, filepath.Join(dir, "seek_columns_time.csv"))[1:] {
 		for i, cell := range rec[2:] {
-			if cell == "-" {
-				t.Errorf("seek_columns_time.csv: %s %s: no number in column %d", rec[0], rec[1], i+2)
-			}
+			assert.NotEqual(t, "-", cell, "seek_columns_time.csv: %s %s: no number in column %d", rec[0], rec[1], i+2)
 		}
 	}
 }
@@ -308,11 +286,9 @@ func TestSeekCellScan(t *testing.T) {
 func TestCPUProfile(t *testing.T) {
 	dir := t.TempDir()
 	prof := filepath.Join(dir, "cpu.prof")
-	if err := run(append([]string{"seek"}, tinyArgs(dir, "-dataset", "random", "-cpuprofile", prof)...), io.Discard, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
-		t.Errorf("profile: %v %v", fi, err)
+	require.NoError(t, run(append([]string{"seek"}, tinyArgs(dir, "-dataset", "random", "-cpuprofile", prof)...), io.Discard, io.Discard))
+	if fi, err := os.Stat(prof); assert.NoError(t, err, "profile") {
+		assert.NotZero(t, fi.Size(), "profile size")
 	}
 }
 
@@ -324,14 +300,17 @@ func TestFlags(t *testing.T) {
 		{"seek", "-scale", "2"},
 		{"seek", "extra"},
 	} {
-		if _, _, err := parseFlags(args, io.Discard); err == nil {
-			t.Errorf("parseFlags(%q): no error", args)
-		}
+		_, _, err := parseFlags(args, io.Discard)
+		assert.Error(t, err, "parseFlags(%q)", args)
 	}
 	cfg, cmd, err := parseFlags([]string{"-count", "2", "ints", "-quick", "-dataset", "timeseries"}, io.Discard)
-	if err != nil || cmd != "ints" || cfg.count != 2 || !cfg.quick || cfg.benchtime != "25ms" || !cfg.uses("timeseries") || cfg.uses("lineitem") {
-		t.Errorf("parseFlags: %+v %q %v", cfg, cmd, err)
-	}
+	assert.NoError(t, err)
+	assert.Equal(t, "ints", cmd)
+	assert.Equal(t, 2, cfg.count, "-count")
+	assert.True(t, cfg.quick, "-quick")
+	assert.Equal(t, "25ms", cfg.benchtime, "-benchtime with -quick")
+	assert.True(t, cfg.uses("timeseries"), "-dataset timeseries")
+	assert.False(t, cfg.uses("lineitem"), "-dataset timeseries")
 }
 
 func TestCacheFlag(t *testing.T) {
