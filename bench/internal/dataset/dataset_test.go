@@ -5,6 +5,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvenc/kvenc/bench/internal/israce"
 )
 
@@ -15,58 +18,42 @@ func TestKeySetsSortedAndSized(t *testing.T) {
 	}
 	for _, name := range KeySets {
 		kvs, err := KeySet(name, 32<<10, rows)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		raw := 0
 		for i, kv := range kvs {
 			raw += len(kv.Key) + len(kv.Value) + 8
-			if len(kv.Value) != 8 {
-				t.Fatalf("%s: value %d has %d bytes", name, i, len(kv.Value))
-			}
-			if kv.Seq < 1<<24 || kv.Seq >= 1<<48 {
-				t.Fatalf("%s: seq %d out of the 5..7-byte vlong range", name, kv.Seq)
-			}
-			if i > 0 && bytes.Compare(kvs[i-1].Key, kv.Key) >= 0 {
-				t.Fatalf("%s: keys %d and %d not strictly ascending", name, i-1, i)
+			require.Len(t, kv.Value, 8, "%s: value %d", name, i)
+			require.True(t, kv.Seq >= 1<<24 && kv.Seq < 1<<48, "%s: seq %d out of the 5..7-byte vlong range", name, kv.Seq)
+			if i > 0 {
+				require.Negative(t, bytes.Compare(kvs[i-1].Key, kv.Key), "%s: keys %d and %d not strictly ascending", name, i-1, i)
 			}
 		}
-		if raw < 32<<10 || raw > 33<<10 {
-			t.Errorf("%s: %d cells hold %d raw bytes, want about 32 KiB", name, len(kvs), raw)
-		}
-		again, _ := KeySet(name, 32<<10, rows)
-		if !slices.EqualFunc(kvs, again, func(a, b KV) bool { return bytes.Equal(a.Key, b.Key) && a.Seq == b.Seq }) {
-			t.Errorf("%s: not deterministic", name)
-		}
+		assert.True(t, raw >= 32<<10 && raw <= 33<<10, "%s: %d cells hold %d raw bytes, want about 32 KiB", name, len(kvs), raw)
+		again, err := KeySet(name, 32<<10, rows)
+		require.NoError(t, err)
+		assert.True(t, slices.EqualFunc(kvs, again, func(a, b KV) bool { return bytes.Equal(a.Key, b.Key) && a.Seq == b.Seq }),
+			"%s: not deterministic", name)
 	}
-	if _, err := KeySet("lineitem", 32<<10, rows[:10]); err == nil {
-		t.Error("lineitem key set from 10 rows: no error")
-	}
+	_, err := KeySet("lineitem", 32<<10, rows[:10])
+	assert.Error(t, err, "lineitem key set from 10 rows")
 }
 
 func TestTimeSeriesShapes(t *testing.T) {
 	const n = 50_000
 	for _, s := range TimeSeries(n) {
-		if len(s.Values) != n {
-			t.Fatalf("%s: %d values", s.Name, len(s.Values))
-		}
+		require.Len(t, s.Values, n, s.Name)
 	}
 	ss := TimeSeries(n)
-	if !slices.IsSorted(ss[0].Values[:1000]) {
-		t.Error("timestamps not ascending")
-	}
+	assert.True(t, slices.IsSorted(ss[0].Values[:1000]), "timestamps not ascending")
 	zeros := 0
 	for _, v := range ss[3].Values {
 		if v == 0 {
 			zeros++
 		}
 	}
-	if zeros < n*99/100 || zeros == n {
-		t.Errorf("sparse: %d of %d zero", zeros, n)
-	}
-	if !slices.Equal(ss[2].Values, TimeSeries(n)[2].Values) {
-		t.Error("gauge not deterministic")
-	}
+	assert.GreaterOrEqual(t, zeros, n*99/100, "sparse: zeros")
+	assert.Less(t, zeros, n, "sparse: zeros")
+	assert.Equal(t, ss[2].Values, TimeSeries(n)[2].Values, "gauge not deterministic")
 }
 
 // TestLineitem checks the row count of a small prefix and the first row
@@ -77,24 +64,17 @@ func TestLineitem(t *testing.T) {
 		t.Skip("dbgen set-up takes minutes under -race; make test runs this without -race")
 	}
 	set, err := LineitemRows(10)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rows := set.Rows
-	if got, want := string(set.Text(0)), "DELIVER IN PERSON|TRUCK|egular courts above the"; got != want {
-		t.Errorf("row 0 text %q, want %q", got, want)
-	}
+	assert.Equal(t, "DELIVER IN PERSON|TRUCK|egular courts above the", string(set.Text(0)), "row 0 text")
 	// dbgen's driver_test: "1|155190|7706|1|17|21168.23|0.04|0.02|N|O|1996-03-13|1996-02-12|1996-03-22|..."
 	got := rows[0]
 	want := Lineitem{OrderKey: 1, PartKey: 155190, SuppKey: 7706, LineNumber: 1, Quantity: 17,
 		ExtendedPrice: 2116823, Discount: 4, Tax: 2, ShipDate: days("1996-03-13"),
 		CommitDate: days("1996-02-12"), ReceiptDate: days("1996-03-22")}
 	for c := range IntColumns {
-		if g, w := IntColumn([]Lineitem{got}, c)[0], IntColumn([]Lineitem{want}, c)[0]; g != w {
-			t.Errorf("row 0 %s = %d, want %d", IntColumns[c], g, w)
-		}
+		assert.Equal(t, IntColumn([]Lineitem{want}, c)[0], IntColumn([]Lineitem{got}, c)[0], "row 0 %s", IntColumns[c])
 	}
-	if rows[len(rows)-1].OrderKey != 34 { // sparse order keys: 1..7, then 32, 33, 34
-		t.Errorf("10 orders end at orderkey %d, want 34", rows[len(rows)-1].OrderKey)
-	}
+	// sparse order keys: 1..7, then 32, 33, 34
+	assert.Equal(t, int64(34), rows[len(rows)-1].OrderKey, "10 orders end at orderkey")
 }
