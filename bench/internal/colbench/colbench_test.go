@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvenc/kvenc/bench/internal/dataset"
 	"github.com/kvenc/kvenc/bench/internal/israce"
 	"github.com/kvenc/kvenc/bench/internal/measure"
@@ -33,30 +36,21 @@ func synthetic(rows int) []Column {
 func check(t *testing.T, cols []Column) []*Encoded {
 	t.Helper()
 	enc, err := Encode(cols)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(enc) != len(cols) {
-		t.Fatalf("%d results for %d columns", len(enc), len(cols))
-	}
+	require.NoError(t, err)
+	require.Len(t, enc, len(cols), "results for columns")
 	for i, e := range enc {
 		r := e.Result()
-		if r.Column != cols[i].Name || r.Cells != len(cols[i].Cells) || r.Blocks < 1 || r.Blocks != len(Blocks(cols[i].Cells)) {
-			t.Errorf("%+v", r)
-		}
+		assert.Equal(t, cols[i].Name, r.Column, "%+v", r)
+		assert.Equal(t, len(cols[i].Cells), r.Cells, "%+v", r)
+		assert.GreaterOrEqual(t, r.Blocks, 1, "%+v", r)
+		assert.Equal(t, len(Blocks(cols[i].Cells)), r.Blocks, "%+v", r)
 		for s, b := range r.Bytes {
-			if b <= 0 {
-				t.Errorf("%s %s: %d bytes", r.Column, Subjects[s], b)
-			}
+			assert.Positive(t, b, "%s %s: bytes", r.Column, Subjects[s])
 		}
 		for s, blocks := range e.Kvenc {
-			if len(blocks) != r.Blocks {
-				t.Errorf("%s %s: %d blocks, want %d", r.Column, Subjects[s], len(blocks), r.Blocks)
-			}
+			assert.Len(t, blocks, r.Blocks, "%s %s: blocks", r.Column, Subjects[s])
 		}
-		if len(e.Targets) != NumTargets {
-			t.Errorf("%s: %d targets", r.Column, len(e.Targets))
-		}
+		assert.Len(t, e.Targets, NumTargets, "%s: targets", r.Column)
 	}
 	return enc
 }
@@ -65,26 +59,20 @@ func TestColumnsSynthetic(t *testing.T) { check(t, synthetic(3000)) }
 
 func TestTimers(t *testing.T) {
 	enc := check(t, synthetic(1000))
-	if err := measure.SetBenchtime("2x"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, measure.SetBenchtime("2x"))
 	for _, e := range []*Encoded{enc[0], enc[4]} { // one block, two blocks
 		timers := e.Timers()
 		// Every op of the kvenc subjects, Pebble's warm ops once and its
 		// cold ops per compression.
-		if want := 4*len(e.Kvenc) + 2 + 2*len(e.Pebble); len(timers) != want {
-			t.Fatalf("%d timers, want %d", len(timers), want)
-		}
+		require.Len(t, timers, 4*len(e.Kvenc)+2+2*len(e.Pebble), "timers")
 		seen := map[[2]int]bool{}
 		for _, tm := range timers {
 			key := [2]int{tm.Subject, int(tm.Op)}
-			if seen[key] {
-				t.Errorf("%s %s timed twice", Subjects[tm.Subject], OpNames[tm.Op])
-			}
+			assert.False(t, seen[key], "%s %s timed twice", Subjects[tm.Subject], OpNames[tm.Op])
 			seen[key] = true
-			if r := measure.Run(tm.Fn); r.N == 0 || !(r.NsPerOp > 0) {
-				t.Errorf("%s %s %s: %+v", e.Column, Subjects[tm.Subject], OpNames[tm.Op], r)
-			}
+			r := measure.Run(tm.Fn)
+			assert.NotZero(t, r.N, "%s %s %s: %+v", e.Column, Subjects[tm.Subject], OpNames[tm.Op], r)
+			assert.Greater(t, r.NsPerOp, 0.0, "%s %s %s: %+v", e.Column, Subjects[tm.Subject], OpNames[tm.Op], r)
 		}
 	}
 }
@@ -95,9 +83,8 @@ func TestTargetsAreInTheirBlocks(t *testing.T) {
 	blks := Blocks(col.Cells)
 	for i, tg := range enc.Targets {
 		b := blks[tg.Block]
-		if bytes.Compare(tg.Key, b[0].Key) < 0 || bytes.Compare(tg.Key, b[len(b)-1].Key) > 0 {
-			t.Fatalf("target %d (%x) is not in block %d", i, tg.Key, tg.Block)
-		}
+		require.True(t, bytes.Compare(tg.Key, b[0].Key) >= 0 && bytes.Compare(tg.Key, b[len(b)-1].Key) <= 0,
+			"target %d (%x) is not in block %d", i, tg.Key, tg.Block)
 	}
 }
 
@@ -107,9 +94,8 @@ func TestBlocksCoverCells(t *testing.T) {
 	for _, b := range blks {
 		n += len(b)
 	}
-	if n != len(cells) || len(blks) < 2 {
-		t.Errorf("%d blocks hold %d of %d cells", len(blks), n, len(cells))
-	}
+	assert.Equal(t, len(cells), n, "cells in blocks")
+	assert.GreaterOrEqual(t, len(blks), 2, "blocks")
 }
 
 // TestColumnsLineitem needs dbgen (slow under -race; the Makefile runs
@@ -119,17 +105,13 @@ func TestColumnsLineitem(t *testing.T) {
 		t.Skip("dbgen is slow under -race")
 	}
 	set, err := dataset.LineitemRows(1000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cols := LineitemColumns(set, 2000)
 	for _, c := range cols {
-		if len(c.Cells) != 2000 {
-			t.Fatalf("%s: %d cells", c.Name, len(c.Cells))
-		}
+		require.Len(t, c.Cells, 2000, c.Name)
 	}
-	if v := string(cols[3].Cells[0].Value); len(v) != 10 || v[4] != '-' {
-		t.Errorf("shipdate %q", v)
+	if v := string(cols[3].Cells[0].Value); assert.Len(t, v, 10, "shipdate %q", v) {
+		assert.Equal(t, byte('-'), v[4], "shipdate %q", v)
 	}
 	check(t, cols)
 }

@@ -3,6 +3,9 @@ package rowbench
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvenc/kvenc/bench/internal/dataset"
 	"github.com/kvenc/kvenc/bench/internal/israce"
 )
@@ -10,20 +13,16 @@ import (
 func check(t *testing.T, name string, cells []dataset.KV, fixed bool) Result {
 	t.Helper()
 	r, err := Measure(name, cells)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Dataset != name || r.Cells != len(cells) || r.Blocks != len(Blocks(cells, BlockBytes)) || len(r.Bytes) != len(Subjects) {
-		t.Fatalf("%+v", r)
-	}
+	require.NoError(t, err)
+	require.Equal(t, name, r.Dataset, "%+v", r)
+	require.Equal(t, len(cells), r.Cells, "%+v", r)
+	require.Equal(t, len(Blocks(cells, BlockBytes)), r.Blocks, "%+v", r)
+	require.Len(t, r.Bytes, len(Subjects), "%+v", r)
 	for i, s := range Subjects {
-		switch n := r.Bytes[i]; {
-		case s.FixedOnly && !fixed:
-			if n != -1 {
-				t.Errorf("%s %s: %d bytes on variable-width values", name, s.Name, n)
-			}
-		case n < len(cells):
-			t.Errorf("%s %s: %d bytes for %d cells", name, s.Name, n, len(cells))
+		if s.FixedOnly && !fixed {
+			assert.Equal(t, -1, r.Bytes[i], "%s %s: bytes on variable-width values", name, s.Name)
+		} else {
+			assert.GreaterOrEqual(t, r.Bytes[i], len(cells), "%s %s: bytes for %d cells", name, s.Name, len(cells))
 		}
 	}
 	// Compression saves bytes on both data sets, for both peers.
@@ -31,9 +30,7 @@ func check(t *testing.T, name string, cells []dataset.KV, fixed bool) Result {
 		{"pebble-rowblk+snappy", "pebble-rowblk"}, {"pebble-rowblk+zstd", "pebble-rowblk+snappy"},
 		{"badger-table+snappy", "badger-table"}, {"badger-table+zstd", "badger-table"},
 	} {
-		if a, b := r.Bytes[Index(pair[0])], r.Bytes[Index(pair[1])]; a >= b {
-			t.Errorf("%s: %s %d bytes, %s %d", name, pair[0], a, pair[1], b)
-		}
+		assert.Less(t, r.Bytes[Index(pair[0])], r.Bytes[Index(pair[1])], "%s: %s bytes vs %s", name, pair[0], pair[1])
 	}
 	return r
 }
@@ -41,9 +38,7 @@ func check(t *testing.T, name string, cells []dataset.KV, fixed bool) Result {
 func TestTimeSeries(t *testing.T) {
 	cells := dataset.SeriesIDCells(20, 360)
 	r := check(t, "timeseries", cells, true)
-	if r.Blocks < 3 {
-		t.Errorf("%d blocks", r.Blocks)
-	}
+	assert.GreaterOrEqual(t, r.Blocks, 3, "blocks")
 }
 
 func TestBlocksCoverCells(t *testing.T) {
@@ -55,14 +50,14 @@ func TestBlocksCoverCells(t *testing.T) {
 		for _, kv := range b {
 			raw += len(kv.Key) + len(kv.Value) + 8
 		}
-		if i < len(blks)-1 && (raw < BlockBytes || raw > BlockBytes+32) {
-			t.Errorf("block %d: %d raw bytes", i, raw)
+		if i < len(blks)-1 {
+			assert.GreaterOrEqual(t, raw, BlockBytes, "block %d: raw bytes", i)
+			assert.LessOrEqual(t, raw, BlockBytes+32, "block %d: raw bytes", i)
 		}
 		n += len(b)
 	}
-	if n != len(cells) || len(blks) != (len(cells)*32+BlockBytes-1)/BlockBytes {
-		t.Errorf("%d blocks hold %d of %d cells", len(blks), n, len(cells))
-	}
+	assert.Equal(t, len(cells), n, "cells in blocks")
+	assert.Len(t, blks, (len(cells)*32+BlockBytes-1)/BlockBytes, "blocks")
 }
 
 func TestFixedWidth(t *testing.T) {
@@ -77,9 +72,7 @@ func TestFixedWidth(t *testing.T) {
 		{[]dataset.KV{kv(3), kv(3)}, false},
 		{[]dataset.KV{kv(0)}, false},
 	} {
-		if got := FixedWidth(c.cells); got != c.want {
-			t.Errorf("%v: %v", c.cells, got)
-		}
+		assert.Equal(t, c.want, FixedWidth(c.cells), "%v", c.cells)
 	}
 }
 
@@ -89,12 +82,8 @@ func TestLineitem(t *testing.T) {
 		t.Skip("dbgen is slow under -race")
 	}
 	set, err := dataset.LineitemRows(1000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cells := dataset.LineitemRowCells(set, 3000)
-	if len(cells) != 3000 {
-		t.Fatalf("%d cells", len(cells))
-	}
+	require.Len(t, cells, 3000)
 	check(t, "lineitem", cells, false)
 }
