@@ -3,6 +3,9 @@ package measure
 import (
 	"math"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestMedianOf(t *testing.T) {
@@ -10,19 +13,13 @@ func TestMedianOf(t *testing.T) {
 		in   []float64
 		want float64
 	}{{[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}, {[]float64{7}, 7}} {
-		if got := MedianOf(c.in); got != c.want {
-			t.Errorf("MedianOf(%v) = %v, want %v", c.in, got, c.want)
-		}
+		assert.Equal(t, c.want, MedianOf(c.in), "MedianOf(%v)", c.in)
 	}
-	if !math.IsNaN(MedianOf(nil)) {
-		t.Error("MedianOf(nil) not NaN")
-	}
+	assert.True(t, math.IsNaN(MedianOf(nil)), "MedianOf(nil) not NaN")
 }
 
 func TestRoundsInterleaveAndCountAllocs(t *testing.T) {
-	if err := SetBenchtime("5x"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, SetBenchtime("5x"))
 	var order []string
 	var sink []byte
 	subjects := []Subject{
@@ -37,15 +34,10 @@ func TestRoundsInterleaveAndCountAllocs(t *testing.T) {
 	}
 	res := Rounds(subjects, 2, func(n string) { order = append(order, n) })
 	_ = sink
-	if got := len(order); got != 4 || order[0] != "alloc" || order[1] != "none" || order[2] != "alloc" {
-		t.Errorf("order %v", order)
-	}
+	assert.Equal(t, []string{"alloc", "none", "alloc", "none"}, order)
 	// Allocations are counted process-wide, so the runtime and the
 	// testing package can add a few to any subject.
-	if a := res["alloc"].AllocsPerOp; a < 15 {
-		t.Errorf("alloc subject: %v allocs/op, want 16", a)
-	}
-	if res["none"].NsPerOp < 0 || res["none"].AllocsPerOp >= 4 {
-		t.Errorf("none: %+v", res["none"])
-	}
+	assert.GreaterOrEqual(t, res["alloc"].AllocsPerOp, float64(15), "alloc subject: allocs/op, want 16")
+	assert.GreaterOrEqual(t, res["none"].NsPerOp, float64(0), "none: %+v", res["none"])
+	assert.Less(t, res["none"].AllocsPerOp, float64(4), "none: %+v", res["none"])
 }

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestTableAlignsAndWritesCSV(t *testing.T) {
@@ -17,37 +20,28 @@ func TestTableAlignsAndWritesCSV(t *testing.T) {
 	tb.Add("longer", "12345")
 	tb.Note("n=%d", 2)
 	var b bytes.Buffer
-	if err := tb.Fprint(&b); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tb.Fprint(&b))
 	want := "== title\n" +
 		"name    value\n" +
 		"------  -----\n" +
 		"a         1.5\n" +
 		"longer  12345\n" +
 		"  n=2\n\n"
-	if b.String() != want {
-		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
-	}
+	assert.Equal(t, want, b.String())
 	path, err := tb.WriteCSV(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, _ := os.Open(path)
+	require.NoError(t, err)
+	f, err := os.Open(path)
+	require.NoError(t, err)
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) != 3 || strings.Join(recs[2], ",") != "longer,12345" {
-		t.Errorf("csv %v %v", recs, err)
+	require.NoError(t, err)
+	if assert.Len(t, recs, 3, "csv %v", recs) {
+		assert.Equal(t, []string{"longer", "12345"}, recs[2])
 	}
 }
 
 func TestAddPanicsOnWrongWidth(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Error("no panic")
-		}
-	}()
-	NewTable("t", "", "a", "b").Add("only one")
+	assert.Panics(t, func() { NewTable("t", "", "a", "b").Add("only one") })
 }
 
 func TestFormats(t *testing.T) {
@@ -60,9 +54,7 @@ func TestFormats(t *testing.T) {
 		{NS(314.159), "314.2"},
 		{NS(31415.9), "31416"},
 	} {
-		if c.got != c.want {
-			t.Errorf("got %q, want %q", c.got, c.want)
-		}
+		assert.Equal(t, c.want, c.got)
 	}
 }
 
@@ -71,26 +63,17 @@ func TestPlotsDecode(t *testing.T) {
 	bars := Bars{Title: "b", Categories: []string{"x", "y"}, Series: []string{"s1", "s2"},
 		Values: [][]float64{{1, 2}, {math.NaN(), 3}}}
 	lines := Lines{Title: "l", LogX: true, LogY: true, Lines: []Line{{Name: "a", X: []float64{1, 10, 100}, Y: []float64{1, 0, 5}}}}
-	if err := SaveBars(filepath.Join(dir, "b.png"), bars); err != nil {
-		t.Fatal(err)
-	}
-	if err := SaveLines(filepath.Join(dir, "l.png"), lines); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, SaveBars(filepath.Join(dir, "b.png"), bars))
+	require.NoError(t, SaveLines(filepath.Join(dir, "l.png"), lines))
 	for _, n := range []string{"b.png", "l.png"} {
 		f, err := os.Open(filepath.Join(dir, n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := png.Decode(f); err != nil {
-			t.Errorf("%s: %v", n, err)
-		}
+		require.NoError(t, err)
+		_, err = png.Decode(f)
+		assert.NoError(t, err, n)
 		f.Close()
 	}
 	bars.Values[0] = bars.Values[0][:1]
-	if err := SaveBars(filepath.Join(dir, "bad.png"), bars); err == nil {
-		t.Error("mismatched bars: no error")
-	}
+	assert.Error(t, SaveBars(filepath.Join(dir, "bad.png"), bars), "mismatched bars")
 }
 
 func TestProgressSilentUnlessEnabled(t *testing.T) {
@@ -98,17 +81,11 @@ func TestProgressSilentUnlessEnabled(t *testing.T) {
 	p := NewProgress(&b, 3, false)
 	p.Step("x")
 	p.Done()
-	if b.Len() != 0 {
-		t.Errorf("disabled bar wrote %q", b.String())
-	}
+	assert.Zero(t, b.Len(), "disabled bar wrote %q", b.String())
 	p = NewProgress(&b, 2, true)
 	p.start = p.start.Add(-3e9) // pretend it has run for 3 s
 	p.Step("half")
-	if !strings.Contains(b.String(), " 50% half") {
-		t.Errorf("bar: %q", b.String())
-	}
+	assert.Contains(t, b.String(), " 50% half")
 	p.Done()
-	if !strings.HasSuffix(b.String(), "\r") {
-		t.Errorf("Done did not clear: %q", b.String())
-	}
+	assert.True(t, strings.HasSuffix(b.String(), "\r"), "Done did not clear: %q", b.String())
 }
