@@ -1,7 +1,6 @@
 package badgertab
 
 import (
-	"bytes"
 	"encoding/binary"
 	"math"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/dgraph-io/badger/v4/table"
 	"github.com/dgraph-io/badger/v4/y"
 	"github.com/dgraph-io/ristretto/v2/z"
+	"github.com/stretchr/testify/require"
 
 	"github.com/kvenc/kvenc/bench/internal/dataset"
 )
@@ -24,14 +24,13 @@ func TestBuild(t *testing.T) {
 	opts := table.Options{BlockSize: 4 << 10, TableSize: 1 << 20, BloomFalsePositive: 0.01,
 		Compression: options.Snappy, ChkMode: options.NoVerification, AllocPool: z.NewAllocatorPool(1)}
 	tab, n, err := Build(kvs, opts)
-	if err != nil || n < 1000*5 {
-		t.Fatalf("Build: %d bytes, %v", n, err)
-	}
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, n, 1000*5, "Build: table bytes")
 	defer tab.DecrRef()
 	it := tab.NewIterator(0)
 	defer it.Close()
 	it.Seek(y.KeyWithTs(kvs[500].Key, math.MaxUint64))
-	if !it.Valid() || !bytes.Equal(y.ParseKey(it.Key()), kvs[500].Key) || y.ParseTs(it.Key()) != 3 {
-		t.Fatalf("Seek cell 500: valid %v key %x", it.Valid(), it.Key())
-	}
+	require.True(t, it.Valid(), "Seek cell 500")
+	require.Equal(t, kvs[500].Key, y.ParseKey(it.Key()), "Seek cell 500: key")
+	require.Equal(t, uint64(3), y.ParseTs(it.Key()), "Seek cell 500: version")
 }

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvenc/kvenc/bench/internal/measure"
 )
 
@@ -27,44 +30,32 @@ func TestCodecsRoundTrip(t *testing.T) {
 	for _, codec := range Codecs() {
 		for ci, col := range cols {
 			enc, err := codec.Encode(col)
-			if err != nil {
-				t.Fatalf("%s col %d: %v", codec.Name, ci, err)
-			}
-			if err := check(enc, col, randomRows(len(col), 50, 3)); err != nil {
-				t.Errorf("%s col %d: %v", codec.Name, ci, err)
-			}
+			require.NoError(t, err, "%s col %d", codec.Name, ci)
+			assert.NoError(t, check(enc, col, randomRows(len(col), 50, 3)), "%s col %d", codec.Name, ci)
 		}
 	}
 }
 
 func TestMeasureAndSelectN(t *testing.T) {
-	if err := measure.SetBenchtime("3x"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, measure.SetBenchtime("3x"))
 	v := make([]int64, 3000)
 	for i := range v {
 		v[i] = int64(i / 7)
 	}
 	res := Measure([]Column{{"steps", v}}, Codecs(), 1, nil)
-	if len(res) != len(Codecs()) {
-		t.Fatalf("%d results", len(res))
-	}
+	require.Len(t, res, len(Codecs()))
 	for _, r := range res {
-		if r.Err != nil || r.Bytes <= 0 || !(r.Decode > 0) || !(r.Encode > 0) {
-			t.Errorf("%+v", r)
-		}
-		if hasGet := r.Codec != "zstd"; hasGet != (r.Get > 0) {
-			t.Errorf("%s: Get %v", r.Codec, r.Get)
-		}
-		if (r.Composition != nil) != strings.HasPrefix(r.Codec, ShapeshiftPrefix) {
-			t.Errorf("%s: composition %v", r.Codec, r.Composition)
-		}
+		assert.NoError(t, r.Err, "%+v", r)
+		assert.Positive(t, r.Bytes, "%+v", r)
+		assert.Greater(t, r.Decode, 0.0, "%+v", r)
+		assert.Greater(t, r.Encode, 0.0, "%+v", r)
+		assert.Equal(t, r.Codec != "zstd", r.Get > 0, "%s: Get %v", r.Codec, r.Get)
+		assert.Equal(t, strings.HasPrefix(r.Codec, ShapeshiftPrefix), r.Composition != nil,
+			"%s: composition %v", r.Codec, r.Composition)
 	}
 	curves, err := SelectN(v, Codecs()[:2], 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := curves[0].Ns; len(got) != 5 || got[4] != 3000 {
-		t.Errorf("ns %v", got)
+	require.NoError(t, err)
+	if got := curves[0].Ns; assert.Len(t, got, 5, "ns %v", got) {
+		assert.Equal(t, 3000, got[4], "ns %v", got)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/sstable/block"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/kvenc/kvenc/bench/internal/dataset"
 )
@@ -26,33 +28,27 @@ func cells(n int) []dataset.KV {
 func TestRoundTrip(t *testing.T) {
 	kvs := cells(2000)
 	raw, err := Build(kvs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, p := range []*block.CompressionProfile{block.NoCompression, block.SnappyCompression, block.ZstdCompression} {
 		c := NewCompressor(p)
 		b := c.Compress(raw)
 		c.Close()
-		if err := Check(b, kvs); err != nil {
-			t.Errorf("%s: %v", p.Name, err)
-		}
-		compressed := p != block.NoCompression
-		if compressed != (b.CI() != block.NoCompressionIndicator) || (compressed && b.Size() >= len(raw)) ||
-			(!compressed && b.Size() != len(raw)+block.TrailerLen) {
-			t.Errorf("%s: indicator %s, %d bytes from %d", p.Name, b.CI(), b.Size(), len(raw))
+		assert.NoError(t, Check(b, kvs), p.Name)
+		if p != block.NoCompression {
+			assert.NotEqual(t, block.NoCompressionIndicator, b.CI(), p.Name)
+			assert.Less(t, b.Size(), len(raw), "%s: compressed bytes", p.Name)
+		} else {
+			assert.Equal(t, block.NoCompressionIndicator, b.CI(), p.Name)
+			assert.Equal(t, len(raw)+block.TrailerLen, b.Size(), "%s: bytes", p.Name)
 		}
 		// A flipped bit anywhere fails the checksum.
 		for _, at := range []int{0, b.Size() / 2, b.Size() - 1} {
 			bad := Block{Phys: bytes.Clone(b.Phys)}
 			bad.Phys[at] ^= 0x10
 			var r Reader
-			if err := r.Init(bad); err == nil {
-				t.Errorf("%s: a flipped bit at %d read without error", p.Name, at)
-			}
+			assert.Error(t, r.Init(bad), "%s: a flipped bit at %d read without error", p.Name, at)
 		}
-		if err := Check(b, kvs[:len(kvs)-1]); err == nil {
-			t.Errorf("%s: Check missed an extra cell", p.Name)
-		}
+		assert.Error(t, Check(b, kvs[:len(kvs)-1]), "%s: Check missed an extra cell", p.Name)
 	}
 }
 
@@ -70,12 +66,10 @@ func TestIncompressibleStaysRaw(t *testing.T) {
 		kvs[i] = dataset.KV{Key: binary.BigEndian.AppendUint64(nil, uint64(i)), Value: v, Seq: 1}
 	}
 	raw, err := Build(kvs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	c := NewCompressor(block.SnappyCompression)
 	defer c.Close()
-	if b := c.Compress(raw); b.CI() != block.NoCompressionIndicator || !bytes.Equal(b.Data(), raw) {
-		t.Errorf("random values: indicator %s, %d of %d bytes", b.CI(), len(b.Data()), len(raw))
-	}
+	b := c.Compress(raw)
+	assert.Equal(t, block.NoCompressionIndicator, b.CI(), "random values: indicator")
+	assert.Equal(t, raw, b.Data(), "random values: data")
 }

@@ -15,23 +15,16 @@ import (
 
 func TestSubjects(t *testing.T) {
 	kvs, err := dataset.KeySet("user", 8<<10, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	subs, err := Subjects(kvs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(subs) != len(blockenc.Encodings())+2 || subs[len(subs)-1].Name != PebbleName || subs[len(subs)-2].Name != BadgerName {
-		t.Fatalf("subjects %d, last %q", len(subs), subs[len(subs)-1].Name)
-	}
-	if err := measure.SetBenchtime("2x"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.Len(t, subs, len(blockenc.Encodings())+2)
+	require.Equal(t, PebbleName, subs[len(subs)-1].Name)
+	require.Equal(t, BadgerName, subs[len(subs)-2].Name)
+	require.NoError(t, measure.SetBenchtime("2x"))
 	for _, s := range subs {
-		if s.Cells != len(kvs) || s.Bytes < len(kvs)*8 {
-			t.Errorf("%s: %d cells in %d bytes", s.Name, s.Cells, s.Bytes)
-		}
+		assert.Equal(t, len(kvs), s.Cells, s.Name)
+		assert.GreaterOrEqual(t, s.Bytes, len(kvs)*8, "%s: bytes", s.Name)
 		fns := []func(*testing.B){s.SeekRandom, s.SeekAscending, s.Scan}
 		if strings.HasPrefix(s.Name, "kvenc-") {
 			require.NotNil(t, s.ScanCell, s.Name)
@@ -48,18 +41,16 @@ func TestSubjects(t *testing.T) {
 			assert.Nil(t, s.ScanReverse, s.Name)
 		}
 		for _, fn := range fns {
-			if r := measure.Run(fn); r.N == 0 || !(r.NsPerOp > 0) {
-				t.Errorf("%s: %+v", s.Name, r)
-			}
+			r := measure.Run(fn)
+			assert.NotZero(t, r.N, "%s: %+v", s.Name, r)
+			assert.Greater(t, r.NsPerOp, 0.0, "%s: %+v", s.Name, r)
 		}
 	}
 }
 
 func TestMismatchNamesTheCell(t *testing.T) {
 	err := mismatch("x", "SeekGE", 3, []byte{1}, []byte{2})
-	if !strings.Contains(err.Error(), "x: SeekGE at cell 3: got 01, want 02") {
-		t.Error(err)
-	}
+	assert.ErrorContains(t, err, "x: SeekGE at cell 3: got 01, want 02")
 }
 
 // BenchmarkSubjects runs every subject's measurements on a key set

@@ -1,35 +1,31 @@
 package ycsbbench
 
 import (
-	"bytes"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestRecordRoundTrip(t *testing.T) {
 	in := map[string][]byte{"field1": []byte("b"), "field0": []byte("a"), "f": nil}
 	enc := encodeRecord(nil, in)
 	out := map[string][]byte{}
-	if err := decodeRecord(out, enc, nil); err != nil || len(out) != 3 || !bytes.Equal(out["field1"], []byte("b")) {
-		t.Fatalf("%v %v", out, err)
-	}
+	require.NoError(t, decodeRecord(out, enc, nil))
+	require.Len(t, out, 3)
+	require.Equal(t, []byte("b"), out["field1"])
 	some := map[string][]byte{}
-	if err := decodeRecord(some, enc, []string{"field0"}); err != nil || len(some) != 1 {
-		t.Errorf("fields: %v %v", some, err)
+	if assert.NoError(t, decodeRecord(some, enc, []string{"field0"}), "fields") {
+		assert.Len(t, some, 1, "fields")
 	}
-	if err := decodeRecord(map[string][]byte{}, enc[:len(enc)-1], nil); err == nil {
-		t.Error("truncated record: no error")
-	}
+	assert.Error(t, decodeRecord(map[string][]byte{}, enc[:len(enc)-1], nil), "truncated record")
 }
 
 func TestRunAllWorkloads(t *testing.T) {
 	for _, e := range Engines() {
 		res, err := Run(e, t.TempDir(), Options{Records: 300, Ops: 200, Threads: 1}, func(string) {})
-		if err != nil {
-			t.Fatalf("%s: %v", e.Name, err)
-		}
-		if len(res) != 1+len(Workloads) {
-			t.Fatalf("%s: %d results", e.Name, len(res))
-		}
+		require.NoError(t, err, e.Name)
+		require.Len(t, res, 1+len(Workloads), e.Name)
 		for _, r := range res {
 			want := 200
 			switch r.Workload {
@@ -38,9 +34,11 @@ func TestRunAllWorkloads(t *testing.T) {
 			case "E":
 				want = 20
 			}
-			if r.Ops != want || !(r.OpsPerSec > 0) || r.P99 < r.P50 || r.P50 <= 0 || r.NotFound > r.Ops/10 {
-				t.Errorf("%s: %+v", e.Name, r)
-			}
+			assert.Equal(t, want, r.Ops, "%s: %+v", e.Name, r)
+			assert.Greater(t, r.OpsPerSec, 0.0, "%s: %+v", e.Name, r)
+			assert.GreaterOrEqual(t, r.P99, r.P50, "%s: %+v", e.Name, r)
+			assert.Positive(t, r.P50, "%s: %+v", e.Name, r)
+			assert.LessOrEqual(t, r.NotFound, r.Ops/10, "%s: %+v", e.Name, r)
 		}
 	}
 }
