@@ -2,7 +2,6 @@ package kv
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -12,55 +11,39 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/kvenc/kvenc/blockenc"
 )
 
 func TestErrors(t *testing.T) {
-	if !errors.Is(ErrCorrupt, blockenc.ErrCorrupt) || !errors.Is(fmt.Errorf("x: %w", blockenc.ErrCorrupt), ErrCorrupt) {
-		t.Fatal("kv.ErrCorrupt and blockenc.ErrCorrupt do not match each other")
-	}
+	require.ErrorIs(t, ErrCorrupt, blockenc.ErrCorrupt, "kv.ErrCorrupt does not match blockenc.ErrCorrupt")
+	require.ErrorIs(t, fmt.Errorf("x: %w", blockenc.ErrCorrupt), ErrCorrupt, "blockenc.ErrCorrupt does not match kv.ErrCorrupt")
 	s := mustOpen(t, testOptions(""))
-	if _, err := s.Get([]byte("nope")); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("Get of a missing key: %v", err)
-	}
+	_, err := s.Get([]byte("nope"))
+	require.ErrorIs(t, err, ErrNotFound, "Get of a missing key")
 	big := make([]byte, MaxKeySize+1)
-	if err := s.Put(big, nil); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("long key: %v", err)
-	}
-	if err := s.Put([]byte("k"), make([]byte, MaxValueSize+1)); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("long value: %v", err)
-	}
+	require.ErrorIs(t, s.Put(big, nil), ErrTooLarge, "long key")
+	require.ErrorIs(t, s.Put([]byte("k"), make([]byte, MaxValueSize+1)), ErrTooLarge, "long value")
 	b := s.NewBatch()
 	for i := 0; i < 10; i++ {
 		b.Put([]byte(fmt.Sprint(i)), make([]byte, 10<<10)) // 100 KiB > 64 KiB memstore
 	}
-	if err := s.Apply(b); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("batch larger than the memstore: %v", err)
-	}
-	if _, err := s.Get([]byte("0")); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("a refused batch left a trace: %v", err)
-	}
+	require.ErrorIs(t, s.Apply(b), ErrTooLarge, "batch larger than the memstore")
+	_, err = s.Get([]byte("0"))
+	require.ErrorIs(t, err, ErrNotFound, "a refused batch left a trace")
 	// The largest value round-trips through a flush (one block per cell).
 	v := bytes.Repeat([]byte{7}, 60<<10)
-	if err := s.Put([]byte("big"), v); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Put([]byte(""), []byte("empty key")); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := s.Get([]byte("big")); err != nil || !bytes.Equal(got, v) {
-		t.Fatalf("big value: %d bytes, %v", len(got), err)
-	}
-	if got, err := s.Get([]byte("")); err != nil || string(got) != "empty key" {
-		t.Fatalf("empty key: %q, %v", got, err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Put([]byte("big"), v))
+	require.NoError(t, s.Put([]byte(""), []byte("empty key")))
+	require.NoError(t, s.Flush())
+	got, err := s.Get([]byte("big"))
+	require.NoError(t, err, "big value")
+	require.Equal(t, v, got, "big value")
+	got, err = s.Get([]byte(""))
+	require.NoError(t, err, "empty key")
+	require.Equal(t, "empty key", string(got), "empty key")
+	require.NoError(t, s.Close())
 	for name, err := range map[string]error{
 		"Put":     s.Put([]byte("k"), nil),
 		"Delete":  s.Delete([]byte("k")),
@@ -75,9 +58,7 @@ func TestErrors(t *testing.T) {
 			return it.Err()
 		}(),
 	} {
-		if !errors.Is(err, ErrClosed) {
-			t.Errorf("%s after Close: %v, want ErrClosed", name, err)
-		}
+		assert.ErrorIs(t, err, ErrClosed, "%s after Close", name)
 	}
 }
 
@@ -114,20 +95,12 @@ func TestOptions(t *testing.T) {
 		for i := 0; i < 500; i++ {
 			k := fmt.Sprintf("k%04d", i*7%300)
 			m[k] = fmt.Sprint(i)
-			if err := s.Put([]byte(k), []byte(m[k])); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, s.Put([]byte(k), []byte(m[k])), "%v", e)
 		}
-		if err := s.Compact(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Compact(), "%v", e)
 		got, err := scan(s.NewIterator(IterOptions{}))
-		if err == nil {
-			err = diffPairs(got, m.rangeOf(nil, nil))
-		}
-		if err != nil {
-			t.Fatalf("%v: %v", e, err)
-		}
+		require.NoError(t, err, "%v", e)
+		require.Equal(t, m.rangeOf(nil, nil), got, "%v", e)
 		s.Close()
 	}
 }
@@ -140,13 +113,9 @@ func TestBackgroundCompaction(t *testing.T) {
 	defer s.Close()
 	for f := 0; f < 12; f++ {
 		for i := 0; i < 50; i++ {
-			if err := s.Put([]byte(fmt.Sprintf("k%03d", (f*50+i)%200)), []byte(fmt.Sprint(f))); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, s.Put([]byte(fmt.Sprintf("k%03d", (f*50+i)%200)), []byte(fmt.Sprint(f))))
 		}
-		if err := s.Flush(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Flush())
 		for i := 0; i < 200; i += 7 {
 			_, _ = s.Get([]byte(fmt.Sprintf("k%03d", i)))
 		}
@@ -154,15 +123,11 @@ func TestBackgroundCompaction(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		st := s.Stats()
-		if st.CacheBytes > o.CacheSize {
-			t.Fatalf("cache holds %d bytes, CacheSize %d", st.CacheBytes, o.CacheSize)
-		}
+		require.LessOrEqual(t, st.CacheBytes, o.CacheSize, "cache bytes over CacheSize")
 		if st.Compactions > 0 && st.Segments < o.CompactionTrigger {
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no background compaction: %+v", st)
-		}
+		require.False(t, time.Now().After(deadline), "no background compaction: %+v", st)
 		time.Sleep(10 * time.Millisecond)
 	}
 }
@@ -177,13 +142,9 @@ func TestIteratorOutlivesCompaction(t *testing.T) {
 	for i := 0; i < 400; i++ {
 		k := fmt.Sprintf("k%04d", i)
 		m[k] = "old"
-		if err := s.Put([]byte(k), []byte("old")); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Put([]byte(k), []byte("old")))
 		if i == 200 {
-			if err := s.Flush(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, s.Flush())
 		}
 	}
 	want := m.rangeOf(nil, nil)
@@ -196,28 +157,18 @@ func TestIteratorOutlivesCompaction(t *testing.T) {
 		}
 	}
 	for i := 0; i < 400; i += 2 {
-		if err := s.Delete([]byte(fmt.Sprintf("k%04d", i))); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Delete([]byte(fmt.Sprintf("k%04d", i))))
 	}
-	if err := s.Compact(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Compact())
 	for ok := it.Next(); ok; ok = it.Next() {
 		got = append(got, [2]string{string(it.Key()), string(it.Value())})
 	}
 	s.mu.RLock()
 	held := len(s.obsolete)
 	s.mu.RUnlock()
-	if held == 0 {
-		t.Fatal("the iterator's segments were deleted under it")
-	}
-	if err := it.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := diffPairs(got, want); err != nil {
-		t.Fatal(err)
-	}
+	require.NotZero(t, held, "the iterator's segments were deleted under it")
+	require.NoError(t, it.Close())
+	require.Equal(t, want, got, "the iterator's view across the compaction")
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		s.mu.RLock()
@@ -226,23 +177,17 @@ func TestIteratorOutlivesCompaction(t *testing.T) {
 		if held == 0 {
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d compacted segments kept after the iterator closed", held)
-		}
+		require.False(t, time.Now().After(deadline), "%d compacted segments kept after the iterator closed", held)
 		time.Sleep(5 * time.Millisecond)
 	}
-	if n := len(allPairs(t, s)); n != 200 {
-		t.Fatalf("%d live keys, want 200", n)
-	}
+	require.Len(t, allPairs(t, s), 200, "live keys")
 }
 
 // allPairs scans the whole store.
 func allPairs(t *testing.T, s *Store) [][2]string {
 	t.Helper()
 	got, err := scan(s.NewIterator(IterOptions{}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return got
 }
 
@@ -257,27 +202,23 @@ func TestReplayLargerThanMemstore(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		b.Put([]byte(fmt.Sprint(i)), bytes.Repeat([]byte{byte(i)}, 20<<10))
 	}
-	if err := s.Apply(b); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Apply(b))
 	// Crash: stop without Close, so the batch is only in the WAL.
 	s.closed.Store(true)
 	close(s.quit)
 	<-s.bgDone
-	if err := s.db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.db.Close())
 	o.MemstoreSize = 64 << 10 // the batch needs ~160 KiB
 	s = mustOpen(t, o)
 	defer s.Close()
-	if st := s.Stats(); st.Memstores != 1 || st.MemCells != 8 {
-		t.Fatalf("replayed into %d memstores, %d cells", st.Memstores, st.MemCells)
-	}
+	st := s.Stats()
+	require.Equal(t, 1, st.Memstores, "memstores after replay")
+	require.Equal(t, int64(8), st.MemCells, "cells after replay")
 	for i := 0; i < 8; i++ {
 		v, err := s.Get([]byte(fmt.Sprint(i)))
-		if err != nil || len(v) != 20<<10 || v[0] != byte(i) {
-			t.Fatalf("key %d after replay: %d bytes, %v", i, len(v), err)
-		}
+		require.NoError(t, err, "key %d after replay", i)
+		require.Equal(t, 20<<10, len(v), "key %d after replay: value length", i)
+		require.Equal(t, byte(i), v[0], "key %d after replay: first byte", i)
 	}
 }
 
@@ -292,31 +233,24 @@ func TestInMemoryBlockLimit(t *testing.T) {
 	v := bytes.Repeat([]byte{1}, MaxValueSize)
 	for i := 0; i < 5; i++ { // five pinned 256 KiB versions of one key
 		v[0] = byte(i)
-		if err := s.Put([]byte("k"), v); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Put([]byte("k"), v))
 		snaps = append(snaps, s.Snapshot())
 	}
-	if err := s.Flush(); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("Flush of a 1.25 MiB block into in-memory Badger: %v, want ErrTooLarge", err)
-	}
+	require.ErrorIs(t, s.Flush(), ErrTooLarge, "Flush of a 1.25 MiB block into in-memory Badger")
 	for _, sn := range snaps {
 		sn.Close()
 	}
-	if got, err := s.Get([]byte("k")); err != nil || got[0] != 4 {
-		t.Fatalf("Get after the refused flush: %v", err)
-	}
-	if err := s.Flush(); err != nil { // with the snapshots gone one version remains
-		t.Fatal(err)
-	}
+	got, err := s.Get([]byte("k"))
+	require.NoError(t, err, "Get after the refused flush")
+	require.NotEmpty(t, got, "Get after the refused flush")
+	require.Equal(t, byte(4), got[0], "Get after the refused flush: first byte")
+	require.NoError(t, s.Flush()) // with the snapshots gone one version remains
 	s.kickBackground()
 	deadline := time.Now().Add(5 * time.Second)
 	for s.Stats().BackgroundErr != nil && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatalf("Close after the store recovered: %v", err)
-	}
+	require.NoError(t, s.Close(), "Close after the store recovered")
 }
 
 // TestCompactionLevel: compaction rewrites blocks at CompactionLevel, so
@@ -332,9 +266,7 @@ func TestCompactionLevel(t *testing.T) {
 		o.CompactionLevel, o.CompactionTrigger = level, -1
 		o.DictSize = -1 // a compaction samples its own dictionary: other bytes
 		s, err := Open(o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want := map[string]string{}
 		for i := range 3000 {
 			var v []byte
@@ -343,33 +275,23 @@ func TestCompactionLevel(t *testing.T) {
 			}
 			k := fmt.Sprintf("order/%08d", i)
 			want[k] = string(v)
-			if err := s.Put([]byte(k), v); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, s.Put([]byte(k), v))
 		}
-		if err := s.Flush(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Flush())
 		flushed := s.Stats().BytesStored
-		if err := s.Compact(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Compact())
 		sizes[level] = s.Stats().BytesStored
 		for k, v := range want {
-			if got, err := s.Get([]byte(k)); err != nil || string(got) != v {
-				t.Fatalf("level %d: Get %s = %q, %v", level, k, got, err)
-			}
+			got, err := s.Get([]byte(k))
+			require.NoError(t, err, "level %d: Get %s", level, k)
+			require.Equal(t, v, string(got), "level %d: Get %s", level, k)
 		}
-		if level == -1 && sizes[level] != flushed {
-			t.Errorf("level -1: compacted %d bytes, flushed %d: want the same", sizes[level], flushed)
+		if level == -1 {
+			assert.Equal(t, flushed, sizes[level], "level -1: compacted bytes, want the flushed bytes")
 		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Close())
 	}
-	if sizes[6] >= sizes[-1]*95/100 {
-		t.Errorf("compacted bytes at level 6: %d, at Block's level: %d; want at least 5%% smaller", sizes[6], sizes[-1])
-	}
+	assert.Less(t, sizes[6], sizes[-1]*95/100, "compacted bytes at level 6 against 95%% of Block's level (%d): want at least 5%% smaller", sizes[-1])
 }
 
 // TestOpenEmptyMemtable: an empty memtable file, as a kill between Badger
@@ -379,30 +301,21 @@ func TestCompactionLevel(t *testing.T) {
 func TestOpenEmptyMemtable(t *testing.T) {
 	dir := t.TempDir()
 	s := mustOpen(t, DefaultOptions(dir))
-	if err := s.Put([]byte("k"), []byte("v")); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Put([]byte("k"), []byte("v")))
+	require.NoError(t, s.Close())
 	empty := filepath.Join(dir, "00099.mem")
-	if err := os.WriteFile(empty, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(empty, nil, 0o644))
 	s = mustOpen(t, DefaultOptions(dir))
-	if v, err := s.Get([]byte("k")); err != nil || string(v) != "v" {
-		t.Fatalf("Get after reopen: %q, %v", v, err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	v, err := s.Get([]byte("k"))
+	require.NoError(t, err, "Get after reopen")
+	require.Equal(t, "v", string(v), "Get after reopen")
+	require.NoError(t, s.Close())
 	// Badger v4.9.6 itself (when an upgrade fixes this, removeEmptyMemtables
 	// can go).
-	if err := os.WriteFile(empty, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil)); err == nil {
+	require.NoError(t, os.WriteFile(empty, nil, 0o644))
+	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil))
+	if err == nil {
 		_ = db.Close()
-		t.Fatal("Badger opened a directory with an empty memtable file")
 	}
+	require.Error(t, err, "Badger opened a directory with an empty memtable file")
 }
