@@ -253,7 +253,7 @@ func TestCrash(t *testing.T) {
 		for k := 0; k < 300; k++ {
 			key := fmt.Sprintf("k%03d", k)
 			v, err := s.Get([]byte(key))
-			require.NoError(t, checkGet(v, err, m, key), "round %d", round)
+			requireGet(t, v, err, m, key, "round %d", round)
 		}
 		require.NoError(t, s.Close(), "round %d: close", round)
 	}

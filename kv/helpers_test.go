@@ -1,8 +1,6 @@
 package kv
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -97,35 +95,22 @@ func (m model) rangeOf(lo, hi []byte) [][2]string {
 	return out
 }
 
-// checkGet compares a Get with the model.
-func checkGet(got []byte, err error, m model, key string) error {
+// requireGet requires a Get's result, got and err, to match the model at
+// key: the model's value, or ErrNotFound where the model has none.
+// msgAndArgs is a testify message; the key and got are added to it.
+func requireGet(t testing.TB, got []byte, err error, m model, key string, msgAndArgs ...any) {
+	t.Helper()
+	format := "Get(%q) = %q"
+	if len(msgAndArgs) > 0 {
+		format = fmt.Sprint(msgAndArgs[0]) + ": " + format
+		msgAndArgs = msgAndArgs[1:]
+	}
+	msg := append(append([]any{format}, msgAndArgs...), key, got)
 	want, ok := m[key]
-	switch {
-	case !ok && !errors.Is(err, ErrNotFound):
-		return fmt.Errorf("Get(%q) = %q, %v; want ErrNotFound", key, got, err)
-	case ok && err != nil:
-		return fmt.Errorf("Get(%q): %v; want %q", key, err, want)
-	case ok && !bytes.Equal(got, []byte(want)):
-		return fmt.Errorf("Get(%q) = %q; want %q", key, got, want)
+	if !ok {
+		require.ErrorIs(t, err, ErrNotFound, msg...)
+		return
 	}
-	return nil
-}
-
-func diffPairs(got, want [][2]string) error {
-	if len(got) != len(want) {
-		return fmt.Errorf("%d pairs, want %d\ngot  %q\nwant %q", len(got), len(want), trunc(got), trunc(want))
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			return fmt.Errorf("pair %d = %q, want %q", i, got[i], want[i])
-		}
-	}
-	return nil
-}
-
-func trunc(p [][2]string) [][2]string {
-	if len(p) > 20 {
-		return p[:20]
-	}
-	return p
+	require.NoError(t, err, msg...)
+	require.Equal(t, want, string(got), msg...)
 }

@@ -76,11 +76,11 @@ func TestPooledBuffersComeBack(t *testing.T) {
 	require.NoError(t, s.Compact())
 	for k := range m {
 		v, err := s.Get([]byte(k))
-		require.NoError(t, checkGet(v, err, m, k))
+		requireGet(t, v, err, m, k)
 	}
 	got, err := scan(s.NewIterator(IterOptions{}))
 	require.NoError(t, err)
-	require.NoError(t, diffPairs(got, m.rangeOf(nil, nil)))
+	require.Equal(t, m.rangeOf(nil, nil), got, "full scan")
 	st := s.Stats()
 	require.Zero(t, st.BufsOut, "buffers out")
 	require.Zero(t, st.CacheHits, "cache hits")

@@ -47,34 +47,24 @@ func (r *modelRun) total(st Stats) {
 
 func (r *modelRun) key(k uint8) []byte { return []byte(fmt.Sprintf("key%03d", int(k)%r.keys)) }
 
-func (r *modelRun) fail(i int, st step, err error) {
-	r.t.Helper()
-	require.NoError(r.t, err, "step %d (op %d)", i, st.Op)
-}
-
 func (r *modelRun) do(i int, st step) {
 	r.t.Helper()
 	s, m := r.s, r.m
 	k := r.key(st.Key)
+	at := fmt.Sprintf("step %d (op %d)", i, st.Op)
 	switch st.Op % 16 {
 	case 0, 1, 2, 3:
-		if err := s.Put(k, st.Val); err != nil {
-			r.fail(i, st, err)
-		}
+		require.NoError(r.t, s.Put(k, st.Val), at)
 		m[string(k)] = string(st.Val)
 	case 4:
 		if st.Key2%3 == 0 {
 			// A range delete, empty when the end is not above k.
 			end := r.key(st.Key + st.Key2%16)
-			if err := s.DeleteRange(k, end); err != nil {
-				r.fail(i, st, err)
-			}
+			require.NoError(r.t, s.DeleteRange(k, end), at)
 			m.deleteRange(k, end)
 			break
 		}
-		if err := s.Delete(k); err != nil {
-			r.fail(i, st, err)
-		}
+		require.NoError(r.t, s.Delete(k), at)
 		delete(m, string(k))
 	case 5, 6:
 		b := s.NewBatch()
@@ -92,14 +82,10 @@ func (r *modelRun) do(i int, st step) {
 				m[string(bk)] = string(o.Val)
 			}
 		}
-		if err := s.Apply(b); err != nil {
-			r.fail(i, st, err)
-		}
+		require.NoError(r.t, s.Apply(b), at)
 	case 7, 8:
 		v, err := s.Get(k)
-		if err := checkGet(v, err, m, string(k)); err != nil {
-			r.fail(i, st, err)
-		}
+		requireGet(r.t, v, err, m, string(k), at)
 	case 9:
 		o := IterOptions{LowerBound: k, UpperBound: r.key(st.Key2)}
 		if st.Key2%5 == 0 {
@@ -114,19 +100,11 @@ func (r *modelRun) do(i int, st step) {
 		lo, hi := iterBounds(o)
 		want := m.rangeOf(lo, hi)
 		got, err := scan(s.NewIterator(o))
-		if err == nil {
-			err = diffPairs(got, want)
-		}
-		if err != nil {
-			r.fail(i, st, fmt.Errorf("iterate [%q, %q): %w", lo, hi, err))
-		}
+		require.NoError(r.t, err, "%s: iterate [%q, %q)", at, lo, hi)
+		require.Equal(r.t, want, got, "%s: iterate [%q, %q)", at, lo, hi)
 		got, err = scanBack(s.NewIterator(o))
-		if err == nil {
-			err = diffPairs(got, reversed(want))
-		}
-		if err != nil {
-			r.fail(i, st, fmt.Errorf("iterate backward [%q, %q): %w", lo, hi, err))
-		}
+		require.NoError(r.t, err, "%s: iterate backward [%q, %q)", at, lo, hi)
+		require.Equal(r.t, reversed(want), got, "%s: iterate backward [%q, %q)", at, lo, hi)
 		r.walk(s.NewIterator(o), want, st.Val, fmt.Sprintf("step %d: walk [%q, %q)", i, lo, hi))
 	case 10:
 		if len(r.snaps) < 4 {
@@ -138,23 +116,13 @@ func (r *modelRun) do(i int, st step) {
 			j := int(st.Key) % len(r.snaps)
 			sn, sm := r.snaps[j], r.smodel[j]
 			v, err := sn.Get(k)
-			if err := checkGet(v, err, sm, string(k)); err != nil {
-				r.fail(i, st, fmt.Errorf("snapshot %d: %w", sn.Seq(), err))
-			}
+			requireGet(r.t, v, err, sm, string(k), "%s: snapshot %d", at, sn.Seq())
 			got, err := scan(sn.NewIterator(IterOptions{LowerBound: k}))
-			if err == nil {
-				err = diffPairs(got, sm.rangeOf(k, nil))
-			}
-			if err != nil {
-				r.fail(i, st, fmt.Errorf("snapshot %d iterate: %w", sn.Seq(), err))
-			}
+			require.NoError(r.t, err, "%s: snapshot %d iterate", at, sn.Seq())
+			require.Equal(r.t, sm.rangeOf(k, nil), got, "%s: snapshot %d iterate", at, sn.Seq())
 			got, err = scanBack(sn.NewIterator(IterOptions{UpperBound: k}))
-			if err == nil {
-				err = diffPairs(got, reversed(sm.rangeOf(nil, k)))
-			}
-			if err != nil {
-				r.fail(i, st, fmt.Errorf("snapshot %d iterate backward: %w", sn.Seq(), err))
-			}
+			require.NoError(r.t, err, "%s: snapshot %d iterate backward", at, sn.Seq())
+			require.Equal(r.t, reversed(sm.rangeOf(nil, k)), got, "%s: snapshot %d iterate backward", at, sn.Seq())
 			r.walk(sn.NewIterator(IterOptions{}), sm.rangeOf(nil, nil), st.Val, fmt.Sprintf("step %d: snapshot %d walk", i, sn.Seq()))
 			if st.Key2%2 == 0 {
 				sn.Close()
@@ -163,21 +131,15 @@ func (r *modelRun) do(i int, st step) {
 			}
 		}
 	case 12:
-		if err := s.Flush(); err != nil {
-			r.fail(i, st, err)
-		}
+		require.NoError(r.t, s.Flush(), at)
 	case 13:
-		if err := s.Compact(); err != nil {
-			r.fail(i, st, err)
-		}
+		require.NoError(r.t, s.Compact(), at)
 		if st.Key%8 == 0 {
-			if err := s.Reclaim(); err != nil {
-				r.fail(i, st, fmt.Errorf("Reclaim: %w", err))
-			}
+			require.NoError(r.t, s.Reclaim(), "%s: Reclaim", at)
 		}
 	case 14:
 		if r.dir != "" && st.Key%4 == 0 {
-			r.reopen(i, st)
+			r.reopen(at, st)
 		}
 	case 15:
 		// A write of a large value, to cut blocks on one cell.
@@ -185,29 +147,19 @@ func (r *modelRun) do(i int, st step) {
 		for j := range v {
 			v[j] = st.Key2 + byte(j)
 		}
-		if err := s.Put(k, v); err != nil {
-			r.fail(i, st, err)
-		}
+		require.NoError(r.t, s.Put(k, v), at)
 		m[string(k)] = string(v)
 	}
 	// After every step: the whole store against the model, every other
 	// step backward.
 	want := r.m.rangeOf(nil, nil)
 	got, err := scan(r.s.NewIterator(IterOptions{}))
-	if err == nil {
-		err = diffPairs(got, want)
-	}
-	if err != nil {
-		r.fail(i, st, fmt.Errorf("full scan: %w", err))
-	}
+	require.NoError(r.t, err, "%s: full scan", at)
+	require.Equal(r.t, want, got, "%s: full scan", at)
 	if i%2 == 1 {
 		got, err := scanBack(r.s.NewIterator(IterOptions{}))
-		if err == nil {
-			err = diffPairs(got, reversed(want))
-		}
-		if err != nil {
-			r.fail(i, st, fmt.Errorf("full scan backward: %w", err))
-		}
+		require.NoError(r.t, err, "%s: full scan backward", at)
+		require.Equal(r.t, reversed(want), got, "%s: full scan backward", at)
 	}
 }
 
@@ -226,19 +178,16 @@ func (r *modelRun) walk(it *Iterator, want [][2]string, prog []byte, what string
 	require.NoError(r.t, it.Close(), what)
 }
 
-func (r *modelRun) reopen(i int, st step) {
+func (r *modelRun) reopen(at string, st step) {
+	r.t.Helper()
 	for _, sn := range r.snaps {
 		sn.Close()
 	}
 	r.snaps, r.smodel = nil, nil
 	r.total(r.s.Stats())
-	if err := r.s.Close(); err != nil {
-		r.fail(i, st, fmt.Errorf("Close: %w", err))
-	}
+	require.NoError(r.t, r.s.Close(), "%s: Close", at)
 	s, err := Open(testOptions(r.dir))
-	if err != nil {
-		r.fail(i, st, fmt.Errorf("reopen: %w", err))
-	}
+	require.NoError(r.t, err, "%s: reopen", at)
 	s.dropAlways = st.Key2%8 == 0 // sometimes Compact drops Badger garbage every time
 	r.s = s
 }

@@ -168,7 +168,7 @@ func TestMultiStoreModel(t *testing.T) {
 			require.NoError(t, s.Apply(b))
 		case op < 84:
 			v, err := s.Get([]byte(k))
-			require.NoError(t, checkGet(v, err, m, k), "step %d store %q", step, multiPrefixes[i])
+			requireGet(t, v, err, m, k, "step %d store %q", step, multiPrefixes[i])
 		case op < 89:
 			require.NoError(t, s.Flush())
 		case op < 92:
