@@ -3,6 +3,7 @@ package kv
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -26,8 +27,6 @@ func TestConcurrent(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	var failed atomic.Value
-	fail := func(err error) { failed.CompareAndSwap(nil, err) }
 	key := func(g, i int) []byte { return []byte(fmt.Sprintf("g%d/k%02d", g, i)) }
 	var written [writers]atomic.Int64
 
@@ -45,41 +44,34 @@ func TestConcurrent(t *testing.T) {
 				for i := 0; i < groupKeys; i++ {
 					b.Put(key(g, i), []byte(strconv.FormatInt(n, 10)+"|"+string(make([]byte, 40))))
 				}
-				if err := s.Apply(b); err != nil {
-					fail(err)
+				if !assert.NoError(t, s.Apply(b), "writer %d: Apply", g) {
 					return
 				}
 				written[g].Store(n)
 			}
 		}()
 	}
-	// checkGroup reads one group through it and checks it is whole.
-	checkGroup := func(it *Iterator, g int, floor int64) (int64, error) {
+	// checkGroup reads one group through it and asserts it is whole and
+	// not behind floor; it returns the group's counter and whether it passed.
+	checkGroup := func(it *Iterator, g int, floor int64) (int64, bool) {
 		defer it.Close()
 		var vals []string
 		for ok := it.First(); ok; ok = it.Next() {
 			v, _, _ := bytesCut(it.Value(), '|')
 			vals = append(vals, v)
 		}
-		if err := it.Err(); err != nil {
-			return 0, err
+		if !assert.NoError(t, it.Err(), "group %d: iterate", g) {
+			return 0, false
 		}
 		if len(vals) == 0 {
-			return 0, nil
+			return 0, true
 		}
-		if len(vals) != groupKeys {
-			return 0, fmt.Errorf("group %d: %d keys", g, len(vals))
-		}
-		for _, v := range vals {
-			if v != vals[0] {
-				return 0, fmt.Errorf("group %d torn: %q", g, vals)
-			}
+		if !assert.Len(t, vals, groupKeys, "group %d: keys", g) ||
+			!assert.Equal(t, slices.Repeat(vals[:1], groupKeys), vals, "group %d torn", g) {
+			return 0, false
 		}
 		n, _ := strconv.ParseInt(vals[0], 10, 64)
-		if n < floor {
-			return 0, fmt.Errorf("group %d went back from %d to %d", g, floor, n)
-		}
-		return n, nil
+		return n, assert.GreaterOrEqual(t, n, floor, "group %d went back", g)
 	}
 	for r := 0; r < 2; r++ {
 		wg.Add(1)
@@ -96,32 +88,24 @@ func TestConcurrent(t *testing.T) {
 				acked := written[g].Load()
 				if r == 0 {
 					sn := s.Snapshot()
-					n, err := checkGroup(sn.NewIterator(IterOptions{LowerBound: key(g, 0), UpperBound: key(g+1, 0)}), g, seen[g])
-					if err == nil {
-						var v []byte
-						v, err = sn.Get(key(g, i%groupKeys))
-						if err == nil {
-							if got, _, _ := bytesCut(v, '|'); got != strconv.FormatInt(n, 10) {
-								err = fmt.Errorf("snapshot Get %q, iterator %d", got, n)
-							}
-						} else if errors.Is(err, ErrNotFound) && n == 0 {
-							err = nil
+					n, ok := checkGroup(sn.NewIterator(IterOptions{LowerBound: key(g, 0), UpperBound: key(g+1, 0)}), g, seen[g])
+					if ok {
+						k := key(g, i%groupKeys)
+						v, err := sn.Get(k)
+						if n != 0 || !errors.Is(err, ErrNotFound) { // not found: the group is not written yet
+							got, _, _ := bytesCut(v, '|')
+							ok = assert.NoError(t, err, "snapshot Get %q", k) &&
+								assert.Equal(t, strconv.FormatInt(n, 10), got, "snapshot Get %q against the snapshot's iterator", k)
 						}
 					}
 					sn.Close()
-					if err != nil {
-						fail(err)
+					if !ok {
 						return
 					}
 					seen[g] = n
 				} else {
-					n, err := checkGroup(s.NewIterator(IterOptions{LowerBound: key(g, 0), UpperBound: key(g+1, 0)}), g, seen[g])
-					if err != nil {
-						fail(err)
-						return
-					}
-					if n < acked {
-						fail(fmt.Errorf("group %d: read %d after %d was acknowledged", g, n, acked))
+					n, ok := checkGroup(s.NewIterator(IterOptions{LowerBound: key(g, 0), UpperBound: key(g+1, 0)}), g, seen[g])
+					if !ok || !assert.GreaterOrEqual(t, n, acked, "group %d: read behind an acknowledged write", g) {
 						return
 					}
 					seen[g] = n
@@ -144,8 +128,7 @@ func TestConcurrent(t *testing.T) {
 			} else {
 				err = s.Flush()
 			}
-			if err != nil {
-				fail(err)
+			if !assert.NoError(t, err, "flush or compact %d", i) {
 				return
 			}
 			_ = s.Stats()
@@ -154,8 +137,7 @@ func TestConcurrent(t *testing.T) {
 	time.Sleep(dur)
 	close(stop)
 	wg.Wait()
-	err, _ := failed.Load().(error)
-	require.NoError(t, err)
+	require.False(t, t.Failed(), "a writer, reader or flusher failed")
 	require.NoError(t, s.Close())
 	// After Close no background compaction holds pooled buffers.
 	st := s.Stats()

@@ -328,7 +328,7 @@ func TestMultiStoreCrash(t *testing.T) {
 					_ = cmd.Process.Signal(syscall.SIGKILL)
 				}
 			case 'E':
-				t.Fatalf("round %d: child: %s", round, l)
+				require.Failf(t, "the crash child reported an error", "round %d: %s", round, l)
 			}
 		}
 		deadline.Stop()

@@ -247,7 +247,7 @@ func TestDBClosedFirst(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(2 * time.Minute): // a hang detector, not a speed goal
-		t.Fatal("a Store method hung on a closed DB")
+		require.Fail(t, "a Store method hung on a closed DB")
 	}
 }
 
@@ -392,7 +392,8 @@ func TestDBClosedUnderLoad(t *testing.T) {
 		close(stop)
 		for g := 0; g < 4; g++ {
 			if err := <-errs; err != nil && !errors.Is(err, ErrNotFound) {
-				assert.True(t, errors.Is(err, badger.ErrDBClosed) || errors.Is(err, badger.ErrBlockedWrites) || errors.Is(err, ErrClosed), "%v", err)
+				assert.True(t, errors.Is(err, badger.ErrDBClosed) || errors.Is(err, badger.ErrBlockedWrites) || errors.Is(err, ErrClosed),
+					"a writer or reader after the DB closed: %v; want badger.ErrDBClosed, badger.ErrBlockedWrites or ErrClosed", err)
 			}
 		}
 		if err := s.Close(); err != nil {
@@ -403,6 +404,6 @@ func TestDBClosedUnderLoad(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(2 * time.Minute): // a hang detector, not a speed goal
-		t.Fatal("a Store method hung on a DB closed under load")
+		require.Fail(t, "a Store method hung on a DB closed under load")
 	}
 }
