@@ -109,7 +109,7 @@ func FuzzDecodeDict(f *testing.F) {
 func BenchmarkDecodeDict(b *testing.B) {
 	dict := textRows(1, lz4dict.MaxDictLen)
 	src := textRows(2, 4096)
-	for _, level := range []int{0, 4} {
+	for _, level := range []int{0, 4, 9} {
 		c := lz4dict.Compressor{Level: level}
 		enc := c.CompressBlockDict(nil, src, lz4dict.NewDict(dict))
 		dst := make([]byte, len(src))
