@@ -109,12 +109,7 @@ func (c *Compressor) compressFastDict(dst, src []byte, d *Dict) []byte {
 	n := len(src)
 	dict, dt := d.b, d.fastTable()
 	dl := len(dict)
-	hashLog := min(max(bits.Len(uint(n)), minHashLog), maxHashLog)
-	if cap(c.table) < 1<<hashLog {
-		c.table = make([]int32, 1<<hashLog)
-	}
-	table := c.table[:1<<hashLog]
-	clear(table)
+	table, hashLog := c.emptyTable(n)
 
 	anchor, p := 0, 0
 	matchLimit := n - lastLiterals

@@ -182,7 +182,7 @@ func matchLen(buf []byte, a, b, limit int) int {
 }
 
 // matcher returns an hcMatcher over buf with emptied chains, its tables
-// kept in c, and d's chains if d is not nil.
+// kept in c, and d's suffix array if d is not nil.
 func (c *Compressor) matcher(buf []byte, depth int, d *Dict) hcMatcher {
 	n := len(buf)
 	hashLog := min(max(bits.Len(uint(n)), hcHashLogMin), hcHashLogMax)

@@ -168,26 +168,30 @@ func (c *Compressor) CompressBlock(dst, src, dict []byte) []byte {
 	return c.compressFast(dst, len(dict))
 }
 
+// emptyTable returns the fast level's hash table for an input of n bytes,
+// emptied, kept in c, and its log2 size.
+func (c *Compressor) emptyTable(n int) ([]int32, int) {
+	hashLog := min(max(bits.Len(uint(n)), minHashLog), maxHashLog)
+	if cap(c.table) < 1<<hashLog {
+		c.table = make([]int32, 1<<hashLog)
+	}
+	table := c.table[:1<<hashLog]
+	clear(table)
+	return table, hashLog
+}
+
 // compressFast is the greedy single-hash parse of c.buf[start:], matching
 // back into c.buf[:start].
 func (c *Compressor) compressFast(dst []byte, start int) []byte {
 	buf := c.buf
 	n := len(buf)
-
-	hashLog := bits.Len(uint(n))
-	hashLog = min(max(hashLog, minHashLog), maxHashLog)
-	size := 1 << hashLog
-	if cap(c.table) < size {
-		c.table = make([]int32, size)
-	}
-	table := c.table[:size]
-	clear(table)
+	table, hashLog := c.emptyTable(n)
 	// Hash 6 bytes (a match is still verified on 4): on text, hashing only
 	// 4 bytes let short, frequent matches evict the long ones (measured on
 	// the test corpus: text 45.4 KB vs 33.7 KB with 6 bytes and 2^16 slots).
 	// Every hashed position p has p+8 <= n, so the 8-byte load stays in buf.
 	hash := func(p int) uint32 {
-		return uint32((binary.LittleEndian.Uint64(buf[p:]) << 16 * prime6) >> (64 - hashLog))
+		return uint32(hash6(buf, p) >> (64 - hashLog))
 	}
 
 	for p := 0; p < start && p+8 <= n; p++ {
