@@ -100,17 +100,11 @@ func TestReadTxnsExpire(t *testing.T) {
 // Badger's Discard of its transaction is not left to the garbage
 // collector.
 func TestReadTxnsClose(t *testing.T) {
-	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
-	require.NoError(t, err)
-	defer db.Close()
-	o := testOptions("")
-	o.Prefix = []byte("p")
-	s, err := Wrap(db, o)
-	require.NoError(t, err)
+	s := wrapped(t, memDB(t), "p")
 	noExpiry(s)
 	require.NoError(t, s.Put([]byte("a"), []byte("1")))
 	require.NoError(t, s.Flush())
-	_, err = s.Get([]byte("a"))
+	_, err := s.Get([]byte("a"))
 	require.NoError(t, err)
 	idle := idleTxns(s.txns)
 	require.Len(t, idle, 1)

@@ -8,25 +8,16 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pierrec/lz4/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // roundTripDict compresses src against d with CompressBlockDict and
-// checks it as roundTrip does, pierrec decoding with d.Bytes().
+// checks it as roundTrip does (checkAppended), pierrec decoding with
+// d.Bytes().
 func roundTripDict(t *testing.T, c *Compressor, src []byte, d *Dict) []byte {
 	t.Helper()
-	enc := c.CompressBlockDict([]byte("prefix"), src, d)
-	require.Equal(t, "prefix", string(enc[:6]), "CompressBlockDict did not append to dst")
-	enc = enc[6:]
-	require.LessOrEqual(t, len(enc), CompressBound(len(src)), "output > CompressBound(%d)", len(src))
-	checkSpec(t, enc, len(src))
-	got := make([]byte, len(src)+8)
-	n, err := lz4.UncompressBlockWithDict(enc, got, d.Bytes())
-	require.NoError(t, err, "pierrec decode (src %d bytes, dict %d)", len(src), len(d.Bytes()))
-	require.Equal(t, string(src), string(got[:n]), "pierrec decode (src %d bytes, dict %d)", len(src), len(d.Bytes()))
-	return enc
+	return checkAppended(t, c.CompressBlockDict([]byte("prefix"), src, d), src, d.Bytes(), "CompressBlockDict")
 }
 
 // seq is one LZ4 sequence: literals, then a match (m == 0: none).

@@ -45,9 +45,17 @@ func corpus() map[string][]byte {
 
 func roundTrip(t *testing.T, c *Compressor, src, dict []byte) []byte {
 	t.Helper()
-	enc := c.CompressBlock([]byte("prefix"), src, dict)
-	require.Equal(t, "prefix", string(enc[:6]), "CompressBlock did not append to dst")
-	enc = enc[6:]
+	return checkAppended(t, c.CompressBlock([]byte("prefix"), src, dict), src, dict, "CompressBlock")
+}
+
+// checkAppended checks out, what compressing src against dict appended to
+// "prefix" (by the function called what): the prefix kept, the output
+// within CompressBound and the LZ4 rules (checkSpec), and pierrec decoding
+// it to src; it returns the output without the prefix.
+func checkAppended(t *testing.T, out, src, dict []byte, what string) []byte {
+	t.Helper()
+	require.Equal(t, "prefix", string(out[:6]), "%s did not append to dst", what)
+	enc := out[6:]
 	require.LessOrEqual(t, len(enc), CompressBound(len(src)), "output > CompressBound(%d)", len(src))
 	checkSpec(t, enc, len(src))
 	got := make([]byte, len(src)+8)
