@@ -306,8 +306,8 @@ func (w *segWriter) add(c blockenc.Cell) error {
 	return nil
 }
 
-// cut hands the current block to the writing goroutine and takes an
-// empty encoder, failing with the goroutine's error if it has one.
+// cut hands the current block to a compressor and the writer and takes
+// an empty encoder, failing with the writer's error if it has one.
 func (w *segWriter) cut() error {
 	if err := w.writeErr(); err != nil {
 		w.err = err
@@ -327,8 +327,8 @@ func (w *segWriter) writeErr() error {
 	return nil
 }
 
-// stop ends the writing goroutine after the blocks handed to it and
-// returns its error.
+// stop ends the compressors and the writer after the blocks handed to
+// them and returns the writer's error.
 func (w *segWriter) stop() error {
 	if !w.stopped {
 		w.stopped = true
