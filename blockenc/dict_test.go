@@ -176,6 +176,14 @@ func TestColumnarDict(t *testing.T) {
 			}
 			_ = v
 
+			// Decompress loads every sub-block, after which a scan reads
+			// the cells and decompresses nothing more.
+			require.NoError(t, s.InitDict(block, d))
+			s.Decompress()
+			loaded, total = blockenc.ColumnarSubsLoaded(&s)
+			require.Equal(t, total, loaded, "sub-blocks after Decompress")
+			checkAll(t, &s, set.cells)
+
 			// Without the Dict, or with another: ErrWrongDict, which is
 			// ErrCorrupt.
 			err = s.Init(block)
@@ -212,7 +220,8 @@ func TestColumnarDict(t *testing.T) {
 // checked when a move decompresses them. With any byte of the sub-block
 // data changed, Init succeeds, a cold SeekGE to a cell whose value lies in
 // undamaged sub-blocks returns its value, one that reaches the damaged
-// sub-block fails with ErrCorrupt, and no read returns a wrong value.
+// sub-block fails with ErrCorrupt, and no read returns a wrong value; the
+// same values read after Decompress.
 func TestColumnarDictSubBlockChecks(t *testing.T) {
 	defer blockenc.SetExtSubBlockSize(96)()
 	text, _, _ := dictTestCells(rand.New(rand.NewPCG(96, 97)), 200)
@@ -234,19 +243,25 @@ func TestColumnarDictSubBlockChecks(t *testing.T) {
 		bad[i] ^= 0x41
 		if s.InitDict(bad, d) == nil {
 			damaged++
-			good, failed := 0, 0
-			for _, c := range text {
-				require.NoError(t, s.InitDict(bad, d), "byte %d", i)
-				if s.SeekGE(c.Key) {
-					require.Equal(t, string(c.Value), string(s.Cell().Value), "byte %d changed: SeekGE %q", i, c.Key)
-					good++
-					continue
+			var good, failed [2]int
+			for pre := range 2 { // 1: Decompress after Init
+				for _, c := range text {
+					require.NoError(t, s.InitDict(bad, d), "byte %d", i)
+					if pre == 1 {
+						s.Decompress()
+					}
+					if s.SeekGE(c.Key) {
+						require.Equal(t, string(c.Value), string(s.Cell().Value), "byte %d changed: SeekGE %q", i, c.Key)
+						good[pre]++
+						continue
+					}
+					require.ErrorIs(t, s.Err(), blockenc.ErrCorrupt, "byte %d changed: SeekGE %q", i, c.Key)
+					failed[pre]++
 				}
-				require.ErrorIs(t, s.Err(), blockenc.ErrCorrupt, "byte %d changed: SeekGE %q", i, c.Key)
-				failed++
 			}
-			require.NotZero(t, good, "byte %d changed: no value read", i)
-			require.NotZero(t, failed, "byte %d changed: no read failed", i)
+			require.NotZero(t, good[0], "byte %d changed: no value read", i)
+			require.NotZero(t, failed[0], "byte %d changed: no read failed", i)
+			require.Equal(t, good[0], good[1], "byte %d changed: values read without and with Decompress", i)
 		}
 		bad[i] ^= 0x41
 	}

@@ -222,6 +222,21 @@ func (s *Seeker) SeekLT(key []byte) bool {
 	return s.row.SeekLT(key)
 }
 
+// Decompress decompresses now what the moves would decompress when they
+// reach it, the LZ4Dict sub-blocks of a Columnar block's value area (each
+// checked against its checksum first), so that the moves after it decode
+// nothing more. A reader that scans block after block can call it for the
+// next block on another goroutine while it reads the current one. A
+// sub-block that does not check or decode is left to the move that
+// reaches it, which fails as it would without Decompress; moves over the
+// other sub-blocks still read. Other blocks are decoded in Init or cell by
+// cell: for them Decompress does nothing.
+func (s *Seeker) Decompress() {
+	if s.columnar {
+		s.col.LoadAll()
+	}
+}
+
 // Verify checks a whole block: what NewSeeker checks, that every cell
 // decodes (as a scan with Next does: a block Verify accepts reads without
 // an error, and one whose cells do not decode is refused by both), and that

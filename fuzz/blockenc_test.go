@@ -177,6 +177,17 @@ func checkDecode(t *testing.T, block []byte) {
 	if s == nil {
 		return
 	}
+	// Decompressed ahead, the block reads the same cells, to the same
+	// error.
+	ahead, aerr := blockenc.NewSeekerDict(block, dictFor(block))
+	require.NoError(t, aerr, "NewSeekerDict again")
+	ahead.Decompress()
+	var got []blockenc.Cell
+	for ok := ahead.First(); ok; ok = ahead.Next() {
+		got = append(got, cloneCell(*ahead.Cell()))
+	}
+	require.Equal(t, viewCells(cells), viewCells(got), "cells read after Decompress")
+	require.Equal(t, err, ahead.Err(), "error after Decompress")
 	if err == nil {
 		readBackward(t, s, cells)
 	}

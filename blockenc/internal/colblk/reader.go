@@ -92,6 +92,22 @@ func (s *Reader) loadSub(j int) bool {
 	return true
 }
 
+// LoadAll decompresses the LZ4Dict sub-blocks of the value area that are
+// not yet, checking each one's checksum, so that the moves after it
+// decompress nothing. It stops at the first sub-block that does not check
+// or decode and leaves it, and those after it, to the move that needs
+// it, which fails on it as it would without LoadAll.
+func (s *Reader) LoadAll() {
+	if s.Fail != nil {
+		return
+	}
+	for j := range s.area.Subs {
+		if s.area.Load(s.block, j) != nil {
+			return
+		}
+	}
+}
+
 // rewind positions s before the first cell.
 func (s *Reader) rewind() {
 	s.Rewind()
