@@ -213,6 +213,7 @@ func bigStores() []string {
 //   - op=zipf-after-scan: the same after a full scan of the store (a scan
 //     bigger than the cache must not evict the hot set).
 //   - op=get-parallel/g=N: uniform random Gets from N goroutines.
+//   - op=scan: a full scan after a first one (warm).
 //   - op=scan-cold: a full scan right after reopening the store (its
 //     files in the OS page cache, none of them mapped yet), ns/cell.
 func BenchmarkBig(b *testing.B) {
@@ -249,6 +250,22 @@ func BenchmarkBig(b *testing.B) {
 					benchGets(b, get, d.keys, zipf)
 				})
 			}
+			b.Run(pre+"/op=scan", func(b *testing.B) {
+				_, scan, done := bigStore(b, d, name).open(b)
+				defer done()
+				if err := scan(); err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				c0 := cpuSeconds()
+				for b.Loop() {
+					if err := scan(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric((cpuSeconds()-c0)*1e9/float64(b.N)/float64(len(d.keys)), "cpu-ns/cell")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(d.keys)), "ns/cell")
+			})
 			b.Run(pre+"/op=scan-cold", func(b *testing.B) {
 				l := bigStore(b, d, name)
 				for b.Loop() {

@@ -78,6 +78,7 @@ func TestCorruptBlocks(t *testing.T) {
 	all := m.rangeOf(nil, nil)
 	rng := rand.New(rand.NewPCG(5, 5))
 	for trial := 0; trial < 12; trial++ {
+		restore := setReadAhead(trial%2 == 1) // scans with and without a reader goroutine
 		bi := rng.IntN(len(blocks))
 		off, x := rng.IntN(1<<20), byte(1+rng.IntN(255))
 		flip(t, db, blocks[bi], off, x)
@@ -132,6 +133,7 @@ func TestCorruptBlocks(t *testing.T) {
 		}
 		require.NoError(t, s.Close())
 		flip(t, db, blocks[bi], off, x) // repair
+		restore()
 	}
 
 	// A flipped meta, a flipped WAL record and a missing block make Wrap

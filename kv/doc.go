@@ -237,6 +237,22 @@
 // evicted block's Seekers go to a pool that the next miss Inits on its
 // block, so a miss does not allocate a Seeker's buffers.
 //
+// Scans read ahead when GOMAXPROCS > 1. Once an Iterator has moved through
+// two blocks of a segment in one direction, a reader goroutine reads the
+// blocks that follow and decompresses them whole
+// (blockenc.Seeker.Decompress), three in a row, then skips two, which the
+// scan reads and decodes itself while it also steps through the cells of
+// all five: the two processors share the decoding. They hand over whole
+// runs rather than single blocks, and each polls for the other (yielding
+// its processor) for up to a millisecond before it blocks, because waking
+// an idle processor can take as long as decoding a block on virtual
+// machines, and a goroutine woken from a channel waits on its waker's
+// processor. The reader stops at the segment's end, at the Iterator's
+// bounds, at a bad block (whose error the scan meets where it would have
+// without read-ahead) and when the Iterator seeks, turns or closes. It
+// buys wall time with CPU: a scan takes more CPU per cell than without it
+// (BenchmarkBig, op=scan and op=scan-cold, report both).
+//
 // # Segment dictionaries
 //
 // A 16 KiB block is too small for LZ4 to find much to match on its own,

@@ -83,7 +83,7 @@ func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
 	for _, g := range s.segs {
 		g.refs.Add(1)
 		it.segs = append(it.segs, g)
-		it.srcs = append(it.srcs, &segSource{s: s, g: g, rp: rp, fill: true, bi: -1})
+		it.srcs = append(it.srcs, &segSource{s: s, g: g, rp: rp, fill: true, bi: -1, iter: it})
 	}
 	dels = append(dels, s.segDels)
 	it.dels = newDelCheck(unionRangeDels(dels...), rp)

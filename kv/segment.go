@@ -37,8 +37,9 @@ func (g *segment) findBlock(key []byte) int {
 // and a cache, it is copied once into an exact-size slice and cached, at
 // the cold end with cold (see blockCache). Otherwise (compaction, a
 // streaming or first-time seek, no cache) it is read into a pooled buffer,
-// returned with one reference the caller releases.
-func (s *Store) readBlock(g *segment, i int, fill, cold bool) (*cachedBlock, *refBuf, error) {
+// returned with one reference the caller releases. It takes the buffer
+// and the Seeker from sp (may be nil) when it has them.
+func (s *Store) readBlock(g *segment, i int, fill, cold bool, sp *spare) (*cachedBlock, *refBuf, error) {
 	cached := fill && s.cache.max > 0
 	var rb *refBuf
 	var data []byte
@@ -46,7 +47,7 @@ func (s *Store) readBlock(g *segment, i int, fill, cold bool) (*cachedBlock, *re
 		if cached {
 			data = append([]byte(nil), v...)
 		} else {
-			rb = s.pool.get(len(v))
+			rb = sp.buffer(&s.pool, len(v))
 			copy(rb.b, v)
 			data = rb.b
 		}
@@ -54,7 +55,7 @@ func (s *Store) readBlock(g *segment, i int, fill, cold bool) (*cachedBlock, *re
 	if err != nil {
 		return nil, nil, err
 	}
-	cb, err := s.newCachedBlock(g, i, data)
+	cb, err := s.newCachedBlock(g, i, data, sp)
 	if err != nil {
 		if rb != nil {
 			rb.release()
@@ -71,10 +72,10 @@ func (s *Store) readBlock(g *segment, i int, fill, cold bool) (*cachedBlock, *re
 }
 
 // newCachedBlock verifies data, block i of g, and wraps it with a Seeker
-// on it in its first slot.
-func (s *Store) newCachedBlock(g *segment, i int, data []byte) (*cachedBlock, error) {
+// on it (sp's if it has one) in its first slot.
+func (s *Store) newCachedBlock(g *segment, i int, data []byte, sp *spare) (*cachedBlock, error) {
 	cb := &cachedBlock{id: blockID{seg: g.meta.id, block: i}, data: data, dict: g.dict}
-	sk, err := newSeeker(data, g.dict)
+	sk, err := sp.seeker(data, g.dict)
 	if err != nil {
 		return nil, fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], err)
 	}
@@ -85,6 +86,64 @@ func (s *Store) newCachedBlock(g *segment, i int, data []byte) (*cachedBlock, er
 		cb.ref.refs.Store(1)
 	}
 	return cb, nil
+}
+
+// spare is a block buffer and a Seeker that a scan has finished with,
+// kept for the next block it reads. The pools would not carry them over
+// to a read-ahead: sync.Pool keeps the last value put on a processor in a
+// slot only that processor takes from, and the read-ahead runs on another
+// one, so it would allocate a buffer and grow a new Seeker's buffers for
+// every block.
+type spare struct {
+	rb *refBuf
+	sk *blockenc.Seeker
+}
+
+// buffer returns sp's buffer, cut to n bytes, if sp has one that big, or
+// one from pool.
+func (sp *spare) buffer(pool *bufPool, n int) *refBuf {
+	if sp != nil && sp.rb != nil && cap(sp.rb.b) >= n {
+		rb := sp.rb
+		sp.rb = nil
+		rb.b = rb.b[:n]
+		return rb
+	}
+	return pool.get(n)
+}
+
+// seeker returns a Seeker on data, sp's if it has one.
+func (sp *spare) seeker(data []byte, dict *blockenc.Dict) (*blockenc.Seeker, error) {
+	if sp == nil || sp.sk == nil {
+		return newSeeker(data, dict)
+	}
+	sk := sp.sk
+	sp.sk = nil
+	if err := sk.InitDict(data, dict); err != nil {
+		return nil, err
+	}
+	return sk, nil
+}
+
+// keep makes rb and sk, of an uncached block left, the spares, and lets go
+// of those they replace.
+func (sp *spare) keep(rb *refBuf, sk *blockenc.Seeker) {
+	if sp.rb != nil {
+		rb.release()
+		seekerPool.Put(sk)
+		return
+	}
+	sp.rb, sp.sk = rb, sk
+}
+
+// release gives sp's buffer and Seeker back to their pools.
+func (sp *spare) release() {
+	if sp.rb != nil {
+		sp.rb.release()
+	}
+	if sp.sk != nil {
+		seekerPool.Put(sp.sk)
+	}
+	*sp = spare{}
 }
 
 // viewBlock calls f with the bytes of block i of g as Badger holds them
@@ -123,7 +182,7 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 	if s.cache.max > 0 {
 		id := blockID{seg: g.meta.id, block: i}
 		if cb = s.cache.get(id); cb == nil && s.cache.admit(id) {
-			if cb, _, err = s.readBlock(g, i, true, false); err != nil {
+			if cb, _, err = s.readBlock(g, i, true, false, nil); err != nil {
 				return nil, 0, 0, false, err
 			}
 		}

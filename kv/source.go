@@ -80,6 +80,41 @@ type segSource struct {
 	ok  bool
 	e   error
 	key []byte // copy of the current key (read mode: to skip older versions)
+
+	// iter is the Iterator the source belongs to (nil in compaction):
+	// its bounds limit the read-ahead.
+	iter *Iterator
+	// dir and run: the direction of the last block loads (+1 forward, -1
+	// backward) and how many ran in it since the last seek. From the
+	// second on, a reader goroutine reads every other block ahead.
+	dir, run int
+	ahead    *reader // the reader goroutine, or nil
+	spare    spare   // of the last uncached block left, for the next read
+}
+
+// fetched is a block read for a segSource: a cached block, the pooled
+// buffer holding it when it is not cached, and a Seeker on it; or the
+// error that stopped the read (inBlock: from the block's own bytes).
+type fetched struct {
+	cb      *cachedBlock
+	rb      *refBuf
+	sk      *blockenc.Seeker
+	err     error
+	inBlock bool
+}
+
+// release lets go of what f holds.
+func (f *fetched) release() {
+	if f.sk != nil {
+		f.cb.doneWith(f.sk, f.rb != nil)
+	}
+	if f.cb != nil && f.cb.ref != nil {
+		f.cb.ref.release()
+	}
+	if f.rb != nil {
+		f.rb.release()
+	}
+	*f = fetched{}
 }
 
 func (it *segSource) cur() *blockenc.Cell {
@@ -93,78 +128,137 @@ func (it *segSource) err() error { return it.e }
 
 func (it *segSource) maxSeq() uint64 { return it.g.meta.maxSeq }
 
-// leave lets go of the current block.
+// leave lets go of the current block: an uncached one's buffer and Seeker
+// go back to the reader goroutine that read it, or become the spare.
 func (it *segSource) leave() {
-	if it.sk != nil {
-		it.cb.doneWith(it.sk, it.rb != nil)
-		it.sk = nil
+	f := fetched{cb: it.cb, rb: it.rb, sk: it.sk}
+	if f.rb != nil && f.sk != nil {
+		if it.ahead == nil || !it.ahead.recycle(spare{f.rb, f.sk}) {
+			it.spare.keep(f.rb, f.sk)
+		}
+		f.rb, f.sk = nil, nil
 	}
-	if it.cb != nil && it.cb.ref != nil {
-		it.cb.ref.release()
+	f.release()
+	it.cb, it.rb, it.sk = nil, nil, nil
+}
+
+// dropAhead stops the reader goroutine, if any, and lets go of what it
+// read.
+func (it *segSource) dropAhead() {
+	if r := it.ahead; r != nil {
+		it.ahead = nil
+		r.stop()
 	}
-	if it.rb != nil {
-		it.rb.release()
-		it.rb = nil
-	}
-	it.cb = nil
 }
 
 func (it *segSource) close() {
 	it.leave()
+	it.dropAhead()
+	it.spare.release()
 	it.ok = false
 }
 
 // loadSeek is load for a seek: a random visit, which like a Get's puts a
 // missed block into the cache only at its second miss within a while
 // (blockCache.admit), and then at the hot end.
-func (it *segSource) loadSeek(i int) bool { return it.loadAs(i, true) }
+func (it *segSource) loadSeek(i int) bool {
+	it.run = 0
+	return it.loadAs(i, true)
+}
 
-// load is loadAs for a visit in order (First, Last, Next, Prev).
-func (it *segSource) load(i int) bool { return it.loadAs(i, false) }
+// load is loadAs for a visit in order (First, Last, Next, Prev), in
+// direction dir (+1 forward, -1 backward).
+func (it *segSource) load(i, dir int) bool {
+	if dir == it.dir {
+		it.run++
+	} else {
+		it.dir, it.run = dir, 1
+	}
+	return it.loadAs(i, false)
+}
 
 // loadAs moves to block i, positioned before its first cell.
 func (it *segSource) loadAs(i int, seek bool) bool {
 	it.leave()
 	it.bi = i
 	if i < 0 || i >= len(it.g.blockKeys) {
+		it.dropAhead()
 		it.ok = false
 		return false
 	}
 	if it.fill && it.s.closed.Load() && it.s.cache.get(blockID{it.g.meta.id, i}) == nil {
+		it.dropAhead()
 		it.fail(fmt.Errorf("segment %d block %d: %w", it.g.meta.id, i, it.s.errClosed()))
 		return false
 	}
-	// A source that has visited more blocks than the cache holds is
-	// streaming through a store bigger than the cache: its next blocks
-	// would evict one another before a reuse, so it reads them into pooled
-	// buffers and leaves the cache to the blocks already in it.
-	fill := it.fill && it.streamed <= it.s.cache.max
+	var f fetched
+	got := false
+	if r := it.ahead; r != nil && !seek && it.dir == r.dir {
+		switch {
+		case i == r.want:
+			f, got = r.take()
+			if !got {
+				it.dropAhead() // it stopped: at the bound or the segment's end
+			}
+		case r.scans(i):
+		default:
+			it.dropAhead()
+		}
+	} else {
+		it.dropAhead()
+	}
+	if !got {
+		if it.ahead == nil && !seek && it.run >= 2 && readAheadOn && !it.all {
+			it.startReader(i + it.dir)
+		}
+		f = it.fetch(i, seek, it.fillNext(), &it.spare)
+	}
+	if f.err != nil {
+		if f.inBlock {
+			it.failBlock(f.err)
+		} else {
+			it.fail(f.err)
+		}
+		return false
+	}
+	it.streamed += f.cb.cost
+	it.cb, it.rb, it.sk = f.cb, f.rb, f.sk
+	return true
+}
+
+// fillNext reports whether the next block the source reads goes into the
+// cache. A source that has visited more blocks than the cache holds is
+// streaming through a store bigger than the cache: its next blocks would
+// evict one another before a reuse, so it reads them into pooled buffers
+// and leaves the cache to the blocks already in it.
+func (it *segSource) fillNext() bool { return it.fill && it.streamed <= it.s.cache.max }
+
+// fetch reads block i: from the cache, or from Badger into the cache
+// (fill; a seek only at the block's second miss) or into a pooled buffer.
+// It takes the buffer and Seeker of sp when it needs them. It reads only
+// what does not change under it, so that a reader goroutine can run it.
+func (it *segSource) fetch(i int, seek, fill bool, sp *spare) fetched {
 	id := blockID{it.g.meta.id, i}
 	cb := it.s.cache.get(id)
 	var rb *refBuf
-	var err error
 	if cb == nil {
 		fill = fill && (!seek || it.s.cache.admit(id))
-		cb, rb, err = it.s.readBlock(it.g, i, fill, !seek)
-	}
-	if err != nil {
-		it.fail(err)
-		return false
+		var err error
+		if cb, rb, err = it.s.readBlock(it.g, i, fill, !seek, sp); err != nil {
+			return fetched{err: err}
+		}
 	}
 	sk, err := cb.seeker()
 	if err != nil {
 		if rb != nil {
 			rb.release()
 		}
-		it.failBlock(err)
-		return false
+		return fetched{err: err, inBlock: true}
 	}
 	if cb.ref != nil {
 		cb.ref.retain()
 	}
-	it.streamed += cb.cost
-	it.cb, it.rb, it.sk = cb, rb, sk
-	return true
+	return fetched{cb: cb, rb: rb, sk: sk}
 }
 
 func (it *segSource) fail(err error) {
@@ -179,7 +273,8 @@ func (it *segSource) failBlock(err error) {
 
 func (it *segSource) first() {
 	it.e = nil
-	if it.load(0) {
+	it.dir, it.run = 1, 1
+	if it.load(0, 1) {
 		it.settle(it.sk.First())
 	}
 }
@@ -229,7 +324,7 @@ func (it *segSource) settle(on bool) {
 				it.failBlock(err)
 				return
 			}
-			if !it.load(it.bi + 1) {
+			if !it.load(it.bi+1, 1) {
 				return
 			}
 			on = it.sk.First() // a Seeker from the slot may be anywhere
@@ -253,7 +348,8 @@ func (it *segSource) settle(on bool) {
 func (it *segSource) last() {
 	it.e = nil
 	it.ok = false
-	if it.load(len(it.g.blockKeys) - 1) {
+	it.dir, it.run = -1, 1
+	if it.load(len(it.g.blockKeys)-1, -1) {
 		it.settleBack(it.sk.Last())
 	}
 }
@@ -320,7 +416,7 @@ func (it *segSource) settleBack(on bool) {
 				it.ok = false
 				return
 			}
-			if !it.load(it.bi - 1) {
+			if !it.load(it.bi-1, -1) {
 				return
 			}
 			on = it.sk.Last()

@@ -1,0 +1,131 @@
+package kv
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// setReadAhead turns Iterators' read-ahead on or off and returns a
+// function that restores the setting.
+func setReadAhead(on bool) (restore func()) {
+	old := readAheadOn
+	readAheadOn = on
+	return func() { readAheadOn = old }
+}
+
+// readers returns the reader goroutines of it's segment sources.
+func readers(it *Iterator) []*reader {
+	var out []*reader
+	for _, src := range it.srcs {
+		if g, ok := src.(*segSource); ok && g.ahead != nil {
+			out = append(out, g.ahead)
+		}
+	}
+	return out
+}
+
+// requireStopped: every reader has returned.
+func requireStopped(t *testing.T, rs []*reader, msgAndArgs ...any) {
+	t.Helper()
+	for _, r := range rs {
+		select {
+		case <-r.done:
+		default:
+			require.Fail(t, "a reader goroutine is still running", msgAndArgs...)
+		}
+	}
+}
+
+// TestReadAhead: with and without read-ahead, scans in both directions,
+// bounded scans, turns, seeks in the middle of a scan and an Iterator
+// closed in the middle of one show the model's pairs, and a reader
+// goroutine stops when its Iterator turns, seeks or closes.
+func TestReadAhead(t *testing.T) {
+	o := testOptions(t.TempDir())
+	o.CacheSize = 4 << 10
+	s := mustOpen(t, o)
+	defer s.Close()
+	m := model{}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := range 4000 {
+		k := fmt.Sprintf("key%06d", i*3)
+		v := fmt.Sprintf("value-%d-%x", i, rng.Uint64())
+		require.NoError(t, s.Put([]byte(k), []byte(v)))
+		m[k] = v
+	}
+	require.NoError(t, s.Compact())
+	for i := range 50 { // some in the memstore, over the segment's keys
+		k := fmt.Sprintf("key%06d", i*200+1)
+		require.NoError(t, s.Put([]byte(k), []byte("new")))
+		m[k] = "new"
+	}
+	all := m.rangeOf(nil, nil)
+	for _, on := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ahead=%v", on), func(t *testing.T) {
+			defer setReadAhead(on)()
+			got, err := scan(s.NewIterator(IterOptions{}))
+			require.NoError(t, err)
+			require.Equal(t, all, got, "forward scan")
+			got, err = scanBack(s.NewIterator(IterOptions{}))
+			require.NoError(t, err)
+			require.Equal(t, reversed(all), got, "backward scan")
+			for range 20 {
+				a, b := rng.IntN(len(all)), rng.IntN(len(all))
+				lo, hi := []byte(all[min(a, b)][0]), []byte(all[max(a, b)][0])
+				want := m.rangeOf(lo, hi)
+				got, err := scan(s.NewIterator(IterOptions{LowerBound: lo, UpperBound: hi}))
+				require.NoError(t, err)
+				require.Equal(t, want, got, "scan [%s, %s)", lo, hi)
+				got, err = scanBack(s.NewIterator(IterOptions{LowerBound: lo, UpperBound: hi}))
+				require.NoError(t, err)
+				require.Equal(t, reversed(want), got, "backward scan [%s, %s)", lo, hi)
+			}
+
+			// Turns and seeks in the middle of a scan.
+			it := s.NewIterator(IterOptions{})
+			i := 0
+			require.True(t, it.First())
+			started := false
+			for step := range 60 {
+				n := 1 + rng.IntN(300)
+				switch step % 4 {
+				case 0, 1: // forward
+					for ; n > 0 && i+1 < len(all); n-- {
+						require.True(t, it.Next(), "step %d: Next from %d", step, i)
+						i++
+					}
+				case 2: // backward
+					for ; n > 0 && i > 0; n-- {
+						require.True(t, it.Prev(), "step %d: Prev from %d", step, i)
+						i--
+					}
+				case 3: // a seek
+					rs := readers(it)
+					i = rng.IntN(len(all))
+					require.True(t, it.SeekGE([]byte(all[i][0])), "step %d: SeekGE", step)
+					requireStopped(t, rs, "step %d: after SeekGE", step)
+				}
+				require.Equal(t, all[i], [2]string{string(it.Key()), string(it.Value())}, "step %d at %d", step, i)
+				started = started || len(readers(it)) > 0
+			}
+			require.Equal(t, on, started, "a reader started")
+			rs := readers(it)
+			require.NoError(t, it.Close())
+			requireStopped(t, rs, "after Close")
+
+			// An Iterator left and closed in the middle of a scan.
+			it = s.NewIterator(IterOptions{})
+			require.True(t, it.First())
+			for range len(all) / 2 {
+				require.True(t, it.Next())
+			}
+			rs = readers(it)
+			require.Equal(t, on, len(rs) > 0, "a reader is running")
+			require.NoError(t, it.Close())
+			requireStopped(t, rs, "after Close in the middle")
+		})
+	}
+}
