@@ -175,46 +175,60 @@ func (r *reader) stop() {
 // processor while the scan runs.
 const spinFor = time.Millisecond
 
-// send hands f to the scan; false if stop came first (f released).
-func (r *reader) send(f fetched) bool {
+// poll calls try, yielding the processor between calls, until it
+// returns true or spinFor has passed, and reports whether it did.
+func poll(try func() bool) bool {
 	t0 := time.Now()
 	for k := 1; ; k++ {
-		select {
-		case r.out <- f:
+		if try() {
 			return true
-		case <-r.quit:
-			f.release()
-			return false
-		default:
 		}
 		if k%64 == 0 && time.Since(t0) > spinFor {
-			break
+			return false
 		}
 		runtime.Gosched()
-	}
-	select {
-	case r.out <- f:
-		return true
-	case <-r.quit:
-		f.release()
-		return false
 	}
 }
 
-// receive is the scan's receive from r.out, polling first as send does.
-func (r *reader) receive() (fetched, bool) {
-	t0 := time.Now()
-	for k := 1; ; k++ {
+// send hands f to the scan; false if stop came first (f released).
+func (r *reader) send(f fetched) bool {
+	var sent, quit bool
+	poll(func() bool {
 		select {
-		case f, ok := <-r.out:
-			return f, ok
+		case r.out <- f:
+			sent = true
+		case <-r.quit:
+			quit = true
 		default:
+			return false
 		}
-		if k%64 == 0 && time.Since(t0) > spinFor {
-			break
+		return true
+	})
+	if !sent && !quit {
+		select {
+		case r.out <- f:
+			sent = true
+		case <-r.quit:
 		}
-		runtime.Gosched()
 	}
-	f, ok := <-r.out
+	if !sent {
+		f.release()
+	}
+	return sent
+}
+
+// receive is the scan's receive from r.out, polling first as send does.
+func (r *reader) receive() (f fetched, ok bool) {
+	if poll(func() bool {
+		select {
+		case f, ok = <-r.out:
+			return true
+		default:
+			return false
+		}
+	}) {
+		return f, ok
+	}
+	f, ok = <-r.out
 	return f, ok
 }
