@@ -41,6 +41,9 @@ type reader struct {
 	free  chan spare    // buffers and Seekers of blocks the scan has left
 	quit  chan struct{} // closed by stop
 	done  chan struct{} // closed when the goroutine has returned
+	// sendSpin (the reader's) and recvSpin (the scan's): how long the
+	// next hand-over polls (see poll).
+	sendSpin, recvSpin time.Duration
 }
 
 // after returns the reader's block after j (skipping the scan's runs).
@@ -73,6 +76,9 @@ func (it *segSource) startReader(i int) {
 		free:  make(chan spare, readerRun+scanRun),
 		quit:  make(chan struct{}),
 		done:  make(chan struct{}),
+
+		sendSpin: spinFor,
+		recvSpin: spinFor,
 	}
 	it.ahead = r
 	// The blocks it reads go into the cache while the scan as a whole has
@@ -166,34 +172,46 @@ func (r *reader) stop() {
 	}
 }
 
-// spinFor is how long the scan and the reader poll for each other
+// spinFor is the longest the scan and the reader poll for each other
 // (yielding the processor between polls) before they block. A goroutine
 // blocked on a channel is woken onto the processor of the one that
 // unblocks it, and waits there until that one blocks or an idle
 // processor wakes and takes it, which on virtual machines can take longer
 // than reading the blocks of a run: polling keeps each on its own
-// processor while the scan runs.
+// processor while the scan runs. A poll that runs out halves the next
+// one's time, down to none, so that a scan whose caller is slow (or a
+// reader waiting on the disk) does not keep a processor spinning; a poll
+// that succeeds restores it.
 const spinFor = time.Millisecond
 
-// poll calls try, yielding the processor between calls, until it
-// returns true or spinFor has passed, and reports whether it did.
-func poll(try func() bool) bool {
+// poll calls try, yielding the processor between calls, until it returns
+// true or *spin has passed, and reports whether it did; it halves *spin
+// when it runs out and restores it to spinFor when try succeeds after a
+// wait.
+func poll(spin *time.Duration, try func() bool) bool {
+	if try() {
+		return true
+	}
 	t0 := time.Now()
 	for k := 1; ; k++ {
-		if try() {
-			return true
-		}
-		if k%64 == 0 && time.Since(t0) > spinFor {
+		if k%64 == 0 && time.Since(t0) > *spin {
+			if *spin /= 2; *spin < spinFor/64 {
+				*spin = 0
+			}
 			return false
 		}
 		runtime.Gosched()
+		if try() {
+			*spin = spinFor
+			return true
+		}
 	}
 }
 
 // send hands f to the scan; false if stop came first (f released).
 func (r *reader) send(f fetched) bool {
 	var sent, quit bool
-	poll(func() bool {
+	poll(&r.sendSpin, func() bool {
 		select {
 		case r.out <- f:
 			sent = true
@@ -219,7 +237,7 @@ func (r *reader) send(f fetched) bool {
 
 // receive is the scan's receive from r.out, polling first as send does.
 func (r *reader) receive() (f fetched, ok bool) {
-	if poll(func() bool {
+	if poll(&r.recvSpin, func() bool {
 		select {
 		case f, ok = <-r.out:
 			return true
