@@ -244,7 +244,9 @@
 // scan reads and decodes itself while it also steps through the cells of
 // all five: the two processors share the decoding. They hand over whole
 // runs rather than single blocks, and each polls for the other (yielding
-// its processor) for up to a millisecond before it blocks, because waking
+// its processor) for up to a millisecond before it blocks (half as long
+// after a poll that ran out, down to none, so that a slow caller does not
+// keep a processor spinning), because waking
 // an idle processor can take as long as decoding a block on virtual
 // machines, and a goroutine woken from a channel waits on its waker's
 // processor. The reader stops at the segment's end, at the Iterator's

@@ -159,3 +159,38 @@ func TestPoll(t *testing.T) {
 	require.True(t, poll(&spin, func() bool { return true }))
 	require.Equal(t, spinFor/4, spin, "a poll that succeeds at once leaves spin")
 }
+
+// TestReadAheadStoreClosed: a Store closed under an Iterator whose reader
+// goroutine is running ends the scan with ErrClosed (after correct pairs
+// only), and closing the Iterator stops the reader.
+func TestReadAheadStoreClosed(t *testing.T) {
+	defer setReadAhead(true)()
+	o := testOptions(t.TempDir())
+	o.CacheSize = 4 << 10
+	s := mustOpen(t, o)
+	m := model{}
+	for i := range 3000 {
+		k, v := fmt.Sprintf("key%06d", i), fmt.Sprintf("value-%d", i)
+		require.NoError(t, s.Put([]byte(k), []byte(v)))
+		m[k] = v
+	}
+	require.NoError(t, s.Compact())
+	all := m.rangeOf(nil, nil)
+	it := s.NewIterator(IterOptions{})
+	n := 0
+	for ok := it.First(); ok && n < len(all)/3; ok = it.Next() {
+		n++
+	}
+	rs := readers(it)
+	require.NotEmpty(t, rs, "a reader is running")
+	require.NoError(t, s.Close())
+	// The loop's last Next moved it onto pair n.
+	for it.Valid() {
+		require.Equal(t, all[n], [2]string{string(it.Key()), string(it.Value())}, "pair %d after Close", n)
+		n++
+		it.Next()
+	}
+	require.ErrorIs(t, it.Err(), ErrClosed, "the scan after %d of %d pairs", n, len(all))
+	it.Close()
+	requireStopped(t, rs, "after the Iterator's Close")
+}
