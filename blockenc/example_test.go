@@ -164,15 +164,7 @@ func ExampleSeeker_SeekLT() {
 // blocks), and reads it back with the same Dict; without it the block is
 // refused.
 func ExampleNewDict() {
-	comment := func(i int) []byte {
-		words := []string{"furiously", "quickly", "carefully", "blithely", "slyly", "final", "deposits", "packages"}
-		return fmt.Appendf(nil, "%s %s %s|%d", words[i%8], words[i*3%8], words[i*5%8], i%50)
-	}
-	var sample [][]byte
-	for i := range 1000 {
-		sample = append(sample, comment(i))
-	}
-	dict, err := blockenc.NewDict(blockenc.SampleDict(sample, 4096))
+	dict, err := commentDict()
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -208,4 +200,87 @@ func ExampleNewDict() {
 	// version 4, flags 0x22, values 8083 bytes, block under 20% of them
 	// "carefully deposits carefully|30"
 	// true true
+}
+
+// ExampleSeeker_Decompress reads the next block of a scan on another
+// goroutine while the scan reads the current one: Decompress there
+// decompresses the whole value area, so the scan's moves decode nothing
+// more.
+func ExampleSeeker_Decompress() {
+	dict, err := commentDict()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var blocks [][]byte
+	for b := range 3 {
+		e := blockenc.NewEncoder(blockenc.Options{Encoding: blockenc.Columnar, Compression: blockenc.LZ4Dict, Dict: dict})
+		for i := b * 100; i < (b+1)*100; i++ {
+			if err := e.Add(blockenc.Cell{Key: binary.BigEndian.AppendUint32(nil, uint32(i)), Value: comment(i + 7), Seq: 1, Kind: blockenc.KindPut}); err != nil {
+				fmt.Println(err)
+				return
+			}
+		}
+		block, err := e.Finish()
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		blocks = append(blocks, block)
+	}
+
+	type ahead struct {
+		s   *blockenc.Seeker
+		err error
+	}
+	next := make(chan ahead, 1)
+	readAhead := func(block []byte) {
+		go func() {
+			s, err := blockenc.NewSeekerDict(block, dict)
+			if err == nil {
+				s.Decompress()
+			}
+			next <- ahead{s, err}
+		}()
+	}
+	readAhead(blocks[0])
+	n := 0
+	var last []byte
+	for i := range blocks {
+		a := <-next
+		if a.err != nil {
+			fmt.Println(a.err)
+			return
+		}
+		if i+1 < len(blocks) {
+			readAhead(blocks[i+1])
+		}
+		for ok := a.s.First(); ok; ok = a.s.Next() {
+			n++
+			last = append(last[:0], a.s.Value()...)
+		}
+		if err := a.s.Err(); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	fmt.Printf("%d cells, the last %q\n", n, last)
+	// Output:
+	// 300 cells, the last "carefully deposits carefully|6"
+}
+
+// comment is the value of cell i in the Dict examples: lineitem-like
+// comment words.
+func comment(i int) []byte {
+	words := []string{"furiously", "quickly", "carefully", "blithely", "slyly", "final", "deposits", "packages"}
+	return fmt.Appendf(nil, "%s %s %s|%d", words[i%8], words[i*3%8], words[i*5%8], i%50)
+}
+
+// commentDict samples a 4 KiB Dict from 1000 comments.
+func commentDict() (*blockenc.Dict, error) {
+	var sample [][]byte
+	for i := range 1000 {
+		sample = append(sample, comment(i))
+	}
+	return blockenc.NewDict(blockenc.SampleDict(sample, 4096))
 }
