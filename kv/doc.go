@@ -244,16 +244,16 @@
 // scan reads and decodes itself while it also steps through the cells of
 // all five: the two processors share the decoding. They hand over whole
 // runs rather than single blocks, and each polls for the other (yielding
-// its processor) for up to a millisecond before it blocks (half as long
-// after a poll that ran out, down to none, so that a slow caller does not
-// keep a processor spinning), because waking
+// its processor) for up to a millisecond before it blocks, because waking
 // an idle processor can take as long as decoding a block on virtual
 // machines, and a goroutine woken from a channel waits on its waker's
-// processor. The reader stops at the segment's end, at the Iterator's
+// processor; after a poll that ran out the next one polls half as long,
+// down to not at all, so that a slow caller does not keep a processor
+// spinning. The reader stops at the segment's end, at the Iterator's
 // bounds, at a bad block (whose error the scan meets where it would have
 // without read-ahead) and when the Iterator seeks, turns or closes. It
 // buys wall time with CPU: a scan takes more CPU per cell than without it
-// (BenchmarkBig, op=scan and op=scan-cold, report both).
+// (BenchmarkBig, op=scan, reports both).
 //
 // # Segment dictionaries
 //
