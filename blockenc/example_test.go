@@ -214,14 +214,7 @@ func ExampleSeeker_Decompress() {
 	}
 	var blocks [][]byte
 	for b := range 3 {
-		e := blockenc.NewEncoder(blockenc.Options{Encoding: blockenc.Columnar, Compression: blockenc.LZ4Dict, Dict: dict})
-		for i := b * 100; i < (b+1)*100; i++ {
-			if err := e.Add(blockenc.Cell{Key: binary.BigEndian.AppendUint32(nil, uint32(i)), Value: comment(i + 7), Seq: 1, Kind: blockenc.KindPut}); err != nil {
-				fmt.Println(err)
-				return
-			}
-		}
-		block, err := e.Finish()
+		block, err := commentBlock(dict, b*100, (b+1)*100)
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -283,4 +276,16 @@ func commentDict() (*blockenc.Dict, error) {
 		sample = append(sample, comment(i))
 	}
 	return blockenc.NewDict(blockenc.SampleDict(sample, 4096))
+}
+
+// commentBlock encodes cells lo..hi-1 (key i big-endian, value
+// comment(i+7)) into a Columnar block compressed against dict.
+func commentBlock(dict *blockenc.Dict, lo, hi int) ([]byte, error) {
+	e := blockenc.NewEncoder(blockenc.Options{Encoding: blockenc.Columnar, Compression: blockenc.LZ4Dict, Dict: dict})
+	for i := lo; i < hi; i++ {
+		if err := e.Add(blockenc.Cell{Key: binary.BigEndian.AppendUint32(nil, uint32(i)), Value: comment(i + 7), Seq: 1, Kind: blockenc.KindPut}); err != nil {
+			return nil, err
+		}
+	}
+	return e.Finish()
 }
