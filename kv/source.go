@@ -85,8 +85,9 @@ type segSource struct {
 	// its bounds limit the read-ahead.
 	iter *Iterator
 	// dir and run: the direction of the last block loads (+1 forward, -1
-	// backward) and how many ran in it since the last seek. From the
-	// second on, a reader goroutine reads every other block ahead.
+	// backward) and how many ran in it since the last First, Last or seek.
+	// From the second on, a reader goroutine reads ahead (see reader), so
+	// a scan that ends in the block it started in reads nothing ahead.
 	dir, run int
 	ahead    *reader // the reader goroutine, or nil
 	spare    spare   // of the last uncached block left, for the next read
@@ -273,7 +274,7 @@ func (it *segSource) failBlock(err error) {
 
 func (it *segSource) first() {
 	it.e = nil
-	it.dir, it.run = 1, 1
+	it.dir, it.run = 1, 0
 	if it.load(0, 1) {
 		it.settle(it.sk.First())
 	}
@@ -348,7 +349,7 @@ func (it *segSource) settle(on bool) {
 func (it *segSource) last() {
 	it.e = nil
 	it.ok = false
-	it.dir, it.run = -1, 1
+	it.dir, it.run = -1, 0
 	if it.load(len(it.g.blockKeys)-1, -1) {
 		it.settleBack(it.sk.Last())
 	}
