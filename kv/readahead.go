@@ -103,10 +103,7 @@ func (it *segSource) startReader(i int) {
 				f.sk.Decompress()
 				streamed += f.cb.cost * (readerRun + scanRun) / readerRun
 			}
-			if !r.send(f) {
-				return
-			}
-			if f.err != nil {
+			if !r.send(f) || f.err != nil {
 				return
 			}
 		}

@@ -124,12 +124,11 @@ func (sp *spare) seeker(data []byte, dict *blockenc.Dict) (*blockenc.Seeker, err
 	return sk, nil
 }
 
-// keep makes rb and sk, of an uncached block left, the spares, and lets go
-// of those they replace.
+// keep makes rb and sk, of an uncached block left, the spares if sp has
+// none, and otherwise gives them back to their pools.
 func (sp *spare) keep(rb *refBuf, sk *blockenc.Seeker) {
 	if sp.rb != nil {
-		rb.release()
-		seekerPool.Put(sk)
+		(&spare{rb, sk}).release()
 		return
 	}
 	sp.rb, sp.sk = rb, sk

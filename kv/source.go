@@ -274,7 +274,7 @@ func (it *segSource) failBlock(err error) {
 
 func (it *segSource) first() {
 	it.e = nil
-	it.dir, it.run = 1, 0
+	it.run = 0
 	if it.load(0, 1) {
 		it.settle(it.sk.First())
 	}
@@ -349,7 +349,7 @@ func (it *segSource) settle(on bool) {
 func (it *segSource) last() {
 	it.e = nil
 	it.ok = false
-	it.dir, it.run = -1, 0
+	it.run = 0
 	if it.load(len(it.g.blockKeys)-1, -1) {
 		it.settleBack(it.sk.Last())
 	}
