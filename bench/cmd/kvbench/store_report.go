@@ -21,11 +21,16 @@ func storeMetric(r storebench.Result, f func(storebench.Result) float64) float64
 
 // parallelOps is the Gets/s from storeGoroutines[i] goroutines.
 func parallelOps(i int) func(storebench.Result) float64 {
+	return nth(func(r storebench.Result) []float64 { return r.Parallel }, i)
+}
+
+// nth is element i of the slice f returns, or NaN when it is shorter.
+func nth(f func(storebench.Result) []float64, i int) func(storebench.Result) float64 {
 	return func(r storebench.Result) float64 {
-		if i >= len(r.Parallel) {
-			return math.NaN()
+		if v := f(r); i < len(v) {
+			return v[i]
 		}
-		return r.Parallel[i]
+		return math.NaN()
 	}
 }
 
@@ -50,12 +55,7 @@ var (
 	peakRSSMB  = func(r storebench.Result) float64 { return mb(r.PeakRSS) }
 	get1, get4 = parallelOps(0), parallelOps(2)
 	// others4 is the CPUs other processes kept busy during the 4 g passes.
-	others4 = func(r storebench.Result) float64 {
-		if len(r.ParallelOthers) < 3 {
-			return math.NaN()
-		}
-		return r.ParallelOthers[2]
-	}
+	others4 = nth(func(r storebench.Result) []float64 { return r.ParallelOthers }, 2)
 )
 
 // measured is v, or NaN when v is 0 (not measured).

@@ -10,17 +10,6 @@ import (
 	"time"
 )
 
-// cpuSample is the CPU time used so far by every process on the machine
-// and by this one.
-type cpuSample struct {
-	machine, self time.Duration
-	ok            bool
-}
-
-// clockTick is /proc/stat's unit (USER_HZ, 100 on every Linux port Go
-// supports).
-const clockTick = 10 * time.Millisecond
-
 // sampleCPU reads the machine's busy time from the first line of
 // /proc/stat (user, nice, system, irq, softirq and steal: steal is a
 // virtual machine's CPU given to others by its host) and this process's

@@ -2,13 +2,6 @@
 
 package storebench
 
-import "time"
-
-// cpuSample is unknown off Linux: passes are never found busy, and the
-// reports show "-" for the CPU others used.
-type cpuSample struct {
-	machine, self time.Duration
-	ok            bool
-}
-
+// sampleCPU is unknown off Linux (ok false): passes are never found busy,
+// and the reports show "-" for the CPU others used.
 func sampleCPU() cpuSample { return cpuSample{} }

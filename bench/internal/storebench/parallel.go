@@ -11,6 +11,17 @@ import (
 	"github.com/kvenc/kvenc/bench/internal/dataset"
 )
 
+// cpuSample is the CPU time used so far by every process on the machine
+// and by this one; ok is false where it cannot be read (sampleCPU).
+type cpuSample struct {
+	machine, self time.Duration
+	ok            bool
+}
+
+// clockTick is /proc/stat's unit (USER_HZ, 100 on every Linux port Go
+// supports).
+const clockTick = 10 * time.Millisecond
+
 // pass is one timed pass of Gets from several goroutines.
 type pass struct {
 	gets    int
