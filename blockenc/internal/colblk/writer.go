@@ -230,7 +230,7 @@ func (c *Writer) Size(n int) int {
 // their dictionary; version 2). LZ4Dict falls back to one LZ4 block when
 // the area is no longer than a dictionary. With an external dictionary
 // the area is LZ4Dict sub-blocks against it, flags frame.FlagLZ4Dict |
-// frame.FlagExtDict (version 3), or stored.
+// frame.FlagExtDict (version 4, with checked sub-blocks), or stored.
 func (c *Writer) appendArea(dst, area []byte) ([]byte, byte) {
 	c.areaData = 0
 	if ext := c.lz.Ext; ext != nil && c.comp == frame.FlagLZ4Dict && len(area) > 0 {
@@ -264,7 +264,6 @@ func (c *Writer) appendArea(dst, area []byte) ([]byte, byte) {
 // its preset dictionary; one that does not shrink is stored (complen =
 // rawlen). Cuts ignore value boundaries: a value may span sub-blocks.
 func (c *Writer) appendDictArea(dst, area []byte) []byte {
-	c.lz.Sums = false
 	nsub := 1 + (len(area)-lz4area.DictSize+lz4area.SubBlockSize-1)/lz4area.SubBlockSize
 	dst = binary.AppendUvarint(dst, uint64(len(area)))
 	dst = binary.AppendUvarint(dst, uint64(nsub))
@@ -272,7 +271,7 @@ func (c *Writer) appendDictArea(dst, area []byte) []byte {
 	for lo := lz4area.DictSize; lo < len(area); lo += lz4area.SubBlockSize {
 		c.cuts = append(c.cuts, lo)
 	}
-	return c.lz.AppendSubs(dst, area, c.cuts, nil)
+	return c.lz.AppendSubs(dst, area, c.cuts, nil, false)
 }
 
 // appendExtArea appends area as an LZ4Dict value area against the
@@ -281,7 +280,6 @@ func (c *Writer) appendDictArea(dst, area []byte) []byte {
 // lz4area.ExtSubBlockSize bytes (the last fewer), each compressed against
 // the dictionary; one that does not shrink is stored (complen = rawlen).
 func (c *Writer) appendExtArea(dst, area []byte, id uint32) []byte {
-	c.lz.Sums = true
 	size := lz4area.ExtSubBlockSize
 	nsub := (len(area) + size - 1) / size
 	dst = binary.AppendUvarint(dst, uint64(len(area)))
@@ -291,7 +289,7 @@ func (c *Writer) appendExtArea(dst, area []byte, id uint32) []byte {
 	for lo := 0; lo < len(area); lo += size {
 		c.cuts = append(c.cuts, lo)
 	}
-	return c.lz.AppendSubs(dst, area, c.cuts, nil)
+	return c.lz.AppendSubs(dst, area, c.cuts, nil, true)
 }
 
 // appendValues appends the smallest values section and returns the flags

@@ -99,11 +99,8 @@ type Sub struct {
 type Writer struct {
 	Level int   // lz4dict compression level
 	Ext   *Dict // an external dictionary for AppendSubs, or nil
-	// Sums makes AppendSubs write a checked index (a CRC-32C per
-	// sub-block).
-	Sums bool
-	lz   *lz4dict.Compressor
-	data []byte
+	lz    *lz4dict.Compressor
+	data  []byte
 }
 
 func (w *Writer) compressor() *lz4dict.Compressor {
@@ -120,10 +117,12 @@ func (w *Writer) Compress(dst, raw []byte) []byte {
 
 // AppendSubs appends the sub-blocks of area that start at cuts (cuts[0]
 // is 0, the last ends at len(area)) as entries and data; key, if not nil,
-// gives the first cell and key of every sub-block but the first. With
-// w.Ext, every sub-block is compressed against it; else the first is
-// compressed alone and is the dictionary of the others.
-func (w *Writer) AppendSubs(dst, area []byte, cuts []int, key func(j int) (int, []byte)) []byte {
+// gives the first cell and key of every sub-block but the first; with
+// sums every entry carries the CRC-32C of its sub-block's data (a checked
+// index, ParseSubs's sums). With w.Ext, every sub-block is compressed
+// against it; else the first is compressed alone and is the dictionary of
+// the others.
+func (w *Writer) AppendSubs(dst, area []byte, cuts []int, key func(j int) (int, []byte), sums bool) []byte {
 	lz := w.compressor()
 	dict := area[:len(area)]
 	if len(cuts) > 1 {
@@ -149,7 +148,7 @@ func (w *Writer) AppendSubs(dst, area []byte, cuts []int, key func(j int) (int, 
 		}
 		dst = binary.AppendUvarint(dst, uint64(len(raw)))
 		dst = binary.AppendUvarint(dst, uint64(len(w.data)-start))
-		if w.Sums {
+		if sums {
 			dst = binary.LittleEndian.AppendUint32(dst, frame.Checksum(w.data[start:]))
 		}
 		if key != nil && j > 0 {

@@ -52,7 +52,7 @@ func (e *Writer) appendLZ4Dict(dst []byte) []byte {
 	for _, sc := range e.subs {
 		e.cuts = append(e.cuts, int(sc.off))
 	}
-	return e.lz.AppendSubs(dst, e.buf, e.cuts, e.subKey)
+	return e.lz.AppendSubs(dst, e.buf, e.cuts, e.subKey, false)
 }
 
 // subKey returns the first cell and key of sub-block j > 0.
