@@ -43,12 +43,14 @@ const (
 // the match length below which the lazy search one byte after a match
 // looks in the dictionary too (the search two bytes after it never does):
 // 0 (never) up to level 4, then 2*level-4, so 14 = hcLazyMax (always) at
-// level 9. Measured on 1 KiB sub-blocks of lineitem-like values against
-// 64 KiB of others (BenchmarkCompressDictLevels): the dictionary search
-// in the lazy steps took 40% of the time when done at both, and searching
-// it two bytes on as well found no smaller output; at one byte on, always
-// against never: 2.7% smaller output for 1.4x the time, below 6 bytes
-// half of that gain for 1.1x.
+// level 9. Chosen on 1 KiB sub-blocks of lineitem-like values against
+// 64 KiB of others, with the thresholds varied by hand at a fixed level
+// (BenchmarkCompressDictLevels reports ratio and speed per level; it does
+// not vary the threshold): the dictionary search in the lazy steps took
+// 40% of the time when done at both, and searching it two bytes on as
+// well found no smaller output; at one byte on, always against never:
+// 2.7% smaller output for 1.4x the time, below 6 bytes half of that gain
+// for 1.1x.
 func lazyDictLen(level int) int {
 	if level <= 4 {
 		return 0
@@ -95,9 +97,8 @@ type hcMatcher struct {
 	// after buf's chains (findDict). A match in it is returned at position
 	// i - len(dict) for dictionary byte i (negative), so that offsets
 	// are p - position as for matches in buf.
-	dict   []byte
-	dsa    *suffixIndex // the dictionary's suffix array (Dict.suffixes)
-	noDict bool         // find searches buf only
+	dict []byte
+	dsa  *suffixIndex // the dictionary's suffix array (Dict.suffixes)
 }
 
 // at returns the byte at position v: buf[v], or for negative v the
@@ -125,11 +126,11 @@ func (m *hcMatcher) insertUpTo(p int) {
 // find returns the longest match for position p that is longer than best
 // bytes and ends at or before m.limit, as its length and the position it
 // copies from, or (best, noMatch) if there is none within m.depth
-// candidates in buf and then (unless m.noDict) in the dictionary. Among
+// candidates in buf and then (with dict) in the dictionary. Among
 // equally long matches in buf the nearest wins; the dictionary's match
 // replaces buf's only when longer. It needs p+mfLimit <= len(buf) and
 // best >= minMatch-1.
-func (m *hcMatcher) find(p, best int) (int, int) {
+func (m *hcMatcher) find(p, best int, dict bool) (int, int) {
 	m.insertUpTo(p)
 	buf := m.buf
 	maxLen := m.limit - p
@@ -156,7 +157,7 @@ func (m *hcMatcher) find(p, best int) (int, int) {
 		}
 		cand -= int(m.chain[cand&m.mask])
 	}
-	if m.dict == nil || m.noDict || best >= maxLen {
+	if !dict || m.dict == nil || best >= maxLen {
 		return best, found
 	}
 	if l, dc := m.findDict(p, best); dc != noMatch {
@@ -226,7 +227,7 @@ func (c *Compressor) compressHC(dst, buf []byte, start, depth int, d *Dict, lazy
 
 	anchor, p := start, start
 	for p+mfLimit <= n {
-		ml, cand := m.find(p, minMatch-1)
+		ml, cand := m.find(p, minMatch-1, true)
 		if cand == noMatch {
 			// Misses accelerate the scan past incompressible runs, and
 			// the positions skipped stay out of the chains.
@@ -246,23 +247,20 @@ func (c *Compressor) compressHC(dst, buf []byte, start, depth int, d *Dict, lazy
 		// dictionary is searched only one byte on, and only after a
 		// match shorter than lazyDict.
 		for ml < hcLazyMax {
-			m.noDict = ml >= lazyDict
 			if q := p + 1; q+mfLimit <= n {
-				if ml1, c1 := m.find(q, ml+1); c1 != noMatch {
+				if ml1, c1 := m.find(q, ml+1, ml < lazyDict); c1 != noMatch {
 					p, ml, cand = q, ml1, c1
 					continue
 				}
 			}
-			m.noDict = true
 			if q := p + 2; q+mfLimit <= n {
-				if ml2, c2 := m.find(q, ml+2); c2 != noMatch {
+				if ml2, c2 := m.find(q, ml+2, false); c2 != noMatch {
 					p, ml, cand = q, ml2, c2
 					continue
 				}
 			}
 			break
 		}
-		m.noDict = false
 		// Extend backwards over pending literals.
 		for p > anchor && cand > lo && buf[p-1] == m.at(cand-1) {
 			p--

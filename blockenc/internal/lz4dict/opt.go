@@ -71,7 +71,7 @@ func (c *Compressor) compressOpt(dst []byte, start, depth, nice int) []byte {
 		if wait > 0 {
 			wait--
 		} else if i <= last {
-			ml, cand := m.find(i, minMatch-1)
+			ml, cand := m.find(i, minMatch-1, true)
 			if cand == noMatch {
 				// Long misses skip searches (like compressHC's steps).
 				misses++
