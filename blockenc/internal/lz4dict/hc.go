@@ -187,19 +187,13 @@ func matchLen(buf []byte, a, b, limit int) int {
 func (c *Compressor) matcher(buf []byte, depth int, d *Dict) hcMatcher {
 	n := len(buf)
 	hashLog := min(max(bits.Len(uint(n)), hcHashLogMin), hcHashLogMax)
-	if cap(c.hcHead) < 1<<hashLog {
-		c.hcHead = make([]int32, 1<<hashLog)
-	}
-	head := c.hcHead[:1<<hashLog]
+	head := sized(&c.hcHead, 1<<hashLog)
 	clear(head)
 	chainLog := min(bits.Len(uint(n-1)), hcWindowLog)
-	if cap(c.hcChain) < 1<<chainLog {
-		c.hcChain = make([]uint16, 1<<chainLog)
-	}
 	m := hcMatcher{
 		buf:   buf,
 		head:  head,
-		chain: c.hcChain[:1<<chainLog],
+		chain: sized(&c.hcChain, 1<<chainLog),
 		mask:  1<<chainLog - 1,
 		shift: uint(32 - hashLog),
 		depth: depth,

@@ -172,12 +172,18 @@ func (c *Compressor) CompressBlock(dst, src, dict []byte) []byte {
 // emptied, kept in c, and its log2 size.
 func (c *Compressor) emptyTable(n int) ([]int32, int) {
 	hashLog := min(max(bits.Len(uint(n)), minHashLog), maxHashLog)
-	if cap(c.table) < 1<<hashLog {
-		c.table = make([]int32, 1<<hashLog)
-	}
-	table := c.table[:1<<hashLog]
+	table := sized(&c.table, 1<<hashLog)
 	clear(table)
 	return table, hashLog
+}
+
+// sized returns *buf cut to n entries, first replacing it with a new slice
+// of n when it holds fewer.
+func sized[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	return (*buf)[:n]
 }
 
 // compressFast is the greedy single-hash parse of c.buf[start:], matching
