@@ -44,7 +44,6 @@ type Reader struct {
 	area    lz4area.Reader // LZ4, LZ4Dict value area: the uncompressed values and the sub-block index
 	ext     *lz4area.Dict  // the external dictionary Init was given, or nil
 	head    int            // version 4: where the sub-block data starts (the trailer covers the bytes before it)
-	noHead  bool           // FixChecksums: parse a version 4 block without checking its trailer
 }
 
 // Init points s at a Columnar block (byte 1 is 5), keeping its buffers,
@@ -54,11 +53,12 @@ type Reader struct {
 // missing or different dictionary frame.ErrWrongDict) every move returns
 // false.
 func (s *Reader) Init(block []byte, ext *lz4area.Dict) error {
-	s.area.Reset()
-	s.ext = ext
-	s.Reader = prefixkeys.Reader{KeyBuf: s.KeyBuf[:0], Lens: 2, ValueAt: true, Back: s.Back.Emptied()}
-	s.block, s.fast, s.head = nil, 0, 0
-	if err := s.parse(block); err != nil {
+	s.reset(ext)
+	err := s.parse(block)
+	if err == nil && s.head > 0 { // version 4: the trailer covers the head
+		err = frame.CheckHead(block, s.head)
+	}
+	if err != nil {
 		s.Fail = err
 		return err
 	}
@@ -66,13 +66,23 @@ func (s *Reader) Init(block []byte, ext *lz4area.Dict) error {
 	return nil
 }
 
+// reset empties s for a block that may be compressed against ext,
+// keeping its buffers.
+func (s *Reader) reset(ext *lz4area.Dict) {
+	s.area.Reset()
+	s.ext = ext
+	s.Reader = prefixkeys.Reader{KeyBuf: s.KeyBuf[:0], Lens: 2, ValueAt: true, Back: s.Back.Emptied()}
+	s.block, s.fast, s.head = nil, 0, 0
+}
+
 // FixChecksums sets the trailer and the sub-block checksums of a version 4
 // block to match its bytes, so that tests can build blocks whose contents
 // are hostile but whose checksums hold (as a row or version 3 block gets
 // by recomputing its trailer). It reports whether the block parsed.
 func FixChecksums(block []byte, ext *lz4area.Dict) bool {
-	r := Reader{noHead: true}
-	if len(block) < frame.TrailerLen || block[0] != frame.Version4 || r.Init(block, ext) != nil {
+	var r Reader
+	r.reset(ext)
+	if len(block) < frame.TrailerLen || block[0] != frame.Version4 || r.parse(block) != nil {
 		return false
 	}
 	for _, sb := range r.area.Subs {
@@ -336,14 +346,10 @@ func (s *Reader) parseRest(block, body []byte, p int) error {
 	}
 	if body[0] == frame.Version4 {
 		// parseDictArea found where the data starts (the block is 0x22,
-		// so its values are in a checked area or refused above).
+		// so its values are in a checked area or refused above); Init
+		// checks the trailer over the bytes before it.
 		if c.head == 0 {
 			return frame.Corrupt(0, "version 4 block without a checked value area")
-		}
-		if !c.noHead {
-			if err := frame.CheckHead(block, c.head); err != nil {
-				return err
-			}
 		}
 	}
 	s.block, s.Tail = block, block[min(s.HdrLen, len(block)):]
