@@ -91,7 +91,7 @@ func (s *Store) segmentsDict(in []*segment) ([]byte, error) {
 		k := int((int64(nb)*dictBlocks + blocks - 1) / blocks)
 		for j := 0; j < k && j < nb; j++ {
 			i := j * nb / k
-			cb, rb, err := s.readBlock(g, i, false, true, nil)
+			cb, rb, err := s.readBlock(g, i, false, true, nil, nil)
 			if err != nil {
 				return nil, err
 			}

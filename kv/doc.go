@@ -229,13 +229,22 @@
 // A warm scan (every block cached, its slot Seeker decoded) is the
 // Seeker's Next plus the Iterator's per-cell work, nothing per block but
 // a cache lookup; a cold scan (the first after Open) pays per block one
-// Badger point Get, then the copy, CRCs, LZ4 and column decode once. The
+// Badger read, then the copy, CRCs, LZ4 and column decode once. The
 // Iterator's own per-cell work is small: Next calls a lone segment source
 // directly (no interface call) and the source takes the Seeker's cell
 // straight into place. Cached blocks keep up to four decoded Seekers so
 // that concurrent readers of one hot block do not decode it again; an
 // evicted block's Seekers go to a pool that the next miss Inits on its
 // block, so a miss does not allocate a Seeker's buffers.
+//
+// From its second block in one direction, a scan reads blocks through a
+// Badger iterator over its segment's block keys instead of a point Get
+// per block: the iterator steps to the next block's key for about a
+// quarter of what a Get pays to search every level of Badger's tree. The
+// iterator holds a Badger read transaction, as any Badger iterator does,
+// from there until the Iterator seeks, turns or closes (or the Store
+// closes), so Badger keeps what is deleted meanwhile (and the value-log
+// files holding it) until then: close Iterators when done with them.
 //
 // Scans read ahead when GOMAXPROCS > 1. Once an Iterator has moved through
 // two blocks of a segment in one direction, a reader goroutine reads the

@@ -232,6 +232,7 @@ func (s *Store) Close() error {
 	s.userOps.Unlock()
 	close(s.quit)
 	<-s.bgDone
+	s.cursors.shut() // ends the block reads of open Iterators
 	err := s.flushAll()
 	if err == nil {
 		err = s.reap()

@@ -12,7 +12,8 @@ import (
 // ascending order (First, SeekGE, Next) or backward (Last, SeekLT, Prev),
 // merging the memstores and the segments. It may change direction at any
 // key. Key and Value are valid until the next move. An Iterator is used by
-// one goroutine; Close it.
+// one goroutine; Close it: in the middle of a scan it holds a Badger read
+// transaction (see the package doc on blocks and what a read costs).
 //
 // An Iterator that stops because of an error is not Valid and Err returns
 // the error (wrapping ErrCorrupt for bad blocks): it never just ends early.

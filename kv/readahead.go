@@ -91,6 +91,8 @@ func (it *segSource) startReader(i int) {
 		defer close(r.out)
 		var sp spare
 		defer func() { sp.release() }()
+		cur := it.s.newCursor(it.g, r.dir < 0)
+		defer cur.close()
 		for j := i; j >= 0 && j < len(it.g.blockKeys) && it.g.inBounds(j, lower, upper); j = r.after(j) {
 			select {
 			case s := <-r.free:
@@ -98,7 +100,7 @@ func (it *segSource) startReader(i int) {
 				sp = s
 			default:
 			}
-			f := it.fetch(j, false, fill && streamed <= it.s.cache.max, &sp)
+			f := it.fetch(j, false, fill && streamed <= it.s.cache.max, &sp, cur)
 			if f.err == nil {
 				f.sk.Decompress()
 				streamed += f.cb.cost * (readerRun + scanRun) / readerRun

@@ -39,11 +39,15 @@ func (g *segment) findBlock(key []byte) int {
 // streaming or first-time seek, no cache) it is read into a pooled buffer,
 // returned with one reference the caller releases. It takes the buffer
 // and the Seeker from sp (may be nil) when it has them.
-func (s *Store) readBlock(g *segment, i int, fill, cold bool, sp *spare) (*cachedBlock, *refBuf, error) {
+func (s *Store) readBlock(g *segment, i int, fill, cold bool, sp *spare, cur *cursor) (*cachedBlock, *refBuf, error) {
 	cached := fill && s.cache.max > 0
 	var rb *refBuf
 	var data []byte
-	err := s.viewBlock(g, i, func(v []byte) {
+	view := s.viewBlock
+	if cur != nil {
+		view = func(_ *segment, i int, f func(v []byte)) error { return cur.view(i, f) }
+	}
+	err := view(g, i, func(v []byte) {
 		if cached {
 			data = append([]byte(nil), v...)
 		} else {
@@ -181,7 +185,7 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 	if s.cache.max > 0 {
 		id := blockID{seg: g.meta.id, block: i}
 		if cb = s.cache.get(id); cb == nil && s.cache.admit(id) {
-			if cb, _, err = s.readBlock(g, i, true, false, nil); err != nil {
+			if cb, _, err = s.readBlock(g, i, true, false, nil, nil); err != nil {
 				return nil, 0, 0, false, err
 			}
 		}

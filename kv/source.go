@@ -91,6 +91,9 @@ type segSource struct {
 	dir, run int
 	ahead    *reader // the reader goroutine, or nil
 	spare    spare   // of the last uncached block left, for the next read
+	// cur reads the blocks of a run in order (from its second block, as
+	// the reader), or is nil.
+	cursor *cursor
 }
 
 // fetched is a block read for a segSource: a cached block, the pooled
@@ -152,9 +155,16 @@ func (it *segSource) dropAhead() {
 	}
 }
 
+// dropCursor closes the source's cursor, if any.
+func (it *segSource) dropCursor() {
+	it.cursor.close()
+	it.cursor = nil
+}
+
 func (it *segSource) close() {
 	it.leave()
 	it.dropAhead()
+	it.dropCursor()
 	it.spare.release()
 	it.ok = false
 }
@@ -164,6 +174,7 @@ func (it *segSource) close() {
 // (blockCache.admit), and then at the hot end.
 func (it *segSource) loadSeek(i int) bool {
 	it.run = 0
+	it.dropCursor()
 	return it.loadAs(i, true)
 }
 
@@ -174,6 +185,7 @@ func (it *segSource) load(i, dir int) bool {
 		it.run++
 	} else {
 		it.dir, it.run = dir, 1
+		it.dropCursor()
 	}
 	return it.loadAs(i, false)
 }
@@ -209,10 +221,15 @@ func (it *segSource) loadAs(i int, seek bool) bool {
 		it.dropAhead()
 	}
 	if !got {
-		if it.ahead == nil && !seek && it.run >= 2 && readAheadOn && !it.all {
-			it.startReader(i + it.dir)
+		if !seek && it.run >= 2 {
+			if it.ahead == nil && readAheadOn && !it.all {
+				it.startReader(i + it.dir)
+			}
+			if it.cursor == nil {
+				it.cursor = it.s.newCursor(it.g, it.dir < 0)
+			}
 		}
-		f = it.fetch(i, seek, it.fillNext(), &it.spare)
+		f = it.fetch(i, seek, it.fillNext(), &it.spare, it.cursor)
 	}
 	if f.err != nil {
 		if f.inBlock {
@@ -238,14 +255,14 @@ func (it *segSource) fillNext() bool { return it.fill && it.streamed <= it.s.cac
 // (fill; a seek only at the block's second miss) or into a pooled buffer.
 // It takes the buffer and Seeker of sp when it needs them. It reads only
 // what does not change under it, so that a reader goroutine can run it.
-func (it *segSource) fetch(i int, seek, fill bool, sp *spare) fetched {
+func (it *segSource) fetch(i int, seek, fill bool, sp *spare, cur *cursor) fetched {
 	id := blockID{it.g.meta.id, i}
 	cb := it.s.cache.get(id)
 	var rb *refBuf
 	if cb == nil {
 		fill = fill && (!seek || it.s.cache.admit(id))
 		var err error
-		if cb, rb, err = it.s.readBlock(it.g, i, fill, !seek, sp); err != nil {
+		if cb, rb, err = it.s.readBlock(it.g, i, fill, !seek, sp, cur); err != nil {
 			return fetched{err: err}
 		}
 	}

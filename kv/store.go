@@ -40,6 +40,7 @@ type Store struct {
 	cache       *blockCache
 	pool        bufPool
 	txns        *readTxns // Badger transactions for block reads
+	cursors     cursors   // the open cursors of scans
 	// refcountHot makes every block visit take a reference and every cell
 	// access check it (HBase's design): only for the benchmark that measures
 	// what that costs.
@@ -512,16 +513,20 @@ func (s *Store) view(fn func(txn *badger.Txn) error) (err error) {
 	if err := s.dbClosed(); err != nil {
 		return err
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			if e, ok := r.(error); ok && errors.Is(e, badger.ErrDBClosed) {
-				err = fmt.Errorf("kv: store %q: %w", s.opts.Prefix, e)
-				return
-			}
-			panic(r)
-		}
-	}()
+	defer s.catchClosed(&err)
 	return s.db.View(fn)
+}
+
+// catchClosed, deferred, turns Badger's panic with ErrDBClosed (from
+// NewIterator on a DB closed under it) into *err; other panics go on.
+func (s *Store) catchClosed(err *error) {
+	if r := recover(); r != nil {
+		if e, ok := r.(error); ok && errors.Is(e, badger.ErrDBClosed) {
+			*err = fmt.Errorf("kv: store %q: %w", s.opts.Prefix, e)
+			return
+		}
+		panic(r)
+	}
 }
 
 // errClosed is ErrClosed naming the Store.

@@ -1,0 +1,168 @@
+package kv
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// cursor reads the blocks of one segment in order, for a scan, through
+// one Badger iterator over the segment's block keys. A Txn.Get per block
+// searches every level of Badger's tree and builds a table iterator for
+// it; the iterator's Next reaches the next block's key for about a
+// quarter of that.
+//
+// The iterator lives from the cursor's first read to close, which a
+// scan calls when it ends, turns or seeks. Like any Badger iterator it
+// holds a read transaction, so Badger keeps what was deleted after it
+// began (and the value-log files that hold it) until it closes. A cursor
+// serves one goroutine at a time; Store.Close closes every cursor still
+// open (cursors.shut), after which reads fail with ErrClosed.
+type cursor struct {
+	s       *Store
+	g       *segment
+	reverse bool
+
+	mu     sync.Mutex // held by a read and by close
+	txn    *badger.Txn
+	it     *badger.Iterator
+	closed bool
+}
+
+// cursorSkip is how many keys a cursor steps over with Next to reach the
+// block it is asked for, before it seeks instead: a read-ahead reads
+// runs of blocks with the scan's runs between them.
+const cursorSkip = scanRun + 1
+
+// cursors are a Store's open cursors.
+type cursors struct {
+	mu     sync.Mutex
+	open   map[*cursor]struct{}
+	closed bool
+}
+
+// newCursor returns a cursor on the blocks of g, read forward or, with
+// reverse, backward, or nil when the Store is closing (reads then take
+// the way without one and fail with its error).
+func (s *Store) newCursor(g *segment, reverse bool) *cursor {
+	r := &s.cursors
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	c := &cursor{s: s, g: g, reverse: reverse}
+	if r.open == nil {
+		r.open = map[*cursor]struct{}{}
+	}
+	r.open[c] = struct{}{}
+	return c
+}
+
+// shut closes every open cursor and refuses new ones.
+func (r *cursors) shut() {
+	r.mu.Lock()
+	r.closed = true
+	open := r.open
+	r.open = nil
+	r.mu.Unlock()
+	for c := range open {
+		c.release()
+	}
+}
+
+// close closes c (nil: nothing to close).
+func (c *cursor) close() {
+	if c == nil {
+		return
+	}
+	r := &c.s.cursors
+	r.mu.Lock()
+	delete(r.open, c)
+	r.mu.Unlock()
+	c.release()
+}
+
+// release ends c's iterator and transaction.
+func (c *cursor) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.it != nil {
+		c.it.Close()
+		c.txn.Discard()
+		c.it, c.txn = nil, nil
+	}
+	c.closed = true
+}
+
+// view calls f with the bytes of block i as Badger holds them, as
+// Store.viewBlock does.
+func (c *cursor) view(i int, f func(v []byte)) (err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return c.s.errClosed()
+	}
+	key := c.g.blockKeys[i]
+	if c.it == nil {
+		if err := c.open(); err != nil {
+			return err
+		}
+		c.it.Seek(key)
+	} else if !c.reach(key) {
+		c.it.Seek(key)
+	}
+	if !c.it.Valid() || !bytes.Equal(c.it.Item().Key(), key) {
+		return fmt.Errorf("%w: segment %d block %d (key %q) missing", ErrCorrupt, c.g.meta.id, i, key)
+	}
+	err = c.it.Item().Value(func(v []byte) error { f(v); return nil })
+	if err != nil {
+		return fmt.Errorf("kv: segment %d block %d: %w", c.g.meta.id, i, err)
+	}
+	return nil
+}
+
+// reach steps the iterator on to key, by at most cursorSkip Nexts, and
+// reports whether it got there.
+func (c *cursor) reach(key []byte) bool {
+	for range cursorSkip + 1 {
+		if !c.it.Valid() {
+			return false
+		}
+		switch d := bytes.Compare(c.it.Item().Key(), key); {
+		case d == 0:
+			return true
+		case (d > 0) != c.reverse: // past it
+			return false
+		}
+		c.it.Next()
+	}
+	return false
+}
+
+// open begins c's transaction and iterator, over the segment's block keys
+// only.
+func (c *cursor) open() (err error) {
+	if err := c.s.dbClosed(); err != nil {
+		return err
+	}
+	txn := c.s.db.NewTransaction(false)
+	o := badger.DefaultIteratorOptions
+	o.PrefetchValues = false
+	o.Reverse = c.reverse
+	o.Prefix = c.s.keys.segment(c.g.meta.id)
+	if c.it, err = c.iterator(txn, o); err != nil {
+		txn.Discard()
+		return err
+	}
+	c.txn = txn
+	return nil
+}
+
+// iterator is txn.NewIterator, with an error for a DB closed under it.
+func (c *cursor) iterator(txn *badger.Txn, o badger.IteratorOptions) (it *badger.Iterator, err error) {
+	defer c.s.catchClosed(&err)
+	return txn.NewIterator(o), nil
+}
