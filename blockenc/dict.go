@@ -25,8 +25,10 @@ const MaxDictSize = lz4dict.MaxDictLen
 //
 // A Dict is immutable and safe for concurrent use by many Encoders and
 // Seekers; NewDict prepares what compression and decompression need once.
+// Seekers decompress in a buffer that starts with a copy of the Dict's
+// bytes, one kept per processor in a sync.Pool.
 type Dict struct {
-	d lz4area.Dict
+	d *lz4area.Dict
 }
 
 // NewDict returns a Dict of a copy of b, 1..MaxDictSize bytes (SampleDict
@@ -39,7 +41,7 @@ func NewDict(b []byte) (*Dict, error) {
 	case len(b) > MaxDictSize:
 		return nil, fmt.Errorf("%w: dictionary of %d bytes (max %d)", ErrTooLarge, len(b), MaxDictSize)
 	}
-	return &Dict{d: lz4area.Dict{LZ: lz4dict.NewDict(b), ID: crc32.Checksum(b, crcTable)}}, nil
+	return &Dict{d: lz4area.NewDict(lz4dict.NewDict(b), crc32.Checksum(b, crcTable))}, nil
 }
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)

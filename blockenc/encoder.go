@@ -56,7 +56,7 @@ func NewEncoder(opts Options) *Encoder {
 	}
 	var ext *lz4area.Dict
 	if opts.Dict != nil {
-		ext = &opts.Dict.d
+		ext = opts.Dict.d
 	}
 	if opts.Encoding == Columnar {
 		e.col = colblk.NewWriter(opts.RestartInterval, compress, opts.CompressionLevel, ext)

@@ -36,7 +36,7 @@ func FixChecksums(block []byte, d *Dict) bool {
 	if d == nil {
 		return false
 	}
-	return colblk.FixChecksums(block, &d.d)
+	return colblk.FixChecksums(block, d.d)
 }
 
 // FlagExtDict is the flag of a block compressed against a Dict.

@@ -76,7 +76,7 @@ func (s *Seeker) Init(block []byte) error { return s.InitDict(block, nil) }
 func (s *Seeker) InitDict(block []byte, d *Dict) error {
 	var ext *lz4area.Dict
 	if d != nil {
-		ext = &d.d
+		ext = d.d
 	}
 	s.columnar = len(block) > 1 && block[1] == byte(Columnar)
 	if !s.columnar {

@@ -427,6 +427,11 @@
 //	cache       up to CacheSize (64 MiB) of decoded blocks
 //	index       the last key of every block: about one key per 16 KiB
 //	            of blocks (BlockSize)
+//	dictionary  per segment, its bytes (up to 64 KiB) with the
+//	            compressor's tables while it is written, and while it
+//	            is read a decoding buffer per processor that reads it
+//	            (a copy of the bytes and one sub-block; the runtime frees
+//	            it when unused)
 //	Badger      (Open) one memtable arena of DefaultBadgerMemTableSize
 //	            (16 MiB) plus room for one batch (about 5 MiB), up to
 //	            NumMemtables (5) of them while they flush, and for a few

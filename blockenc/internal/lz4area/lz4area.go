@@ -68,12 +68,23 @@ func SetExtSize(sub int) (restore func()) {
 }
 
 // Dict is an external dictionary: its bytes with the compressor's tables
-// prepared once (LZ), and its ID, which blocks that use it record.
-// Immutable, safe for concurrent use.
+// prepared once (LZ), and its ID, which blocks that use it record. Safe
+// for concurrent use; make one with NewDict.
 type Dict struct {
-	LZ *lz4dict.Dict
-	ID uint32
+	LZ  *lz4dict.Dict
+	ID  uint32
+	win *windows // decodes against LZ's bytes
 }
+
+// NewDict returns the Dict of lz with ID id.
+func NewDict(lz *lz4dict.Dict, id uint32) *Dict {
+	return &Dict{LZ: lz, ID: id, win: &windows{dict: lz.Bytes()}}
+}
+
+// decode decodes src, an LZ4 block compressed against d, into dst, and
+// returns the bytes written, or -1 if src is not such a block or does
+// not fit dst.
+func (d *Dict) decode(dst, src []byte) int { return d.win.decode(dst, src) }
 
 // SetSizes sets DictSize and SubBlockSize and returns a function that
 // restores them; for tests.
@@ -318,7 +329,7 @@ func (r *Reader) Load(block []byte, j int) error {
 	case sb.CompLen == sb.RawLen:
 		n = copy(dst, src)
 	case r.Ext != nil:
-		if n = decodeDict(dst, src, r.Ext.LZ.Bytes()); n < 0 {
+		if n = r.Ext.decode(dst, src); n < 0 {
 			err = errShortLZ4
 		}
 	case j == 0:
