@@ -29,12 +29,13 @@ type cursor struct {
 	txn    *badger.Txn
 	it     *badger.Iterator
 	closed bool
+	seeks  int // iterator seeks, for tests
 }
 
-// cursorSkip is how many keys a cursor steps over with Next to reach the
-// block it is asked for, before it seeks instead: a read-ahead reads
-// runs of blocks with the scan's runs between them.
-const cursorSkip = scanRun + 1
+// cursorSkip is how many times a cursor steps on with Next to reach the
+// block it is asked for, before it seeks instead: the scan and its
+// read-ahead each read runs of blocks and skip the other's runs.
+const cursorSkip = max(readerRun, scanRun) + 1
 
 // cursors are a Store's open cursors.
 type cursors struct {
@@ -111,8 +112,10 @@ func (c *cursor) view(i int, f func(v []byte)) (err error) {
 			return err
 		}
 		c.it.Seek(key)
+		c.seeks++
 	} else if !c.reach(key) {
 		c.it.Seek(key)
+		c.seeks++
 	}
 	if !c.it.Valid() || !bytes.Equal(c.it.Item().Key(), key) {
 		return fmt.Errorf("%w: segment %d block %d (key %q) missing", ErrCorrupt, c.g.meta.id, i, key)

@@ -37,11 +37,13 @@ func TestCursor(t *testing.T) {
 	defer s.Close()
 	n := len(want)
 	rng := rand.New(rand.NewPCG(1, 2))
-	orders := map[string][]int{"all": {}, "runs": {}, "random": {}}
+	orders := map[string][]int{"all": {}, "reader": {}, "scan": {}, "random": {}}
 	for i := range n {
 		orders["all"] = append(orders["all"], i)
-		if i%(readerRun+scanRun) < readerRun { // a reader's blocks
-			orders["runs"] = append(orders["runs"], i)
+		if i%(readerRun+scanRun) < readerRun {
+			orders["reader"] = append(orders["reader"], i)
+		} else {
+			orders["scan"] = append(orders["scan"], i)
 		}
 		orders["random"] = append(orders["random"], rng.IntN(n))
 	}
@@ -60,6 +62,9 @@ func TestCursor(t *testing.T) {
 					var got []byte
 					require.NoError(t, c.view(i, func(v []byte) { got = slices.Clone(v) }), "read %d: block %d", k, i)
 					require.Equal(t, want[i], got, "read %d: block %d", k, i)
+				}
+				if name != "random" && name != "jumps" {
+					require.Equal(t, 1, c.seeks, "seeks: the first read only")
 				}
 			})
 		}
