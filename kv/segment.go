@@ -38,7 +38,9 @@ func (g *segment) findBlock(key []byte) int {
 // the cold end with cold (see blockCache). Otherwise (compaction, a
 // streaming or first-time seek, no cache) it is read into a pooled buffer,
 // returned with one reference the caller releases. It takes the buffer
-// and the Seeker from sp (may be nil) when it has them.
+// and the Seeker from sp (may be nil) when it has them, and reads through
+// cur when it is not nil (a scan's blocks in order), else with a point
+// Get.
 func (s *Store) readBlock(g *segment, i int, fill, cold bool, sp *spare, cur *cursor) (*cachedBlock, *refBuf, error) {
 	cached := fill && s.cache.max > 0
 	var rb *refBuf

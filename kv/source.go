@@ -91,8 +91,8 @@ type segSource struct {
 	dir, run int
 	ahead    *reader // the reader goroutine, or nil
 	spare    spare   // of the last uncached block left, for the next read
-	// cur reads the blocks of a run in order (from its second block, as
-	// the reader), or is nil.
+	// cursor reads the blocks of a run in order (from its second block,
+	// as the reader), or is nil.
 	cursor *cursor
 }
 
