@@ -235,7 +235,7 @@ func (m *hcMatcher) findDict(p, best int) (int, int) {
 	lo := lowerBound(keys, first, end, qk)
 	hi := lo
 	if lo < end && keys[lo] == qk {
-		hi = upperBound(keys, lo+1, end, qk)
+		hi = gallopUpper(keys, lo, end, qk)
 	}
 	if lo == hi && best >= suffixKeyEnd-1 {
 		return best, noMatch // no suffix shares suffixKeyEnd bytes with q
@@ -304,6 +304,18 @@ func lowerBound(keys []uint32, lo, hi int, k uint32) int {
 		lo++
 	}
 	return lo
+}
+
+// gallopUpper returns the first index i in (lo, hi) with keys[i] > k, or
+// hi, given keys[lo] <= k: it doubles its step from lo before it
+// searches, since runs of equal keys are mostly short and hi far.
+func gallopUpper(keys []uint32, lo, hi int, k uint32) int {
+	step := 1
+	for lo+step < hi && keys[lo+step] <= k {
+		lo += step
+		step <<= 1
+	}
+	return upperBound(keys, lo+1, min(lo+step, hi), k)
 }
 
 // upperBound returns the first index i in [lo, hi) with keys[i] > k, or

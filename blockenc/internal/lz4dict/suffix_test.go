@@ -128,8 +128,8 @@ func TestFindDictLongest(t *testing.T) {
 	}
 }
 
-// TestBounds: lowerBound and upperBound agree with sort.Search on sorted
-// keys with repeats, for every range.
+// TestBounds: lowerBound, upperBound and gallopUpper agree with
+// sort.Search on sorted keys with repeats, for every range.
 func TestBounds(t *testing.T) {
 	r := rand.New(rand.NewPCG(14, 14))
 	for range 5000 {
@@ -142,7 +142,11 @@ func TestBounds(t *testing.T) {
 		lo := r.IntN(len(keys) + 1)
 		hi := lo + r.IntN(len(keys)-lo+1)
 		require.Equal(t, lo+sort.Search(hi-lo, func(i int) bool { return keys[lo+i] >= k }), lowerBound(keys, lo, hi, k), "lowerBound(%v, %d, %d, %d)", keys, lo, hi, k)
-		require.Equal(t, lo+sort.Search(hi-lo, func(i int) bool { return keys[lo+i] > k }), upperBound(keys, lo, hi, k), "upperBound(%v, %d, %d, %d)", keys, lo, hi, k)
+		up := lo + sort.Search(hi-lo, func(i int) bool { return keys[lo+i] > k })
+		require.Equal(t, up, upperBound(keys, lo, hi, k), "upperBound(%v, %d, %d, %d)", keys, lo, hi, k)
+		if lo < hi && keys[lo] <= k {
+			require.Equal(t, up, gallopUpper(keys, lo, hi, k), "gallopUpper(%v, %d, %d, %d)", keys, lo, hi, k)
+		}
 	}
 }
 
