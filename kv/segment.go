@@ -45,11 +45,7 @@ func (s *Store) readBlock(g *segment, i int, fill, cold bool, sp *spare, cur *cu
 	cached := fill && s.cache.max > 0
 	var rb *refBuf
 	var data []byte
-	view := s.viewBlock
-	if cur != nil {
-		view = func(_ *segment, i int, f func(v []byte)) error { return cur.view(i, f) }
-	}
-	err := view(g, i, func(v []byte) {
+	take := func(v []byte) {
 		if cached {
 			data = append([]byte(nil), v...)
 		} else {
@@ -57,7 +53,13 @@ func (s *Store) readBlock(g *segment, i int, fill, cold bool, sp *spare, cur *cu
 			copy(rb.b, v)
 			data = rb.b
 		}
-	})
+	}
+	var err error
+	if cur != nil {
+		err = cur.view(i, take)
+	} else {
+		err = s.viewBlock(g, i, take)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
