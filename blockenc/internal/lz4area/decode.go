@@ -115,13 +115,16 @@ func (ws *windows) decode(dst, src []byte) int {
 	return n
 }
 
-// decodeIn is decode in the window *wp, which it makes or grows as needed.
+// decodeIn is decode in the window *wp, which it makes or grows as needed
+// (made with room for two sub-blocks of ExtSubBlockSize, the size a
+// Columnar block cuts them to, so that a slightly longer one does not
+// copy the dictionary again).
 func (ws *windows) decodeIn(wp *[]byte, dst, src []byte) int {
 	base := len(ws.dict)
 	need := base + len(dst) + windowSlack
 	w := *wp
 	if len(w) < need {
-		w = make([]byte, max(need, base+2*SubBlockSize+windowSlack))
+		w = make([]byte, max(need, base+2*ExtSubBlockSize+windowSlack))
 		copy(w, ws.dict)
 		*wp = w
 	}
