@@ -1,7 +1,11 @@
 package kv
 
 import (
+	"bytes"
+	"slices"
+
 	"fmt"
+	"github.com/kvenc/kvenc/blockenc"
 	"math"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -123,6 +127,24 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 	return nil
 }
 
+// copyable reports whether a compaction of in would leave the cells of g,
+// one of them, as they are, so that it can copy g's blocks: g holds one
+// version per key, no tombstone (point or range), its blocks were made
+// with settings (blockSettings), and no other input's keys or range
+// tombstones reach into g's keys.
+func copyable(g *segment, in []*segment, settings []byte) bool {
+	m := &g.meta
+	if m.cells == 0 || m.keys != m.cells || m.tombstones != 0 || len(m.dels) != 0 || !bytes.Equal(m.settings, settings) {
+		return false
+	}
+	for _, h := range in {
+		if h != g && h.overlaps(m.firstKey, m.lastKey) {
+			return false
+		}
+	}
+	return true
+}
+
 // pickTier chooses a size tier among segs (newest first): the first run of
 // adjacent segments, walking towards older ones, in which each next
 // segment is at most twice the size of the run so far. Adjacent segments
@@ -166,35 +188,62 @@ func (s *Store) compact(all bool) error {
 // compactRun merges in, a run of adjacent segments, into one. Tombstones
 // (point and range) can go when every segment outside the input is newer
 // (dropTombstones): segments are sorted newest first and the input is a
-// run, so when it ends with the oldest segment. The caller holds
-// compactMu.
+// run, so when it ends with the oldest segment. The blocks of an input that
+// the merge would leave as they are (copyable) are copied, not decoded and
+// compressed again. The caller holds compactMu.
 func (s *Store) compactRun(in []*segment, dropTombstones bool) error {
-	dict, err := s.segmentsDict(in)
+	settings := s.opts.blockSettings(s.opts.compactionBlock())
+	var copies, merge []*segment
+	for _, g := range in {
+		if copyable(g, in, settings) {
+			copies = append(copies, g)
+		} else {
+			merge = append(merge, g)
+		}
+	}
+	slices.SortFunc(copies, func(a, b *segment) int { return bytes.Compare(a.meta.firstKey, b.meta.firstKey) })
+	dict, err := s.segmentsDict(merge)
 	if err != nil {
 		return err
 	}
 	rp, points := s.gcPoints()
 	w := s.newSegWriter(s.opts.compactionBlock(), dict)
+	// The merged cells go between the copied segments, which no other
+	// input's keys or range tombstones reach into.
+	emit := func(c blockenc.Cell) error {
+		for len(copies) > 0 && bytes.Compare(copies[0].meta.firstKey, c.Key) < 0 {
+			if err := w.copyBlocks(copies[0]); err != nil {
+				return err
+			}
+			copies = copies[1:]
+		}
+		return w.add(c)
+	}
 	var dels []*rangeDels
-	for _, g := range in {
+	for _, g := range merge {
 		dels = append(dels, g.dels)
 	}
-	f := gcFilter{rp: rp, points: points, dropTombstones: dropTombstones, emit: w.add, dels: unionRangeDels(dels...)}
+	f := gcFilter{rp: rp, points: points, dropTombstones: dropTombstones, emit: emit, dels: unionRangeDels(dels...)}
 	m := versionMerge{}
 	var walSeq uint64
 	for _, g := range in {
 		walSeq = max(walSeq, g.meta.walSeq)
+	}
+	for _, g := range merge {
 		m.srcs = append(m.srcs, &segSource{s: s, g: g, rp: math.MaxUint64, all: true, bi: -1})
 	}
 	err = m.next(f.add)
 	for _, src := range m.srcs {
 		src.close()
 	}
+	f.finish()
+	for ; err == nil && len(copies) > 0; copies = copies[1:] {
+		err = w.copyBlocks(copies[0])
+	}
 	if err != nil {
 		w.abort()
 		return err
 	}
-	f.finish()
 	w.addRangeDels(f.rangeDels())
 	out, err := w.finish(walSeq, in)
 	if err != nil {

@@ -2,6 +2,7 @@ package kv
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -77,14 +78,15 @@ func TestSegmentDict(t *testing.T) {
 		s.mu.RUnlock()
 		require.Greater(t, len(segs), 1)
 		for _, g := range segs {
+			require.Len(t, g.parts, 1)
 			if dictSize < 0 {
-				require.Nil(t, g.dict)
-				require.Empty(t, g.meta.dict)
+				require.Nil(t, g.dictFor(0))
+				require.Empty(t, g.meta.parts[0].dict)
 				continue
 			}
-			require.NotNil(t, g.dict)
-			require.GreaterOrEqual(t, len(g.meta.dict), minDict)
-			require.LessOrEqual(t, len(g.meta.dict), DefaultDictSize)
+			require.NotNil(t, g.dictFor(0))
+			require.GreaterOrEqual(t, len(g.meta.parts[0].dict), minDict)
+			require.LessOrEqual(t, len(g.meta.parts[0].dict), DefaultDictSize)
 		}
 		requireAll(t, s, d)
 		require.NoError(t, s.Compact())
@@ -92,7 +94,7 @@ func TestSegmentDict(t *testing.T) {
 		require.Len(t, s.segs, 1)
 		g := s.segs[0]
 		s.mu.RUnlock()
-		require.Equal(t, dictSize >= 0, g.dict != nil)
+		requireDicts(t, g, dictSize >= 0)
 		sizes[dictSize] = segBytes(s)
 		requireAll(t, s, d)
 		require.NoError(t, s.Close())
@@ -101,11 +103,22 @@ func TestSegmentDict(t *testing.T) {
 		s.mu.RLock()
 		g = s.segs[0]
 		s.mu.RUnlock()
-		require.Equal(t, dictSize >= 0, g.dict != nil)
+		requireDicts(t, g, dictSize >= 0)
 		requireAll(t, s, d)
 		require.NoError(t, s.Close())
 	}
 	require.Less(t, sizes[0], sizes[-1], "segment bytes with a dictionary against without")
+}
+
+// requireDicts checks that every part of g has a dictionary (want) or
+// none has.
+func requireDicts(t *testing.T, g *segment, want bool) {
+	t.Helper()
+	require.NotEmpty(t, g.parts)
+	for i, p := range g.parts {
+		require.Equal(t, want, p.dict != nil, "part %d", i)
+		require.Equal(t, want, len(g.meta.parts[i].dict) > 0, "part %d", i)
+	}
 }
 
 // TestSegmentDictSmall: a segment too small for a dictionary has none.
@@ -116,7 +129,7 @@ func TestSegmentDictSmall(t *testing.T) {
 	putAll(t, s, d)
 	s.mu.RLock()
 	require.Len(t, s.segs, 1)
-	require.Nil(t, s.segs[0].dict)
+	requireDicts(t, s.segs[0], false)
 	s.mu.RUnlock()
 	requireAll(t, s, d)
 }
@@ -133,9 +146,11 @@ func TestSegmentDictMismatch(t *testing.T) {
 	s.mu.RLock()
 	m := s.segs[0].meta
 	s.mu.RUnlock()
-	require.NotEmpty(t, m.dict)
-	m.dict = append([]byte(nil), m.dict...)
-	m.dict[len(m.dict)/2] ^= 1
+	require.NotEmpty(t, m.parts[0].dict)
+	m.parts = slices.Clone(m.parts)
+	bad := slices.Clone(m.parts[0].dict)
+	bad[len(bad)/2] ^= 1
+	m.parts[0].dict = bad
 	require.NoError(t, s.db.Update(func(txn *badger.Txn) error {
 		return txn.Set(s.keys.meta(m.id), m.append(nil))
 	}))

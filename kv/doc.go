@@ -86,18 +86,20 @@
 // Version 1 is the same without op kind 2; Open replays version 1
 // records (testdata/wal-v1.bin: the first two ops, version byte 01).
 //
-// # Segment meta, version 3
+// # Segment meta, version 4
 //
 // Written after all of the segment's blocks, in its own transaction (which
 // for a compaction also deletes the metas of the segments it replaces): a
 // segment without a meta is garbage from a flush or compaction cut short,
 // and Open deletes its blocks. Integers little-endian:
 //
-//	meta := version u8 (=3) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
+//	meta := version u8 (=4) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
 //	        | blocks u64 | cells u64 | keys u64 | bytes u64
 //	        | firstKeyLen uv | firstKey | lastKeyLen uv | lastKey
-//	        | dels uv | del * dels | dictLen uv | dict | crc32c u32
+//	        | dels uv | del * dels | tombstones uv
+//	        | settingsLen uv | settings | parts uv | part * parts | crc32c u32
 //	del  := seq u64 | startLen uv | start | endLen uv | end
+//	part := blocks uv | dictLen uv | dict
 //
 // walSeq: every write with a seq at or below it is in a segment; Open
 // replays only the WAL records above the largest walSeq (and deletes the
@@ -109,27 +111,50 @@
 // has start < end and a seq within minSeq..maxSeq, else Open fails with
 // ErrCorrupt. They live in the meta, not in the blocks: Open reads them
 // into memory with the meta. minSeq and maxSeq cover the tombstones' seqs
-// too (a segment may hold tombstones and no cell). dict is the segment's
-// preset dictionary (see Segment dictionaries): every block of the segment
-// whose value area is compressed against a dictionary uses this one, and a
-// block's dictionary ID must match it; dictLen 0: the blocks carry their
-// own. Open keeps it in memory with the meta. Worked example, pinned by
-// testdata/meta-v3.bin: segment 7, walSeq 300, seqs 1..300, 2 blocks, 1000
-// cells of 800 keys, 40000 bytes, keys "apple".."pear", one range
-// tombstone ["b", "d") at seq 250 and the dictionary "|N|O|":
+// too (a segment may hold tombstones and no cell). tombstones counts the
+// Delete cells among the cells (at most cells). settings records how the
+// blocks were made:
 //
-//	03 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
+//	settings := version u8 (=1) | encoding u8 | compression u8 | level u8
+//	            | flags u8 | restartInterval uv | blockSize uv | dictSize uv
+//
+// with the blockenc.Options fields of those names (flags: 1 DedupeValues,
+// 2 IntValues), Options.BlockSize, and Options.DictSize + 1 (0: no
+// segment dictionaries); a compaction copies a segment's blocks only when
+// they are what it would write (see Compaction). The parts cut the blocks,
+// in order, into runs (each of at least one block, together all of them)
+// that share a preset dictionary (see Segment dictionaries): a flushed
+// segment has one part, a compaction's output one per segment it copied
+// and one per run of blocks it wrote between them. Every block of a part
+// whose value area is compressed against a dictionary uses the part's,
+// and a block's dictionary ID must match it; dictLen 0: the part's blocks
+// carry their own. Open keeps the dictionaries in memory with the meta.
+// Worked example, pinned by testdata/meta-v4.bin: segment 7, walSeq 300,
+// seqs 1..300, 2 blocks, 1000 cells of 800 keys (5 of them tombstones),
+// 40000 bytes, keys "apple".."pear", one range tombstone ["b", "d") at
+// seq 250, the settings of DefaultOptions' compactions (Columnar, LZ4Dict,
+// level 9, both flags, restart interval 16, 16 KiB blocks, 64 KiB - 1 of
+// dictionary) and two parts of one block, with the dictionaries "|N|O|"
+// and "|A|R|":
+//
+//	04 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
 //	0200000000000000 e803000000000000 2003000000000000 409c000000000000
 //	05 6170706c65 04 70656172
 //	01 fa00000000000000 01 62 01 64
-//	05 7c4e7c4f7c
-//	cc d4 1a 20              CRC-32C
+//	05                                    5 tombstones
+//	0c 01 05 02 09 03 10 808001 808004    settings, 12 bytes
+//	02 01 05 7c4e7c4f7c 01 05 7c417c527c  2 parts
+//	a0 e9 9c aa                           CRC-32C
 //
-// Version 2 is version 3 without dictLen and dict (version byte 02), read
-// as a segment whose blocks carry their own dictionaries; version 1 is
-// version 2 without the dels count and dels (version byte 01), read as a
-// segment without range tombstones (testdata/meta-v2.bin and meta-v1.bin
-// are the example above in those versions).
+// Version 3 (testdata/meta-v3.bin) is version 4 without tombstones,
+// settings and parts, and with one dictLen and dict after the dels for all
+// blocks: it is read as one part, and its blocks are never copied (their
+// settings are unknown). Version 2 is version 3 without dictLen and dict
+// (version byte 02), read as a segment whose blocks carry their own
+// dictionaries; version 1 is version 2 without the dels count and dels
+// (version byte 01), read as a segment without range tombstones
+// (testdata/meta-v3.bin, meta-v2.bin and meta-v1.bin hold the example
+// above in those versions, with one part and no tombstone count).
 //
 // # Writes, flush and recovery
 //
@@ -151,6 +176,18 @@
 // Background compaction is size-tiered: once CompactionTrigger segments
 // exist, the first run of adjacent segments in which each next older one is
 // at most twice the run so far is merged. Compact merges everything.
+//
+// A compaction copies the blocks of an input it would not change, as they
+// are, instead of decoding and compressing them again (as Pebble moves a
+// file that overlaps nothing down a level): an input that holds one
+// version per key, no tombstone (point or range), whose blocks were made
+// with the compaction's settings, and whose key range no other input's
+// keys or range tombstones reach into. Its blocks keep their dictionary
+// (one part of the output). The other inputs are merged as above, their
+// cells written between the copied runs. A flush whose keys lie outside
+// every segment's range writes its blocks at the compaction's settings
+// (Options.CompactionLevel), so that a load in key order compresses each
+// value once at that level and its compactions only copy.
 //
 // # Range deletes
 //
@@ -202,8 +239,9 @@
 // Blocks default to Columnar with an LZ4Dict value area, cut at 16 KiB
 // (DefaultBlockOptions and DefaultBlockSize say why), and compactions
 // write them at LZ4 level 9 (Options.CompactionLevel; flushes keep
-// Block's level 0, LZ4's fast parse). Compacted blocks are written once and read until the next
-// compaction, and read as fast at every level (plain LZ4).
+// Block's level 0, LZ4's fast parse, unless no segment holds keys in their
+// range). Compacted blocks are written once and read until the next
+// compaction rewrites them, and read as fast at every level (plain LZ4).
 //
 // A Get that misses the cache reads one block from Badger (one point Get
 // and the block's mmapped bytes from the value log), copies it once into
@@ -277,7 +315,8 @@
 // match; at most 1/16 of the segment's value bytes, none below 1 KiB)
 // from them. Every block's value area is then compressed in sub-blocks of
 // about 1 KiB against it (blockenc.Options.Dict). The dictionary is
-// stored once, in the segment's meta (format version 3), and held in
+// stored once, in the segment's meta (format version 4; a compaction that
+// copies blocks keeps one per part), and held in
 // memory while the segment lives; each block records the dictionary's ID
 // (its CRC-32C), so a block read against another dictionary is
 // ErrCorrupt. Blocks whose values are not LZ4 compressed (integer or

@@ -3,6 +3,7 @@ package kv
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/kvenc/kvenc/blockenc"
 	"math"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -50,7 +51,7 @@ func (s *Store) flushFrozen() error {
 
 func (s *Store) flushMemtable(mt *memtable) error {
 	rp, points := s.gcPoints()
-	w := s.newSegWriter(s.opts.Block, s.memtableDict(mt))
+	w := s.newSegWriter(s.flushBlock(mt), s.memtableDict(mt))
 	f := gcFilter{rp: rp, points: points, emit: w.add, dels: mt.dels.Load()}
 	it := mt.ms.NewIterator(math.MaxUint64, true)
 	for it.First(); it.Valid(); it.Next() {
@@ -85,6 +86,33 @@ func (s *Store) flushMemtable(mt *memtable) error {
 	}
 	s.kickBackground()
 	return nil
+}
+
+// flushBlock returns the block options of mt's flush: Block's, or the
+// compaction's when no segment holds keys in the range of mt's, so that a
+// compaction will likely copy its blocks rather than make them again (a
+// load in key order writes each block once).
+func (s *Store) flushBlock(mt *memtable) blockenc.Options {
+	if mt.dels.Load() != nil {
+		return s.opts.Block
+	}
+	it := mt.ms.NewIterator(math.MaxUint64, true)
+	if it.First(); !it.Valid() {
+		return s.opts.Block
+	}
+	lo := clone(it.Cell().Key)
+	if it.Last(); !it.Valid() {
+		return s.opts.Block
+	}
+	hi := it.Cell().Key
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, g := range s.segs {
+		if g.overlaps(lo, hi) {
+			return s.opts.Block
+		}
+	}
+	return s.opts.compactionBlock()
 }
 
 // deleteWAL deletes the WAL records with seqs in (lo, hi].

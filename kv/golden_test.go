@@ -26,11 +26,13 @@ const (
 		01 05 6170706c65 03 726564
 		00 04 70656172
 		02 01 62 01 64`
-	docMeta = `03 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
+	docMeta = `04 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
 		0200000000000000 e803000000000000 2003000000000000 409c000000000000
 		05 6170706c65 04 70656172
 		01 fa00000000000000 01 62 01 64
-		05 7c4e7c4f7c`
+		05
+		0c 01 05 02 09 03 10 808001 808004
+		02 01 05 7c4e7c4f7c 01 05 7c417c527c`
 )
 
 func docWALOps() []op {
@@ -46,7 +48,14 @@ func docWALRecord() []byte { return appendWAL(nil, 300, docWALOps()) }
 func docSegMeta() segMeta {
 	return segMeta{id: 7, walSeq: 300, minSeq: 1, maxSeq: 300, blocks: 2, cells: 1000, keys: 800, bytes: 40000,
 		firstKey: []byte("apple"), lastKey: []byte("pear"), dels: []rangeDel{rd("b", "d", 250)},
-		dict: []byte("|N|O|")}
+		tombstones: 5, settings: docSettings(),
+		parts: []segPart{{blocks: 1, dict: []byte("|N|O|")}, {blocks: 1, dict: []byte("|A|R|")}}}
+}
+
+// docSettings is blockSettings of the default compaction blocks.
+func docSettings() []byte {
+	o := DefaultOptions("")
+	return o.blockSettings(o.compactionBlock())
 }
 
 func unhex(t *testing.T, s string) []byte {
@@ -115,16 +124,28 @@ func TestGoldenMeta(t *testing.T) {
 	m := docSegMeta()
 	b := m.append(nil)
 	require.Equal(t, unhex(t, docMeta), b[:len(b)-4], "meta against the package doc")
-	checkGolden(t, "meta-v3.bin", b)
+	checkGolden(t, "meta-v4.bin", b)
 	got, err := decodeMeta(b)
 	require.NoError(t, err)
 	assert.Equal(t, m, got)
 	requireDecodeCorrupt(t, b, func(b []byte) error { _, err := decodeMeta(b); return err })
 
+	// Version 3 metas (one dictionary, no tombstone count, no settings)
+	// are still read, as one part.
+	v3, err := os.ReadFile(filepath.Join("testdata", "meta-v3.bin"))
+	require.NoError(t, err)
+	m.tombstones, m.settings = 0, nil
+	m.parts = []segPart{{blocks: 2, dict: []byte("|N|O|")}}
+	require.Equal(t, m.appendVersion(nil, 3), v3)
+	got, err = decodeMeta(v3)
+	require.NoError(t, err)
+	assert.Equal(t, m, got)
+	requireDecodeCorrupt(t, v3, func(b []byte) error { _, err := decodeMeta(b); return err })
+
 	// Version 2 metas (no dictionary) are still read.
 	v2, err := os.ReadFile(filepath.Join("testdata", "meta-v2.bin"))
 	require.NoError(t, err)
-	m.dict = nil
+	m.parts[0].dict = nil
 	require.Equal(t, m.appendVersion(nil, 2), v2)
 	got, err = decodeMeta(v2)
 	require.NoError(t, err)
@@ -252,7 +273,7 @@ func FuzzDecodeMeta(f *testing.F) {
 	f.Add(m.append(nil))
 	m.dels = append(m.dels, rd("a", "c", 1), rd("pe", "pz", 300))
 	f.Add(m.append(nil))
-	for _, name := range []string{"meta-v1.bin", "meta-v2.bin"} {
+	for _, name := range []string{"meta-v1.bin", "meta-v2.bin", "meta-v3.bin"} {
 		if old, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
 			f.Add(old)
 		}

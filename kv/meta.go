@@ -7,25 +7,34 @@ import (
 	"hash/crc32"
 )
 
-// Segment meta format, version 3 (see the package doc):
+// Segment meta format, version 4 (see the package doc):
 //
-//	meta := version u8 (=3) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
+//	meta := version u8 (=4) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
 //	        | blocks u64 | cells u64 | keys u64 | bytes u64
 //	        | firstKeyLen uv | firstKey | lastKeyLen uv | lastKey
-//	        | dels uv | del * dels | dictLen uv | dict | crc32c u32
+//	        | dels uv | del * dels | tombstones uv
+//	        | settingsLen uv | settings | parts uv | part * parts | crc32c u32
 //	del  := seq u64 | startLen uv | start | endLen uv | end
+//	part := blocks uv | dictLen uv | dict
 //
 // Integers are little-endian. walSeq: every write with a seq at or below it
 // is in some segment, so Open replays only WAL records above the largest
 // walSeq. keys: distinct keys (cells == keys: one version per key).
 // bytes: the sum of the segment's block lengths. del: a range tombstone
 // [start, end) at seq, start < end, minSeq <= seq <= maxSeq, sorted by
-// start, end, then seq descending. dict: the preset dictionary the
-// segment's blocks are compressed against (blockenc.Dict), empty when they
-// carry their own. Version 2 is version 3 without dictLen and dict, version
-// 1 version 2 without the dels count and the dels; both are still read.
+// start, end, then seq descending. tombstones: the Delete cells among the
+// cells. settings: how the blocks were encoded (blockSettings), compared
+// by compaction to decide whether it can copy them. parts: runs of
+// consecutive blocks, in block order, whose blocks sum to blocks, each
+// with the preset dictionary its blocks are compressed against
+// (blockenc.Dict), empty when they carry their own. Version 3 is version
+// 4 without tombstones, settings and parts, and one dictLen and dict for
+// every block (read as one part, never copied); version 2 is version 3
+// without dictLen and dict, version 1 version 2 without the dels count and
+// the dels. All are still read.
 const (
-	metaVersion   = 3
+	metaVersion   = 4
+	metaVersionV3 = 3
 	metaVersionV2 = 2
 	metaVersionV1 = 1
 )
@@ -35,15 +44,25 @@ type segMeta struct {
 	blocks, cells, keys, bytes uint64
 	firstKey, lastKey          []byte
 	dels                       []rangeDel
-	dict                       []byte
+	tombstones                 uint64
+	settings                   []byte // nil: unknown (version 3 and older)
+	parts                      []segPart
+}
+
+// segPart is a run of blocks compressed against one dictionary (nil: the
+// blocks carry their own).
+type segPart struct {
+	blocks uint64
+	dict   []byte
 }
 
 func (m *segMeta) append(dst []byte) []byte {
 	return m.appendVersion(dst, metaVersion)
 }
 
-// appendVersion appends m in format version v (1 and 2 only for tests:
-// they cannot hold range tombstones or a dictionary).
+// appendVersion appends m in format version v (1 to 3 only for tests:
+// version 3 holds one part, version 2 and 1 no dictionary, version 1 no
+// range tombstones).
 func (m *segMeta) appendVersion(dst []byte, v byte) []byte {
 	start := len(dst)
 	dst = append(dst, v)
@@ -64,9 +83,24 @@ func (m *segMeta) appendVersion(dst []byte, v byte) []byte {
 			dst = append(dst, d.end...)
 		}
 	}
-	if v >= 3 {
-		dst = binary.AppendUvarint(dst, uint64(len(m.dict)))
-		dst = append(dst, m.dict...)
+	switch {
+	case v == metaVersionV3:
+		var dict []byte
+		if len(m.parts) > 0 {
+			dict = m.parts[0].dict
+		}
+		dst = binary.AppendUvarint(dst, uint64(len(dict)))
+		dst = append(dst, dict...)
+	case v >= metaVersion:
+		dst = binary.AppendUvarint(dst, m.tombstones)
+		dst = binary.AppendUvarint(dst, uint64(len(m.settings)))
+		dst = append(dst, m.settings...)
+		dst = binary.AppendUvarint(dst, uint64(len(m.parts)))
+		for _, pt := range m.parts {
+			dst = binary.AppendUvarint(dst, pt.blocks)
+			dst = binary.AppendUvarint(dst, uint64(len(pt.dict)))
+			dst = append(dst, pt.dict...)
+		}
 	}
 	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:], crcTable))
 }
@@ -116,18 +150,85 @@ func decodeMeta(b []byte) (segMeta, error) {
 			return m, err
 		}
 	}
-	if version >= 3 {
-		if m.dict, err = readBytes("dictionary"); err != nil {
-			return m, err
+	switch {
+	case version < metaVersion:
+		var dict []byte
+		if version == metaVersionV3 {
+			if dict, err = readBytes("dictionary"); err != nil {
+				return m, err
+			}
 		}
-		if len(m.dict) == 0 {
-			m.dict = nil
+		if len(dict) == 0 {
+			dict = nil
+		}
+		m.parts = []segPart{{blocks: m.blocks, dict: dict}}
+	default:
+		if err := decodeMetaParts(body, &p, &m, readBytes, bad); err != nil {
+			return m, err
 		}
 	}
 	if p != len(body) {
 		return m, bad(p, fmt.Sprintf("%d trailing bytes", len(body)-p))
 	}
 	return m, nil
+}
+
+// decodeMetaParts parses the tombstones, settings and parts of a version 4
+// meta at *p.
+func decodeMetaParts(body []byte, p *int, m *segMeta, readBytes func(string) ([]byte, error), bad func(int, string) error) error {
+	uv := func(what string) (uint64, error) {
+		v, w := binary.Uvarint(body[*p:])
+		if w <= 0 {
+			return 0, bad(*p, "bad "+what)
+		}
+		*p += w
+		return v, nil
+	}
+	var err error
+	if m.tombstones, err = uv("tombstone count"); err != nil {
+		return err
+	}
+	if m.tombstones > m.cells {
+		return bad(*p, fmt.Sprintf("%d tombstones in %d cells", m.tombstones, m.cells))
+	}
+	if m.settings, err = readBytes("settings"); err != nil {
+		return err
+	}
+	if len(m.settings) == 0 {
+		m.settings = nil
+	}
+	at := *p
+	n, err := uv("part count")
+	if err != nil {
+		return err
+	}
+	const minPart = 2 // blocks, dictLen
+	if n > uint64(len(body)-*p)/minPart {
+		return bad(at, fmt.Sprintf("%d parts in %d bytes", n, len(body)-*p))
+	}
+	var sum uint64
+	for i := uint64(0); i < n; i++ {
+		at := *p
+		var pt segPart
+		if pt.blocks, err = uv("part block count"); err != nil {
+			return err
+		}
+		if pt.blocks == 0 || pt.blocks > m.blocks-sum {
+			return bad(at, fmt.Sprintf("part %d of %d blocks: %d of the segment's %d blocks are left", i, pt.blocks, m.blocks-sum, m.blocks))
+		}
+		sum += pt.blocks
+		if pt.dict, err = readBytes("dictionary"); err != nil {
+			return err
+		}
+		if len(pt.dict) == 0 {
+			pt.dict = nil
+		}
+		m.parts = append(m.parts, pt)
+	}
+	if sum != m.blocks {
+		return bad(*p, fmt.Sprintf("parts hold %d blocks, the segment %d", sum, m.blocks))
+	}
+	return nil
 }
 
 // decodeMetaDels parses the range tombstones of a version 2 meta at *p.

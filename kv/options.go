@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -23,7 +24,9 @@ type Options struct {
 	// area.
 	Block blockenc.Options
 	// CompactionLevel is the blockenc CompressionLevel of the blocks a
-	// compaction writes; flushes write Block's. Compacted blocks are
+	// compaction writes, and of a flush whose keys lie outside every
+	// segment's range (a load in key order); other flushes write Block's,
+	// as a compaction will write their blocks again. Compacted blocks are
 	// written once and read until the next compaction, so they are worth
 	// a slower, denser LZ4 parse; reads are as fast at every level.
 	// Default DefaultCompactionLevel (9); negative: Block's level.
@@ -160,6 +163,29 @@ func (o Options) compactionBlock() blockenc.Options {
 		b.CompressionLevel = o.CompactionLevel
 	}
 	return b
+}
+
+// blockSettings returns how blocks encoded with b (and o's BlockSize and
+// DictSize) are made, as a segment meta records it: a compaction copies the
+// blocks of a segment only when they were made as it would make them.
+//
+//	settings := version u8 (=1) | encoding u8 | compression u8 | level u8
+//	            | flags u8 | restartInterval uv | blockSize uv | dictSize uv
+//
+// flags: 1 DedupeValues, 2 IntValues; dictSize: DictSize + 1 (0: no
+// segment dictionaries).
+func (o Options) blockSettings(b blockenc.Options) []byte {
+	var flags byte
+	if b.DedupeValues {
+		flags |= 1
+	}
+	if b.IntValues {
+		flags |= 2
+	}
+	dst := []byte{1, byte(b.Encoding), byte(b.Compression), byte(b.CompressionLevel), flags}
+	dst = binary.AppendUvarint(dst, uint64(max(b.RestartInterval, 0)))
+	dst = binary.AppendUvarint(dst, uint64(max(o.BlockSize, 0)))
+	return binary.AppendUvarint(dst, uint64(max(o.DictSize+1, 0)))
 }
 
 // withDefaults fills zero fields and checks the rest.

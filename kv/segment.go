@@ -21,8 +21,63 @@ type segment struct {
 	lastKeys  [][]byte // last key of block i (aliases blockKeys[i])
 	refs      atomic.Int32
 	obsolete  atomic.Bool
-	dels      *rangeDels     // the range tombstones of meta.dels, fragmented
-	dict      *blockenc.Dict // meta.dict, or nil
+	dels      *rangeDels // the range tombstones of meta.dels, fragmented
+	// parts: the first block of each of meta.parts and its Dict (nil:
+	// the blocks carry their own), in block order.
+	parts []dictPart
+}
+
+// overlaps reports whether any key in [lo, hi] may be in g: between its
+// first and last key, or under one of its range tombstones.
+func (g *segment) overlaps(lo, hi []byte) bool {
+	m := &g.meta
+	if m.cells > 0 && bytes.Compare(lo, m.lastKey) <= 0 && bytes.Compare(m.firstKey, hi) <= 0 {
+		return true
+	}
+	for _, d := range m.dels {
+		if bytes.Compare(lo, d.end) < 0 && bytes.Compare(d.start, hi) <= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// dictPart is the in-memory form of a segPart.
+type dictPart struct {
+	first int
+	dict  *blockenc.Dict
+}
+
+// dictFor returns the Dict block i is compressed against, or nil.
+func (g *segment) dictFor(i int) *blockenc.Dict {
+	p := g.parts
+	if len(p) == 1 {
+		return p[0].dict
+	}
+	j := sort.Search(len(p), func(j int) bool { return p[j].first > i }) - 1
+	if j < 0 {
+		return nil
+	}
+	return p[j].dict
+}
+
+// setParts makes g.parts from g.meta.parts.
+func (g *segment) setParts() error {
+	g.parts = g.parts[:0]
+	first := 0
+	for k, pt := range g.meta.parts {
+		dp := dictPart{first: first}
+		if len(pt.dict) > 0 {
+			d, err := blockenc.NewDict(pt.dict)
+			if err != nil {
+				return fmt.Errorf("%w: segment %d part %d dictionary: %v", ErrCorrupt, g.meta.id, k, err)
+			}
+			dp.dict = d
+		}
+		g.parts = append(g.parts, dp)
+		first += int(pt.blocks)
+	}
+	return nil
 }
 
 // findBlock returns the first block whose last key is >= key, or -1.
@@ -82,8 +137,8 @@ func (s *Store) readBlock(g *segment, i int, fill, cold bool, sp *spare, cur *cu
 // newCachedBlock verifies data, block i of g, and wraps it with a Seeker
 // on it (sp's if it has one) in its first slot.
 func (s *Store) newCachedBlock(g *segment, i int, data []byte, sp *spare) (*cachedBlock, error) {
-	cb := &cachedBlock{id: blockID{seg: g.meta.id, block: i}, data: data, dict: g.dict}
-	sk, err := sp.seeker(data, g.dict)
+	cb := &cachedBlock{id: blockID{seg: g.meta.id, block: i}, data: data, dict: g.dictFor(i)}
+	sk, err := sp.seeker(data, cb.dict)
 	if err != nil {
 		return nil, fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], err)
 	}
@@ -200,7 +255,7 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 		var serr error
 		err = s.viewBlock(g, i, func(v []byte) {
 			var sk *blockenc.Seeker
-			if sk, serr = newSeeker(v, g.dict); serr == nil {
+			if sk, serr = newSeeker(v, g.dictFor(i)); serr == nil {
 				val, kind, seq, found = lookup(sk, key, rp, dst, nil)
 				serr = sk.Err()
 				seekerPool.Put(sk)
@@ -260,7 +315,8 @@ type segWriter struct {
 	meta    segMeta
 	seg     *segment
 	lastKey []byte
-	err     error // the writer failed (or the DB was closed under the Store)
+	dict    *blockenc.Dict // the encoders' Dict, or nil
+	err     error          // the writer failed (or the DB was closed under the Store)
 
 	// Between add and the other goroutines: every full encoder with its
 	// block's last key goes out on work (to a compressor) and on order
@@ -276,16 +332,19 @@ type segWriter struct {
 
 	// Owned by the writing goroutine until done: the blocks' transaction,
 	// the block bytes in it, the block keys written (for cleanup), and
-	// meta.blocks, meta.bytes, seg.blockKeys and seg.lastKeys.
+	// meta.blocks, meta.bytes, meta.parts, seg.blockKeys, seg.lastKeys
+	// and seg.parts.
 	txn     *badger.Txn
 	pending int
 	written [][]byte
 }
 
 // pendingBlock is a full encoder and the last key of its block; a
-// compressor sets blk or err, then closes ready.
+// compressor sets blk or err, then closes ready. A block copied from
+// another segment has no encoder and comes with blk set and ready closed.
 type pendingBlock struct {
 	enc     *blockenc.Encoder
+	dict    *blockenc.Dict // the block's Dict, or nil
 	lastKey []byte
 	blk     []byte
 	err     error
@@ -322,8 +381,9 @@ func (s *Store) newSegWriter(block blockenc.Options, dict []byte) *segWriter {
 			return w
 		}
 		block.Dict = d
-		w.meta.dict, w.seg.dict = dict, d
+		w.dict = d
 	}
+	w.meta.settings = s.opts.blockSettings(block)
 	if w.err = s.dbClosed(); w.err != nil {
 		return w
 	}
@@ -367,6 +427,9 @@ func (w *segWriter) add(c blockenc.Cell) error {
 	}
 	w.lastKey = append(w.lastKey[:0], c.Key...)
 	w.meta.cells++
+	if c.Kind == blockenc.KindDelete {
+		w.meta.tombstones++
+	}
 	w.meta.minSeq = min(w.meta.minSeq, c.Seq)
 	w.meta.maxSeq = max(w.meta.maxSeq, c.Seq)
 	return nil
@@ -379,7 +442,7 @@ func (w *segWriter) cut() error {
 		w.err = err
 		return err
 	}
-	p := &pendingBlock{enc: w.enc, lastKey: append([]byte(nil), w.lastKey...), ready: make(chan struct{})}
+	p := &pendingBlock{enc: w.enc, dict: w.dict, lastKey: append([]byte(nil), w.lastKey...), ready: make(chan struct{})}
 	w.work <- p
 	w.order <- p
 	w.enc = <-w.free
@@ -427,10 +490,70 @@ func (w *segWriter) write() {
 				w.werr.CompareAndSwap(nil, &err)
 			}
 		}
-		p.enc.Reset()
-		w.free <- p.enc
+		if p.enc != nil {
+			p.enc.Reset()
+			w.free <- p.enc
+		}
 	}
 }
+
+// copyBlocks appends the blocks of g to the segment as they are, with
+// their dictionaries (a compaction of a segment it would not change), and
+// g's cells to the meta. Every cell added before sorts before g's, every
+// one added after it after them. Each block's head is checked (as a read
+// does) before it is written.
+func (w *segWriter) copyBlocks(g *segment) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.enc.Len() > 0 {
+		if err := w.cut(); err != nil {
+			return err
+		}
+	}
+	cur := w.s.newCursor(g, false)
+	defer cur.close()
+	for i := range g.blockKeys {
+		if err := w.writeErr(); err != nil {
+			w.err = err
+			return err
+		}
+		var data []byte
+		err := cur.view(i, func(v []byte) { data = append([]byte(nil), v...) })
+		if err == nil {
+			var sk *blockenc.Seeker
+			if sk, err = newSeeker(data, g.dictFor(i)); err == nil {
+				seekerPool.Put(sk)
+			} else {
+				err = fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], err)
+			}
+		}
+		if err != nil {
+			w.err = fmt.Errorf("kv: segment %d: copy: %w", w.meta.id, err)
+			return w.err
+		}
+		p := &pendingBlock{dict: g.dictFor(i), lastKey: g.lastKeys[i], blk: data, ready: closedChan}
+		w.order <- p
+	}
+	if w.meta.cells == 0 {
+		w.meta.firstKey = append([]byte(nil), g.meta.firstKey...)
+	}
+	w.lastKey = append(w.lastKey[:0], g.meta.lastKey...)
+	w.meta.cells += g.meta.cells
+	w.meta.keys += g.meta.keys
+	w.meta.tombstones += g.meta.tombstones
+	w.meta.minSeq = min(w.meta.minSeq, g.meta.minSeq)
+	w.meta.maxSeq = max(w.meta.maxSeq, g.meta.maxSeq)
+	return nil
+}
+
+// closedChan is a closed channel: a pendingBlock's ready when it needs no
+// compression.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 func (w *segWriter) writeBlock(b *pendingBlock) error {
 	blk, err := b.blk, b.err
@@ -457,6 +580,15 @@ func (w *segWriter) writeBlock(b *pendingBlock) error {
 	}
 	w.pending += len(blk)
 	w.written = append(w.written, key)
+	if n := len(w.seg.parts); n == 0 || w.seg.parts[n-1].dict != b.dict {
+		var raw []byte
+		if b.dict != nil {
+			raw = b.dict.Bytes()
+		}
+		w.meta.parts = append(w.meta.parts, segPart{dict: raw})
+		w.seg.parts = append(w.seg.parts, dictPart{first: len(w.seg.blockKeys), dict: b.dict})
+	}
+	w.meta.parts[len(w.meta.parts)-1].blocks++
 	w.seg.blockKeys = append(w.seg.blockKeys, key)
 	w.seg.lastKeys = append(w.seg.lastKeys, key[len(key)-len(b.lastKey):])
 	w.meta.blocks++

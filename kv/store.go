@@ -16,7 +16,6 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
-	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/memstore"
 	"github.com/kvenc/kvenc/mvcc"
 )
@@ -308,10 +307,8 @@ func (s *Store) recover() error {
 				return fmt.Errorf("%w: meta under id %d says id %d", ErrCorrupt, id, m.id)
 			}
 			g := &segment{meta: m, dels: newRangeDels(m.dels)}
-			if len(m.dict) > 0 {
-				if g.dict, err = blockenc.NewDict(m.dict); err != nil {
-					return fmt.Errorf("%w: segment %d dictionary: %v", ErrCorrupt, id, err)
-				}
+			if err := g.setParts(); err != nil {
+				return err
 			}
 			metas[id] = g
 			maxID = max(maxID, id)

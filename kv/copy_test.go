@@ -1,0 +1,150 @@
+package kv
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	badger "github.com/dgraph-io/badger/v4"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// segBlocks returns the bytes of every block of g, in order.
+func segBlocks(t *testing.T, s *Store, g *segment) []string {
+	t.Helper()
+	var out []string
+	require.NoError(t, s.db.View(func(txn *badger.Txn) error {
+		for _, k := range g.blockKeys {
+			item, err := txn.Get(k)
+			if err != nil {
+				return err
+			}
+			v, err := item.ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			out = append(out, string(v))
+		}
+		return nil
+	}))
+	return out
+}
+
+// liveSegs returns the Store's segments, newest first.
+func liveSegs(s *Store) []*segment {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return append([]*segment(nil), s.segs...)
+}
+
+// TestCompactCopiesBlocks: a load in key order flushes every memstore at
+// the compaction's settings, and Compact then copies those blocks into
+// one segment, byte for byte, each run keeping its dictionary; it reads
+// back whole, also after reopening.
+func TestCompactCopiesBlocks(t *testing.T) {
+	d := lineitemRows(rand.New(rand.NewPCG(9, 10)), 20000)
+	dir := t.TempDir()
+	s := dictStore(t, dir, 0)
+	putAll(t, s, d)
+	segs := liveSegs(s)
+	require.Greater(t, len(segs), 2)
+	want := s.opts.blockSettings(s.opts.compactionBlock())
+	var blocks []string
+	for i := len(segs) - 1; i >= 0; i-- { // oldest first: key order
+		g := segs[i]
+		require.Equal(t, want, g.meta.settings, "segment %d settings", g.meta.id)
+		require.Len(t, g.meta.parts, 1)
+		blocks = append(blocks, segBlocks(t, s, g)...)
+	}
+
+	require.NoError(t, s.Compact())
+	out := liveSegs(s)
+	require.Len(t, out, 1)
+	g := out[0]
+	assert.Len(t, g.parts, len(segs), "one part per segment copied")
+	requireDicts(t, g, true)
+	assert.Equal(t, blocks, segBlocks(t, s, g), "blocks copied as they were")
+	assert.Equal(t, uint64(len(d.keys)), g.meta.cells)
+	assert.Equal(t, uint64(len(d.keys)), g.meta.keys)
+	requireAll(t, s, d)
+	require.NoError(t, s.Close())
+
+	s = dictStore(t, dir, 0)
+	defer s.Close()
+	out = liveSegs(s)
+	require.Len(t, out, 1)
+	assert.Len(t, out[0].parts, len(segs))
+	requireAll(t, s, d)
+}
+
+// TestCompactCopiesAndMerges: Compact copies the segment that no other one
+// reaches into and merges the ones that overlap or hold tombstones,
+// dropping the versions and tombstones no reader needs; a segment flushed over keys another
+// segment holds is written at Block's settings.
+func TestCompactCopiesAndMerges(t *testing.T) {
+	dir := t.TempDir()
+	o := DefaultOptions(dir)
+	o.CompactionTrigger = -1
+	open := func() *Store { return mustOpen(t, o) }
+	s := open()
+	m := model{}
+	put := func(lo, hi int, round int) {
+		b := s.NewBatch()
+		for i := lo; i < hi; i++ {
+			k := fmt.Sprintf("key%06d", i)
+			v := fmt.Sprintf("round %d value %d of the regular deposits %d", round, i, i%97)
+			b.Put([]byte(k), []byte(v))
+			m[k] = v
+		}
+		require.NoError(t, s.Apply(b))
+		require.NoError(t, s.Flush())
+	}
+	put(0, 10000, 1)     // a: copied
+	put(10000, 20000, 1) // b: overlapped by c
+	put(15000, 15500, 2) // c
+	require.NoError(t, s.Delete([]byte("key019999")))
+	delete(m, "key019999")
+	require.NoError(t, s.Flush())
+	// A tombstone over no key: in a segment of its own, which no other
+	// one reaches into, but not copied, as it can go.
+	require.NoError(t, s.Delete([]byte("key900000")))
+	require.NoError(t, s.Flush())
+	segs := liveSegs(s)
+	require.Len(t, segs, 5)
+	a, b, c, del, lone := segs[4], segs[3], segs[2], segs[1], segs[0]
+	require.Equal(t, s.opts.blockSettings(s.opts.compactionBlock()), lone.meta.settings)
+	assert.Equal(t, uint64(1), lone.meta.tombstones)
+	want := s.opts.blockSettings(s.opts.compactionBlock())
+	require.Equal(t, want, a.meta.settings)
+	require.Equal(t, want, b.meta.settings)
+	require.NotEqual(t, want, c.meta.settings, "a flush over keys a segment holds")
+	require.NotEqual(t, want, del.meta.settings)
+	assert.Equal(t, uint64(0), c.meta.tombstones)
+	assert.Equal(t, uint64(1), del.meta.tombstones)
+	aBlocks := segBlocks(t, s, a)
+
+	require.NoError(t, s.Compact())
+	out := liveSegs(s)
+	require.Len(t, out, 1)
+	g := out[0]
+	require.Len(t, g.parts, 2, "a's part, then the merged one")
+	assert.Equal(t, aBlocks, segBlocks(t, s, g)[:len(aBlocks)], "a's blocks copied as they were")
+	assert.Equal(t, len(aBlocks), g.parts[1].first)
+	assert.Equal(t, uint64(len(m)), g.meta.cells, "older versions and the tombstone dropped")
+	assert.Equal(t, uint64(0), g.meta.tombstones)
+	check := func(s *Store) {
+		got, err := scan(s.NewIterator(IterOptions{}))
+		require.NoError(t, err)
+		require.Equal(t, m.rangeOf(nil, nil), got)
+		for _, k := range []string{"key000000", "key009999", "key010000", "key015000", "key015499", "key015500", "key019998", "key019999"} {
+			v, err := s.Get([]byte(k))
+			requireGet(t, v, err, m, k)
+		}
+	}
+	check(s)
+	require.NoError(t, s.Close())
+	s = open()
+	defer s.Close()
+	check(s)
+}
