@@ -41,41 +41,54 @@ func liveSegs(s *Store) []*segment {
 // TestCompactCopiesBlocks: a load in key order flushes every memstore at
 // the compaction's settings, and Compact then copies those blocks into
 // one segment, byte for byte, each run keeping its dictionary; it reads
-// back whole, also after reopening.
+// back whole, also after reopening. A flush whose dictionary has the full
+// DictSize hands it to the next flush in key order: with a small DictSize
+// every segment has the first one's, and the copy is one part.
 func TestCompactCopiesBlocks(t *testing.T) {
 	d := lineitemRows(rand.New(rand.NewPCG(9, 10)), 20000)
-	dir := t.TempDir()
-	s := dictStore(t, dir, 0)
-	putAll(t, s, d)
-	segs := liveSegs(s)
-	require.Greater(t, len(segs), 2)
-	want := s.opts.blockSettings(s.opts.compactionBlock())
-	var blocks []string
-	for i := len(segs) - 1; i >= 0; i-- { // oldest first: key order
-		g := segs[i]
-		require.Equal(t, want, g.meta.settings, "segment %d settings", g.meta.id)
-		require.Len(t, g.meta.parts, 1)
-		blocks = append(blocks, segBlocks(t, s, g)...)
+	for _, dictSize := range []int{0, 4 << 10} {
+		t.Run(fmt.Sprintf("DictSize=%d", dictSize), func(t *testing.T) {
+			dir := t.TempDir()
+			s := dictStore(t, dir, dictSize)
+			putAll(t, s, d)
+			segs := liveSegs(s)
+			require.Greater(t, len(segs), 2)
+			want := s.opts.blockSettings(s.opts.compactionBlock())
+			var blocks []string
+			dicts := map[string]bool{}
+			for i := len(segs) - 1; i >= 0; i-- { // oldest first: key order
+				g := segs[i]
+				require.Equal(t, want, g.meta.settings, "segment %d settings", g.meta.id)
+				require.Len(t, g.meta.parts, 1)
+				dicts[string(g.meta.parts[0].dict)] = true
+				blocks = append(blocks, segBlocks(t, s, g)...)
+			}
+			parts := len(segs)
+			if dictSize > 0 {
+				parts = 1
+			}
+			require.Len(t, dicts, parts, "distinct dictionaries")
+
+			require.NoError(t, s.Compact())
+			out := liveSegs(s)
+			require.Len(t, out, 1)
+			g := out[0]
+			assert.Len(t, g.parts, parts, "parts: one per distinct dictionary copied in a row")
+			requireDicts(t, g, true)
+			assert.Equal(t, blocks, segBlocks(t, s, g), "blocks copied as they were")
+			assert.Equal(t, uint64(len(d.keys)), g.meta.cells)
+			assert.Equal(t, uint64(len(d.keys)), g.meta.keys)
+			requireAll(t, s, d)
+			require.NoError(t, s.Close())
+
+			s = dictStore(t, dir, dictSize)
+			defer s.Close()
+			out = liveSegs(s)
+			require.Len(t, out, 1)
+			assert.Len(t, out[0].parts, parts)
+			requireAll(t, s, d)
+		})
 	}
-
-	require.NoError(t, s.Compact())
-	out := liveSegs(s)
-	require.Len(t, out, 1)
-	g := out[0]
-	assert.Len(t, g.parts, len(segs), "one part per segment copied")
-	requireDicts(t, g, true)
-	assert.Equal(t, blocks, segBlocks(t, s, g), "blocks copied as they were")
-	assert.Equal(t, uint64(len(d.keys)), g.meta.cells)
-	assert.Equal(t, uint64(len(d.keys)), g.meta.keys)
-	requireAll(t, s, d)
-	require.NoError(t, s.Close())
-
-	s = dictStore(t, dir, 0)
-	defer s.Close()
-	out = liveSegs(s)
-	require.Len(t, out, 1)
-	assert.Len(t, out[0].parts, len(segs))
-	requireAll(t, s, d)
 }
 
 // TestCompactCopiesAndMerges: Compact copies the segment that no other one

@@ -119,16 +119,17 @@
 //	            | flags u8 | restartInterval uv | blockSize uv | dictSize uv
 //
 // with the blockenc.Options fields of those names (flags: 1 DedupeValues,
-// 2 IntValues), Options.BlockSize, and Options.DictSize + 1 (0: no
-// segment dictionaries); a compaction copies a segment's blocks only when
-// they are what it would write (see Compaction). The parts cut the blocks,
-// in order, into runs (each of at least one block, together all of them)
-// that share a preset dictionary (see Segment dictionaries): a flushed
-// segment has one part, a compaction's output one per segment it copied
-// and one per run of blocks it wrote between them. Every block of a part
-// whose value area is compressed against a dictionary uses the part's,
-// and a block's dictionary ID must match it; dictLen 0: the part's blocks
-// carry their own. Open keeps the dictionaries in memory with the meta.
+// 2 IntValues), Options.BlockSize, and Options.DictSize + 1 (0: no segment
+// dictionaries); a compaction copies a segment's blocks only when they are
+// what it would write (see Writes, flush and recovery). The parts cut the
+// blocks, in order, into runs (each of at least one block, together all of
+// them) that share a preset dictionary (see Segment dictionaries): a
+// flushed segment has one part, a compaction's output one per run of the
+// blocks it copied and wrote in which the dictionary stays the same. Every
+// block of a part whose value area is compressed against a dictionary uses
+// the part's, and a block's dictionary ID must match it; dictLen 0: the
+// part's blocks carry their own. Open keeps the dictionaries in memory
+// with the meta.
 // Worked example, pinned by testdata/meta-v4.bin: segment 7, walSeq 300,
 // seqs 1..300, 2 blocks, 1000 cells of 800 keys (5 of them tombstones),
 // 40000 bytes, keys "apple".."pear", one range tombstone ["b", "d") at
@@ -312,19 +313,22 @@
 // to 2048 values) and a compaction the values of up to 32 blocks spread
 // over its inputs, and blockenc.SampleDict makes a dictionary of
 // Options.DictSize bytes (64 KiB - 1 by default, the reach of an LZ4
-// match; at most 1/16 of the segment's value bytes, none below 1 KiB)
-// from them. Every block's value area is then compressed in sub-blocks of
-// about 1 KiB against it (blockenc.Options.Dict). The dictionary is
-// stored once, in the segment's meta (format version 4; a compaction that
-// copies blocks keeps one per part), and held in
-// memory while the segment lives; each block records the dictionary's ID
-// (its CRC-32C), so a block read against another dictionary is
-// ErrCorrupt. Blocks whose values are not LZ4 compressed (integer or
-// dictionary-encoded value columns) ignore it. A scan decompresses every
-// sub-block, and text compressed against a large dictionary decodes as
-// many short matches, so scans cost more per cell than with in-block
-// dictionaries (bench/RESULTS.md has both). DictSize < 0 turns it off:
-// each block then carries its own dictionary sub-block.
+// match; at most 1/16 of the segment's value bytes, none below 1 KiB) from
+// them. A flush written at the compaction's settings (keys in order, see
+// Writes, flush and recovery) takes instead the dictionary of the previous
+// such flush when that one is of the full DictSize: a load in key order
+// samples once, and the copies of its segments make one part. Every
+// block's value area is then compressed in sub-blocks of about 1 KiB
+// against it (blockenc.Options.Dict). The dictionary is stored once, in
+// the segment's meta (format version 4; a compaction that copies blocks
+// keeps one per part), and held in memory while the segment lives; each
+// block records the dictionary's ID (its CRC-32C), so a block read against
+// another dictionary is ErrCorrupt. Blocks whose values are not LZ4
+// compressed (integer or dictionary-encoded value columns) ignore it. A
+// scan decompresses every sub-block, and text compressed against a large
+// dictionary decodes as many short matches, so scans cost more per cell
+// than with in-block dictionaries (bench/RESULTS.md has both). DictSize <
+// 0 turns it off: each block then carries its own dictionary sub-block.
 //
 // # Reads
 //

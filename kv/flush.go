@@ -51,7 +51,13 @@ func (s *Store) flushFrozen() error {
 
 func (s *Store) flushMemtable(mt *memtable) error {
 	rp, points := s.gcPoints()
-	w := s.newSegWriter(s.flushBlock(mt), s.memtableDict(mt))
+	block, final := s.flushBlock(mt)
+	var w *segWriter
+	if d := s.flushDict; final && d != nil {
+		w = s.newSegWriterDict(block, d)
+	} else {
+		w = s.newSegWriter(block, s.memtableDict(mt))
+	}
 	f := gcFilter{rp: rp, points: points, emit: w.add, dels: mt.dels.Load()}
 	it := mt.ms.NewIterator(math.MaxUint64, true)
 	for it.First(); it.Valid(); it.Next() {
@@ -65,6 +71,12 @@ func (s *Store) flushMemtable(mt *memtable) error {
 	g, err := w.finish(mt.hi, nil)
 	if err != nil {
 		return err
+	}
+	if final {
+		s.flushDict = nil
+		if w.dict != nil && len(w.dict.Bytes()) == s.opts.DictSize {
+			s.flushDict = w.dict
+		}
 	}
 	s.mu.Lock()
 	for i, x := range s.frozen {
@@ -88,31 +100,31 @@ func (s *Store) flushMemtable(mt *memtable) error {
 	return nil
 }
 
-// flushBlock returns the block options of mt's flush: Block's, or the
-// compaction's when no segment holds keys in the range of mt's, so that a
-// compaction will likely copy its blocks rather than make them again (a
-// load in key order writes each block once).
-func (s *Store) flushBlock(mt *memtable) blockenc.Options {
+// flushBlock returns the block options of mt's flush: Block's, or with
+// final set the compaction's, when no segment holds keys in the range of
+// mt's, so that a compaction will likely copy its blocks rather than make
+// them again (a load in key order writes each block once).
+func (s *Store) flushBlock(mt *memtable) (block blockenc.Options, final bool) {
 	if mt.dels.Load() != nil {
-		return s.opts.Block
+		return s.opts.Block, false
 	}
 	it := mt.ms.NewIterator(math.MaxUint64, true)
 	if it.First(); !it.Valid() {
-		return s.opts.Block
+		return s.opts.Block, false
 	}
 	lo := clone(it.Cell().Key)
 	if it.Last(); !it.Valid() {
-		return s.opts.Block
+		return s.opts.Block, false
 	}
 	hi := it.Cell().Key
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, g := range s.segs {
 		if g.overlaps(lo, hi) {
-			return s.opts.Block
+			return s.opts.Block, false
 		}
 	}
-	return s.opts.compactionBlock()
+	return s.opts.compactionBlock(), true
 }
 
 // deleteWAL deletes the WAL records with seqs in (lo, hi].

@@ -367,6 +367,20 @@ const segTxnBytes = 4 << 20
 // newSegWriter starts a segment of blocks encoded with block, their value
 // areas compressed against dict when it is not empty (see dict.go).
 func (s *Store) newSegWriter(block blockenc.Options, dict []byte) *segWriter {
+	var d *blockenc.Dict
+	var err error
+	if len(dict) > 0 {
+		d, err = blockenc.NewDict(dict)
+	}
+	w := s.newSegWriterDict(block, d)
+	if err != nil && w.err == nil {
+		w.err = fmt.Errorf("kv: segment %d dictionary: %w", w.meta.id, err)
+	}
+	return w
+}
+
+// newSegWriterDict is newSegWriter with a Dict made already (nil: none).
+func (s *Store) newSegWriterDict(block blockenc.Options, d *blockenc.Dict) *segWriter {
 	id := s.nextSegID.Add(1)
 	w := &segWriter{
 		s:       s,
@@ -374,12 +388,7 @@ func (s *Store) newSegWriter(block blockenc.Options, dict []byte) *segWriter {
 		seg:     &segment{},
 		stopped: true,
 	}
-	if len(dict) > 0 {
-		d, err := blockenc.NewDict(dict)
-		if err != nil {
-			w.err = fmt.Errorf("kv: segment %d dictionary: %w", id, err)
-			return w
-		}
+	if d != nil {
 		block.Dict = d
 		w.dict = d
 	}
@@ -547,6 +556,14 @@ func (w *segWriter) copyBlocks(g *segment) error {
 	return nil
 }
 
+// sameDict reports whether a and b (either may be nil) are one dictionary.
+func sameDict(a, b *blockenc.Dict) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a == b || a.ID() == b.ID() && bytes.Equal(a.Bytes(), b.Bytes())
+}
+
 // closedChan is a closed channel: a pendingBlock's ready when it needs no
 // compression.
 var closedChan = func() chan struct{} {
@@ -580,7 +597,7 @@ func (w *segWriter) writeBlock(b *pendingBlock) error {
 	}
 	w.pending += len(blk)
 	w.written = append(w.written, key)
-	if n := len(w.seg.parts); n == 0 || w.seg.parts[n-1].dict != b.dict {
+	if n := len(w.seg.parts); n == 0 || !sameDict(w.seg.parts[n-1].dict, b.dict) {
 		var raw []byte
 		if b.dict != nil {
 			raw = b.dict.Bytes()

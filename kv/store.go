@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/kvenc/kvenc/blockenc"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -67,7 +68,11 @@ type Store struct {
 	snapMu sync.Mutex
 	snaps  map[uint64]int // pinned read points (snapshots, iterators)
 
-	flushMu   sync.Mutex
+	flushMu sync.Mutex
+	// flushDict is the dictionary of the last flush written at the
+	// compaction's settings, when it is of the full DictSize: the next such
+	// flush uses it again (see Segment dictionaries). Guarded by flushMu.
+	flushDict *blockenc.Dict
 	compactMu sync.Mutex
 	userOps   sync.RWMutex // Flush and Compact hold R; Close waits for them
 
