@@ -2,13 +2,12 @@ package kv
 
 import (
 	"bytes"
+	"fmt"
+	"math"
 	"slices"
 
-	"fmt"
-	"github.com/kvenc/kvenc/blockenc"
-	"math"
-
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/kvenc/kvenc/blockenc"
 )
 
 // maxCompactInputs bounds how many segments one background compaction

@@ -3,10 +3,10 @@ package kv
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/kvenc/kvenc/blockenc"
 	"math"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/kvenc/kvenc/blockenc"
 )
 
 // Flush writes every memstore to a segment: the active one is frozen, then
