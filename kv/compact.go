@@ -132,12 +132,11 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 // with settings (blockSettings), and no other input's keys or range
 // tombstones reach into g's keys.
 func copyable(g *segment, in []*segment, settings []byte) bool {
-	m := &g.meta
-	if m.cells == 0 || m.keys != m.cells || m.tombstones != 0 || len(m.dels) != 0 || !bytes.Equal(m.settings, settings) {
+	if !final(g, settings) {
 		return false
 	}
 	for _, h := range in {
-		if h != g && h.overlaps(m.firstKey, m.lastKey) {
+		if h != g && h.overlaps(g.meta.firstKey, g.meta.lastKey) {
 			return false
 		}
 	}
@@ -146,14 +145,27 @@ func copyable(g *segment, in []*segment, settings []byte) bool {
 
 // pickTier chooses a size tier among segs (newest first): the first run of
 // adjacent segments, walking towards older ones, in which each next
-// segment is at most twice the size of the run so far. Adjacent segments
-// hold adjacent seq ranges, so the merged segment does too.
-func pickTier(segs []*segment) []*segment {
+// segment is at most twice the size of the run so far, or at most its
+// size when the next segment and the whole run are final (a compaction of
+// them copies: see final) and hold disjoint key ranges, so that a load in
+// key order copies each block fewer times. Adjacent segments hold
+// adjacent seq ranges, so the merged segment does too.
+func pickTier(segs []*segment, settings []byte) []*segment {
 	for i := range segs {
 		sum := segs[i].meta.bytes + 1
+		copyRun := final(segs[i], settings)
 		j := i + 1
-		for j < len(segs) && j-i < maxCompactInputs && segs[j].meta.bytes+1 <= 2*sum {
-			sum += segs[j].meta.bytes + 1
+		for j < len(segs) && j-i < maxCompactInputs {
+			next := segs[j]
+			copyRun = copyRun && final(next, settings) && !anyOverlaps(segs[i:j], next)
+			limit := 2 * sum
+			if copyRun {
+				limit = sum
+			}
+			if next.meta.bytes+1 > limit {
+				break
+			}
+			sum += next.meta.bytes + 1
 			j++
 		}
 		if j-i >= 2 {
@@ -161,6 +173,23 @@ func pickTier(segs []*segment) []*segment {
 		}
 	}
 	return nil
+}
+
+// final reports whether a compaction would copy the blocks of g when no
+// other input reaches into its keys (see copyable).
+func final(g *segment, settings []byte) bool {
+	m := &g.meta
+	return m.cells > 0 && m.keys == m.cells && m.tombstones == 0 && len(m.dels) == 0 && bytes.Equal(m.settings, settings)
+}
+
+// anyOverlaps reports whether a key of g may be in one of segs.
+func anyOverlaps(segs []*segment, g *segment) bool {
+	for _, h := range segs {
+		if h.overlaps(g.meta.firstKey, g.meta.lastKey) {
+			return true
+		}
+	}
+	return false
 }
 
 // compact merges one tier (or, with all, every segment) into a new
@@ -178,7 +207,7 @@ func (s *Store) compact(all bool) error {
 			return nil
 		}
 		in = segs
-	} else if in = pickTier(segs); in == nil {
+	} else if in = pickTier(segs, s.opts.blockSettings(s.opts.compactionBlock())); in == nil {
 		return nil
 	}
 	return s.compactRun(in, in[len(in)-1] == segs[len(segs)-1])

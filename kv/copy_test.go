@@ -161,3 +161,33 @@ func TestCompactCopiesAndMerges(t *testing.T) {
 	defer s.Close()
 	check(s)
 }
+
+// TestPickTier: a run of segments whose compaction only copies (final,
+// disjoint keys) takes a next segment at most its own size, any other run
+// one at most twice its size.
+func TestPickTier(t *testing.T) {
+	o := DefaultOptions("")
+	settings := o.blockSettings(o.compactionBlock())
+	seg := func(id int, mb uint64, lo, hi string, final bool) *segment {
+		m := segMeta{id: uint64(id), bytes: mb << 20, cells: 10, keys: 10, firstKey: []byte(lo), lastKey: []byte(hi)}
+		if final {
+			m.settings = settings
+		}
+		return &segment{meta: m}
+	}
+	ids := func(segs []*segment) (out []uint64) {
+		for _, g := range segs {
+			out = append(out, g.meta.id)
+		}
+		return out
+	}
+	// Newest first: a load in key order, the oldest segment a tier
+	// already.
+	load := []*segment{seg(4, 7, "m", "n", true), seg(3, 7, "k", "l", true), seg(2, 7, "i", "j", true), seg(1, 28, "a", "h", true)}
+	assert.Equal(t, []uint64{4, 3, 2}, ids(pickTier(load, settings)), "copies only")
+	notFinal := []*segment{seg(4, 7, "m", "n", false), seg(3, 7, "k", "l", true), seg(2, 7, "i", "j", true), seg(1, 28, "a", "h", true)}
+	assert.Equal(t, []uint64{4, 3, 2, 1}, ids(pickTier(notFinal, settings)), "a segment a compaction rewrites")
+	overlap := []*segment{seg(4, 7, "m", "n", true), seg(3, 7, "k", "l", true), seg(2, 7, "i", "j", true), seg(1, 28, "a", "j", true)}
+	assert.Equal(t, []uint64{4, 3, 2, 1}, ids(pickTier(overlap, settings)), "overlapping keys")
+	assert.Nil(t, pickTier([]*segment{seg(2, 1, "b", "c", true), seg(1, 7, "a", "a", true)}, settings), "no tier")
+}

@@ -176,7 +176,9 @@
 // the oldest segment (segments hold disjoint seq ranges, newest first).
 // Background compaction is size-tiered: once CompactionTrigger segments
 // exist, the first run of adjacent segments in which each next older one is
-// at most twice the run so far is merged. Compact merges everything.
+// at most twice the run so far is merged (at most the run so far when
+// every one of them would be copied, below: a load in key order then
+// copies each block fewer times). Compact merges everything.
 //
 // A compaction copies the blocks of an input it would not change, as they
 // are, instead of decoding and compressing them again (as Pebble moves a
