@@ -254,9 +254,11 @@ func TestInMemoryBlockLimit(t *testing.T) {
 }
 
 // TestCompactionLevel: compaction rewrites blocks at CompactionLevel, so
-// on text a compacted segment is smaller than the flushed one it replaces
-// at the default level 6, and the same size at Block's level (-1); the
-// cells read back either way.
+// on text a compacted segment is smaller than the flushed ones it replaces
+// at level 6, and about the same size at Block's level (-1); the cells
+// read back either way. A first segment inside the keys' range makes the
+// flush write at Block's level (a flush in key order would write at
+// CompactionLevel).
 func TestCompactionLevel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	words := []string{"furiously", "quickly", "carefully", "final", "pending", "deposits", "requests", "ironic", "packages", "slyly"}
@@ -267,7 +269,9 @@ func TestCompactionLevel(t *testing.T) {
 		o.DictSize = -1 // a compaction samples its own dictionary: other bytes
 		s, err := Open(o)
 		require.NoError(t, err)
-		want := map[string]string{}
+		want := map[string]string{"order/00001500a": "inside"}
+		require.NoError(t, s.Put([]byte("order/00001500a"), []byte("inside")))
+		require.NoError(t, s.Flush())
 		for i := range 3000 {
 			var v []byte
 			for range 3 + rng.IntN(6) {
@@ -278,6 +282,7 @@ func TestCompactionLevel(t *testing.T) {
 			require.NoError(t, s.Put([]byte(k), v))
 		}
 		require.NoError(t, s.Flush())
+		require.Equal(t, 2, s.Stats().Segments)
 		flushed := s.Stats().BytesStored
 		require.NoError(t, s.Compact())
 		sizes[level] = s.Stats().BytesStored
@@ -287,7 +292,8 @@ func TestCompactionLevel(t *testing.T) {
 			require.Equal(t, v, string(got), "level %d: Get %s", level, k)
 		}
 		if level == -1 {
-			assert.Equal(t, flushed, sizes[level], "level -1: compacted bytes, want the flushed bytes")
+			// The merge cuts blocks where the two flushes did not.
+			assert.InEpsilon(t, flushed, sizes[level], 0.03, "level -1: compacted bytes, want the flushed bytes within 3%")
 		}
 		require.NoError(t, s.Close())
 	}
