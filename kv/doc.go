@@ -439,7 +439,7 @@
 //     background work (once the blocks of compacted-away segments reach a
 //     quarter of the live bytes) drop the deleted prefixes from the LSM,
 //     which counts their value-log bytes as discarded, and then run GC,
-//     which rewrites or deletes the files at least a quarter discarded
+//     which rewrites or deletes the files at least a tenth discarded
 //     (Compact, Close, Open) or half (the background work). GC never
 //     touches the newest file, so up to ValueLogFileSize of garbage
 //     can stay (BenchmarkBigChurn measures the disk under continuous

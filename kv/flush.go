@@ -246,15 +246,16 @@ type gcPass struct {
 }
 
 // GC passes. At Open, Close, Compact and Reclaim as many files as it
-// takes, a quarter discarded or more: a compaction's output shares its
+// takes, a tenth discarded or more: a compaction's output shares its
 // first value log file with the blocks and WAL records it replaced, which
-// can be less than half of that file (on 600,000 lineitem rows, 8 of 21
-// MB: a 0.5 ratio left them, a third of the store, on disk). In the
+// can be a small part of that file (on 600,000 lineitem rows, 8 of 21 MB
+// once: a 0.5 ratio left them, a third of the store, on disk; and 2.5 MB
+// once, which a 0.25 ratio left, a tenth of the store). In the
 // background, with the Store's writes held, two files per pass, half
 // discarded or more, so that continuous writes do not keep rewriting
 // live blocks.
 var (
-	gcExplicit   = gcPass{files: 16, ratio: 0.25}
+	gcExplicit   = gcPass{files: 16, ratio: 0.1}
 	gcBackground = gcPass{files: 2, ratio: 0.5}
 )
 
