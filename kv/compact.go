@@ -132,15 +132,7 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 // with settings (blockSettings), and no other input's keys or range
 // tombstones reach into g's keys.
 func copyable(g *segment, in []*segment, settings []byte) bool {
-	if !final(g, settings) {
-		return false
-	}
-	for _, h := range in {
-		if h != g && h.overlaps(g.meta.firstKey, g.meta.lastKey) {
-			return false
-		}
-	}
-	return true
+	return final(g, settings) && !anyOverlaps(in, g)
 }
 
 // pickTier chooses a size tier among segs (newest first): the first run of
@@ -182,10 +174,11 @@ func final(g *segment, settings []byte) bool {
 	return m.cells > 0 && m.keys == m.cells && m.tombstones == 0 && len(m.dels) == 0 && bytes.Equal(m.settings, settings)
 }
 
-// anyOverlaps reports whether a key of g may be in one of segs.
+// anyOverlaps reports whether a key of g may be in one of segs (g itself
+// left out).
 func anyOverlaps(segs []*segment, g *segment) bool {
 	for _, h := range segs {
-		if h.overlaps(g.meta.firstKey, g.meta.lastKey) {
+		if h != g && h.overlaps(g.meta.firstKey, g.meta.lastKey) {
 			return true
 		}
 	}

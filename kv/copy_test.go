@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	badger "github.com/dgraph-io/badger/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -14,20 +13,9 @@ import (
 func segBlocks(t *testing.T, s *Store, g *segment) []string {
 	t.Helper()
 	var out []string
-	require.NoError(t, s.db.View(func(txn *badger.Txn) error {
-		for _, k := range g.blockKeys {
-			item, err := txn.Get(k)
-			if err != nil {
-				return err
-			}
-			v, err := item.ValueCopy(nil)
-			if err != nil {
-				return err
-			}
-			out = append(out, string(v))
-		}
-		return nil
-	}))
+	for i := range g.blockKeys {
+		require.NoError(t, s.viewBlock(g, i, func(v []byte) { out = append(out, string(v)) }))
+	}
 	return out
 }
 

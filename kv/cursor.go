@@ -2,7 +2,6 @@ package kv
 
 import (
 	"bytes"
-	"fmt"
 	"sync"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -100,29 +99,28 @@ func (c *cursor) release() {
 
 // view calls f with the bytes of block i as Badger holds them, as
 // Store.viewBlock does.
-func (c *cursor) view(i int, f func(v []byte)) (err error) {
+func (c *cursor) view(i int, f func(v []byte)) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return c.s.errClosed()
 	}
 	key := c.g.blockKeys[i]
-	if c.it == nil {
+	fresh := c.it == nil
+	if fresh {
 		if err := c.open(); err != nil {
 			return err
 		}
-		c.it.Seek(key)
-		c.seeks++
-	} else if !c.reach(key) {
+	}
+	if fresh || !c.reach(key) {
 		c.it.Seek(key)
 		c.seeks++
 	}
 	if !c.it.Valid() || !bytes.Equal(c.it.Item().Key(), key) {
-		return fmt.Errorf("%w: segment %d block %d (key %q) missing", ErrCorrupt, c.g.meta.id, i, key)
+		return c.g.missing(i)
 	}
-	err = c.it.Item().Value(func(v []byte) error { f(v); return nil })
-	if err != nil {
-		return fmt.Errorf("kv: segment %d block %d: %w", c.g.meta.id, i, err)
+	if err := c.it.Item().Value(func(v []byte) error { f(v); return nil }); err != nil {
+		return c.g.readErr(i, err)
 	}
 	return nil
 }

@@ -42,6 +42,21 @@ func (g *segment) overlaps(lo, hi []byte) bool {
 	return false
 }
 
+// blockErr wraps err, from the bytes of block i of g.
+func (g *segment) blockErr(i int, err error) error {
+	return fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], err)
+}
+
+// missing is the error for block i of g not found in Badger.
+func (g *segment) missing(i int) error {
+	return fmt.Errorf("%w: segment %d block %d (key %q) missing", ErrCorrupt, g.meta.id, i, g.blockKeys[i])
+}
+
+// readErr wraps err, from Badger reading block i of g.
+func (g *segment) readErr(i int, err error) error {
+	return fmt.Errorf("kv: segment %d block %d: %w", g.meta.id, i, err)
+}
+
 // dictPart is the in-memory form of a segPart.
 type dictPart struct {
 	first int
@@ -140,7 +155,7 @@ func (s *Store) newCachedBlock(g *segment, i int, data []byte, sp *spare) (*cach
 	cb := &cachedBlock{id: blockID{seg: g.meta.id, block: i}, data: data, dict: g.dictFor(i)}
 	sk, err := sp.seeker(data, cb.dict)
 	if err != nil {
-		return nil, fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], err)
+		return nil, g.blockErr(i, err)
 	}
 	cb.slot[0].Store(sk)
 	cb.cost = blockCost(data, s.opts.BlockSize)
@@ -221,10 +236,10 @@ func (s *Store) viewBlock(g *segment, i int, f func(v []byte)) error {
 	}
 	s.txns.put(t)
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return fmt.Errorf("%w: segment %d block %d (key %q) missing", ErrCorrupt, g.meta.id, i, g.blockKeys[i])
+		return g.missing(i)
 	}
 	if err != nil {
-		return fmt.Errorf("kv: segment %d block %d: %w", g.meta.id, i, err)
+		return g.readErr(i, err)
 	}
 	return nil
 }
@@ -265,7 +280,7 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 			return nil, 0, 0, false, err
 		}
 		if serr != nil {
-			return nil, 0, 0, false, fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], serr)
+			return nil, 0, 0, false, g.blockErr(i, serr)
 		}
 		return val, kind, seq, found, nil
 	}
@@ -534,7 +549,7 @@ func (w *segWriter) copyBlocks(g *segment) error {
 			if sk, err = newSeeker(data, g.dictFor(i)); err == nil {
 				seekerPool.Put(sk)
 			} else {
-				err = fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], err)
+				err = g.blockErr(i, err)
 			}
 		}
 		if err != nil {
