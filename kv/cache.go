@@ -101,19 +101,36 @@ func (c *blockCache) shard(id blockID) *cacheShard {
 
 // admit reports whether a Get that missed id should put the block in the
 // cache: when id missed before and is still remembered in the ghost list
-// (direct mapped, lossy), which holds about as many recent misses as the
+// (two slots per block, lossy), which holds about as many recent misses as the
 // cache holds blocks. A block read once in a while (uniform Gets over a
 // store much bigger than the cache) is read where Badger holds it, with no
 // copy and no eviction; a block read again soon (a hot set) goes in at its
 // second miss.
+//
+// A block is remembered in the first of its two slots; the hash there
+// moves on to its own other slot (one cuckoo step), so two hot blocks that
+// share a slot do not keep forgetting each other and are both admitted.
 func (c *blockCache) admit(id blockID) bool {
 	h := blockHash(id) | 1
-	g := &c.ghost[h%uint64(len(c.ghost))]
-	if g.Load() == h {
+	a, b := ghostSlots(h, len(c.ghost))
+	if c.ghost[a].Load() == h || c.ghost[b].Load() == h {
 		return true
 	}
-	g.Store(h)
+	if old := c.ghost[a].Swap(h); old != 0 {
+		oa, ob := ghostSlots(old, len(c.ghost))
+		if oa == a {
+			oa = ob
+		}
+		if oa != a {
+			c.ghost[oa].Store(old)
+		}
+	}
 	return false
+}
+
+// ghostSlots returns the two ghost-list slots of hash h among n.
+func ghostSlots(h uint64, n int) (a, b int) {
+	return int(h % uint64(n)), int((h >> 32) % uint64(n))
 }
 
 func (c *blockCache) get(id blockID) *cachedBlock {

@@ -385,7 +385,7 @@
 // atomic slots, so a hot Get does not re-verify the block's CRC.
 //
 // A Get's miss goes into the cache only at the block's second miss within
-// a while (a direct-mapped ghost list remembers about one and a half times
+// a while (a ghost list of two slots per block remembers about one and a half times
 // as many recent misses as the cache holds blocks): uniform Gets over a
 // store much bigger than the cache read each block where Badger holds it,
 // without a copy or an eviction, while a hot block is cached from its
