@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	badger "github.com/dgraph-io/badger/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,26 +27,40 @@ func liveSegs(s *Store) []*segment {
 	return append([]*segment(nil), s.segs...)
 }
 
-// TestCompactCopiesBlocks: a load in key order flushes every memstore at
+// putDescending writes d in runs of n cells, the last run first, and
+// flushes after each: every flush holds keys no segment holds
+// (flushBlock's final), but none extends the one before (extendable).
+func putDescending(t *testing.T, s *Store, d *dataset, n int) {
+	t.Helper()
+	for hi := len(d.keys); hi > 0; hi -= n {
+		b := s.NewBatch()
+		for i := max(0, hi-n); i < hi; i++ {
+			b.Put(d.keys[i], d.vals[i])
+		}
+		require.NoError(t, s.Apply(b))
+		require.NoError(t, s.Flush())
+	}
+}
+
+// TestCompactCopiesBlocks: flushes of keys no segment holds are written at
 // the compaction's settings, and Compact then copies those blocks into
 // one segment, byte for byte, each run keeping its dictionary; it reads
 // back whole, also after reopening. A flush whose dictionary has the full
-// DictSize hands it to the next flush in key order: with a small DictSize
-// every segment has the first one's, and the copy is one part.
+// DictSize hands it to the next such flush: with a small DictSize every
+// segment has the first one's, and the copy is one part.
 func TestCompactCopiesBlocks(t *testing.T) {
 	d := lineitemRows(rand.New(rand.NewPCG(9, 10)), 20000)
 	for _, dictSize := range []int{0, 4 << 10} {
 		t.Run(fmt.Sprintf("DictSize=%d", dictSize), func(t *testing.T) {
 			dir := t.TempDir()
 			s := dictStore(t, dir, dictSize)
-			putAll(t, s, d)
+			putDescending(t, s, d, 4000)
 			segs := liveSegs(s)
-			require.Greater(t, len(segs), 2)
+			require.Len(t, segs, 5)
 			want := s.opts.blockSettings(s.opts.compactionBlock())
 			var blocks []string
 			dicts := map[string]bool{}
-			for i := len(segs) - 1; i >= 0; i-- { // oldest first: key order
-				g := segs[i]
+			for _, g := range segs { // newest first: key order
 				require.Equal(t, want, g.meta.settings, "segment %d settings", g.meta.id)
 				require.Len(t, g.meta.parts, 1)
 				dicts[string(g.meta.parts[0].dict)] = true
@@ -101,8 +116,8 @@ func TestCompactCopiesAndMerges(t *testing.T) {
 		require.NoError(t, s.Apply(b))
 		require.NoError(t, s.Flush())
 	}
-	put(0, 10000, 1)     // a: copied
 	put(10000, 20000, 1) // b: overlapped by c
+	put(0, 10000, 1)     // a: copied (not an extension of b: its keys sort first)
 	put(15000, 15500, 2) // c
 	require.NoError(t, s.Delete([]byte("key019999")))
 	delete(m, "key019999")
@@ -113,7 +128,7 @@ func TestCompactCopiesAndMerges(t *testing.T) {
 	require.NoError(t, s.Flush())
 	segs := liveSegs(s)
 	require.Len(t, segs, 5)
-	a, b, c, del, lone := segs[4], segs[3], segs[2], segs[1], segs[0]
+	b, a, c, del, lone := segs[4], segs[3], segs[2], segs[1], segs[0]
 	require.Equal(t, s.opts.blockSettings(s.opts.compactionBlock()), lone.meta.settings)
 	assert.Equal(t, uint64(1), lone.meta.tombstones)
 	want := s.opts.blockSettings(s.opts.compactionBlock())
@@ -178,4 +193,49 @@ func TestPickTier(t *testing.T) {
 	overlap := []*segment{seg(4, 7, "m", "n", true), seg(3, 7, "k", "l", true), seg(2, 7, "i", "j", true), seg(1, 28, "a", "j", true)}
 	assert.Equal(t, []uint64{4, 3, 2, 1}, ids(pickTier(overlap, settings)), "overlapping keys")
 	assert.Nil(t, pickTier([]*segment{seg(2, 1, "b", "c", true), seg(1, 7, "a", "a", true)}, settings), "no tier")
+}
+
+// TestFlushExtends: a load in key order makes one segment, each flush
+// appending its blocks to the segment before (extendable), at the
+// compaction's settings and with the dictionary of the first flush. A
+// snapshot taken between two flushes reads what it saw; everything reads
+// back, also after reopening; blocks an extension wrote without its meta
+// (a crash) are removed at Open.
+func TestFlushExtends(t *testing.T) {
+	d := lineitemRows(rand.New(rand.NewPCG(11, 12)), 20000)
+	half := &dataset{keys: d.keys[:10000], vals: d.vals[:10000]}
+	dir := t.TempDir()
+	s := dictStore(t, dir, 4<<10)
+	putAll(t, s, half)
+	snap := s.Snapshot()
+	putAll(t, s, &dataset{keys: d.keys[10000:], vals: d.vals[10000:]})
+	st := s.Stats()
+	require.Greater(t, st.Flushes, int64(2))
+	require.Equal(t, 1, st.Segments)
+	g := liveSegs(s)[0]
+	assert.Equal(t, s.opts.blockSettings(s.opts.compactionBlock()), g.meta.settings)
+	assert.Len(t, g.parts, 1, "one dictionary")
+	requireDicts(t, g, true)
+	assert.Equal(t, uint64(len(d.keys)), g.meta.cells)
+	assert.True(t, final(g, g.meta.settings))
+	requireAll(t, s, d)
+	got, err := scan(snap.NewIterator(IterOptions{}))
+	require.NoError(t, err)
+	assert.Len(t, got, len(half.keys), "the snapshot's cells")
+	snap.Close()
+
+	// Blocks past the meta's last key, as an extension that crashed
+	// before its meta leaves them.
+	left := s.keys.block(g.meta.id, []byte("zzz"))
+	require.NoError(t, s.db.Update(func(txn *badger.Txn) error { return txn.Set(left, []byte("a block")) }))
+	require.NoError(t, s.Close())
+	s = dictStore(t, dir, 4<<10)
+	defer s.Close()
+	require.Equal(t, 1, s.Stats().Segments)
+	requireAll(t, s, d)
+	err = s.db.View(func(txn *badger.Txn) error {
+		_, err := txn.Get(left)
+		return err
+	})
+	require.ErrorIs(t, err, badger.ErrKeyNotFound)
 }

@@ -72,11 +72,9 @@ func TestSegmentDict(t *testing.T) {
 	for _, dictSize := range []int{0, -1} {
 		dir := t.TempDir()
 		s := dictStore(t, dir, dictSize)
-		putAll(t, s, d)
-		s.mu.RLock()
-		segs := append([]*segment(nil), s.segs...)
-		s.mu.RUnlock()
-		require.Greater(t, len(segs), 1)
+		putDescending(t, s, d, 4000)
+		segs := liveSegs(s)
+		require.Len(t, segs, 5)
 		for _, g := range segs {
 			require.Len(t, g.parts, 1)
 			if dictSize < 0 {

@@ -91,7 +91,11 @@
 // Written after all of the segment's blocks, in its own transaction (which
 // for a compaction also deletes the metas of the segments it replaces): a
 // segment without a meta is garbage from a flush or compaction cut short,
-// and Open deletes its blocks. Integers little-endian:
+// and Open deletes its blocks. A flush that extends a segment (see Writes,
+// flush and recovery) writes the segment's meta again, under its id, after
+// the new blocks: Open deletes a segment's blocks whose key sorts after
+// its meta's lastKey, left by an extension cut short. Integers
+// little-endian:
 //
 //	meta := version u8 (=4) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
 //	        | blocks u64 | cells u64 | keys u64 | bytes u64
@@ -190,7 +194,15 @@
 // cells written between the copied runs. A flush whose keys lie outside
 // every segment's range writes its blocks at the compaction's settings
 // (Options.CompactionLevel), so that a load in key order compresses each
-// value once at that level and its compactions only copy.
+// value once at that level and its compactions only copy. Such a flush
+// whose keys all sort after those of the newest segment, when that one
+// is of the same kind (one version per key, no tombstone, the
+// compaction's settings), extends it: its blocks go under that segment's
+// id after the segment's own, and the segment's meta is written again
+// counting them. A load in key order so makes one segment and no
+// compaction before Compact, which copies that segment once (its blocks
+// share Badger's value-log files with the WAL records of their batches;
+// the copy leaves those files all garbage for value-log GC).
 //
 // # Range deletes
 //

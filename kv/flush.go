@@ -1,9 +1,11 @@
 package kv
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/blockenc"
@@ -51,11 +53,23 @@ func (s *Store) flushFrozen() error {
 
 func (s *Store) flushMemtable(mt *memtable) error {
 	rp, points := s.gcPoints()
-	block, final := s.flushBlock(mt)
+	block, lo, final := s.flushBlock(mt)
+	var ext *segment // the segment the flush extends, if any
+	if final && s.compactMu.TryLock() {
+		// compactMu keeps compactions off the segment extended.
+		defer s.compactMu.Unlock()
+		ext = s.extendable(lo, s.opts.blockSettings(block))
+	}
 	var w *segWriter
-	if d := s.flushDict; final && d != nil {
+	switch d := s.flushDict; {
+	case ext != nil:
+		if d == nil {
+			d = ext.parts[len(ext.parts)-1].dict
+		}
+		w = s.extendSegWriter(ext, block, d)
+	case final && d != nil:
 		w = s.newSegWriterDict(block, d)
-	} else {
+	default:
 		w = s.newSegWriter(block, s.memtableDict(mt))
 	}
 	f := gcFilter{rp: rp, points: points, emit: w.add, dels: mt.dels.Load()}
@@ -87,6 +101,10 @@ func (s *Store) flushMemtable(mt *memtable) error {
 			break
 		}
 	}
+	if ext != nil {
+		// ext's blocks are g's: it leaves the set, not obsolete.
+		s.segs = slices.DeleteFunc(s.segs, func(x *segment) bool { return x == ext })
+	}
 	s.segs = append(s.segs, g)
 	sortSegs(s.segs)
 	s.segsChanged()
@@ -100,31 +118,51 @@ func (s *Store) flushMemtable(mt *memtable) error {
 	return nil
 }
 
-// flushBlock returns the block options of mt's flush: Block's, or with
-// final set the compaction's, when no segment holds keys in the range of
-// mt's, so that a compaction will likely copy its blocks rather than make
-// them again (a load in key order writes each block once).
-func (s *Store) flushBlock(mt *memtable) (block blockenc.Options, final bool) {
+// flushBlock returns the block options of mt's flush and its first key:
+// Block's, or with final set the compaction's, when no segment holds keys
+// in the range of mt's, so that a compaction will likely copy its blocks
+// rather than make them again (a load in key order writes each block
+// once).
+func (s *Store) flushBlock(mt *memtable) (block blockenc.Options, lo []byte, final bool) {
 	if mt.dels.Load() != nil {
-		return s.opts.Block, false
+		return s.opts.Block, nil, false
 	}
 	it := mt.ms.NewIterator(math.MaxUint64, true)
 	if it.First(); !it.Valid() {
-		return s.opts.Block, false
+		return s.opts.Block, nil, false
 	}
-	lo := clone(it.Cell().Key)
+	lo = clone(it.Cell().Key)
 	if it.Last(); !it.Valid() {
-		return s.opts.Block, false
+		return s.opts.Block, nil, false
 	}
 	hi := it.Cell().Key
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, g := range s.segs {
 		if g.overlaps(lo, hi) {
-			return s.opts.Block, false
+			return s.opts.Block, nil, false
 		}
 	}
-	return s.opts.compactionBlock(), true
+	return s.opts.compactionBlock(), lo, true
+}
+
+// extendable returns the segment that a final flush (flushBlock) of cells
+// from key lo on, encoded with settings, appends its blocks to rather than
+// starting a segment of its own: the newest segment, when it is final
+// (see final) with those settings and its keys all sort before lo. A load
+// in key order so makes one segment, which no compaction copies before
+// the load ends. The caller holds flushMu and compactMu.
+func (s *Store) extendable(lo, settings []byte) *segment {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if len(s.segs) == 0 {
+		return nil
+	}
+	g := s.segs[0]
+	if !final(g, settings) || bytes.Compare(g.meta.lastKey, lo) >= 0 {
+		return nil
+	}
+	return g
 }
 
 // deleteWAL deletes the WAL records with seqs in (lo, hi].

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"sync/atomic"
 
@@ -396,13 +397,39 @@ func (s *Store) newSegWriter(block blockenc.Options, dict []byte) *segWriter {
 
 // newSegWriterDict is newSegWriter with a Dict made already (nil: none).
 func (s *Store) newSegWriterDict(block blockenc.Options, d *blockenc.Dict) *segWriter {
-	id := s.nextSegID.Add(1)
 	w := &segWriter{
 		s:       s,
-		meta:    segMeta{id: id, minSeq: ^uint64(0)},
+		meta:    segMeta{id: s.nextSegID.Add(1), minSeq: ^uint64(0)},
 		seg:     &segment{},
 		stopped: true,
 	}
+	return w.start(block, d)
+}
+
+// extendSegWriter is newSegWriterDict for cells that sort after every key
+// of g, a segment made with block's settings: the blocks go under g's id
+// after g's, and finish writes g's meta again with them counted (see
+// Store.extendable). g itself is not changed: readers holding it keep
+// reading its blocks, which the extended segment shares.
+func (s *Store) extendSegWriter(g *segment, block blockenc.Options, d *blockenc.Dict) *segWriter {
+	w := &segWriter{
+		s:    s,
+		meta: g.meta,
+		seg: &segment{
+			blockKeys: slices.Clip(g.blockKeys),
+			lastKeys:  slices.Clip(g.lastKeys),
+			parts:     slices.Clone(g.parts),
+		},
+		lastKey: clone(g.meta.lastKey),
+		stopped: true,
+	}
+	w.meta.parts = slices.Clone(g.meta.parts)
+	return w.start(block, d)
+}
+
+// start readies w to encode blocks with block and d.
+func (w *segWriter) start(block blockenc.Options, d *blockenc.Dict) *segWriter {
+	s := w.s
 	if d != nil {
 		block.Dict = d
 		w.dict = d

@@ -331,13 +331,16 @@ func (s *Store) recover() error {
 			}
 			id := binary.BigEndian.Uint64(k[len(segPrefix):])
 			maxID = max(maxID, id)
-			g := metas[id]
-			if g == nil {
+			// A block without a meta, or past its meta's last key, is
+			// one of a segment or an extension (extendSegWriter) whose
+			// meta was never written.
+			g, last := metas[id], k[len(segPrefix)+8:]
+			if g == nil || bytes.Compare(last, g.meta.lastKey) > 0 {
 				orphans = append(orphans, k)
 				continue
 			}
 			g.blockKeys = append(g.blockKeys, k)
-			g.lastKeys = append(g.lastKeys, k[len(segPrefix)+8:])
+			g.lastKeys = append(g.lastKeys, last)
 		}
 		s.findForeign(txn)
 		return nil
