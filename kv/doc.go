@@ -165,7 +165,14 @@
 //
 // A write takes a seq from mvcc, writes its WAL record, adds its cells to
 // the active memstore (memory for them is reserved first, so a batch never
-// lands half in one memstore) and waits until the read point covers it. A
+// lands half in one memstore) and waits until the read point covers it.
+// On a DB of its own (Open) the cells go into the memstore while Badger
+// commits the WAL record, invisible to readers until the write completes;
+// if that commit fails, the Store fails every later read, write and flush
+// with the commit's error (no reader sees the write, no segment holds it)
+// until it is reopened, which recovers every write that succeeded. A
+// Store in a shared DB (Wrap) adds the cells after the commit, so that a
+// commit another user of the DB makes fail costs only that write. A
 // full memstore is frozen (no write is in flight then, so it holds exactly
 // the seqs after the previous freeze) and flushed in the background: its
 // cells are encoded into blocks of about BlockSize, the blocks written,

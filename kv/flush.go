@@ -52,6 +52,9 @@ func (s *Store) flushFrozen() error {
 }
 
 func (s *Store) flushMemtable(mt *memtable) error {
+	if err := s.failed(); err != nil {
+		return err
+	}
 	rp, points := s.gcPoints()
 	block, lo, final := s.flushBlock(mt)
 	var ext *segment // the segment the flush extends, if any

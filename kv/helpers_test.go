@@ -114,3 +114,14 @@ func requireGet(t testing.TB, got []byte, err error, m model, key string, msgAnd
 	require.NoError(t, err, msg...)
 	require.Equal(t, want, string(got), msg...)
 }
+
+// putEach puts keys and values keyFmt and valFmt of 0 to n-1 one Put
+// each, into s and m.
+func putEach(t testing.TB, s *Store, m model, n int, keyFmt, valFmt string) {
+	t.Helper()
+	for i := range n {
+		k, v := fmt.Sprintf(keyFmt, i), fmt.Sprintf(valFmt, i)
+		require.NoError(t, s.Put([]byte(k), []byte(v)))
+		m[k] = v
+	}
+}

@@ -68,6 +68,9 @@ func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
 		it.err = s.errClosed()
 	} else {
 		it.err = s.dbClosed()
+		if it.err == nil {
+			it.err = s.failed()
+		}
 	}
 	if it.err != nil {
 		it.closed = true

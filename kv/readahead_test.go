@@ -169,11 +169,7 @@ func TestReadAheadStoreClosed(t *testing.T) {
 	o.CacheSize = 4 << 10
 	s := mustOpen(t, o)
 	m := model{}
-	for i := range 3000 {
-		k, v := fmt.Sprintf("key%06d", i), fmt.Sprintf("value-%d", i)
-		require.NoError(t, s.Put([]byte(k), []byte(v)))
-		m[k] = v
-	}
+	putEach(t, s, m, 3000, "key%06d", "value-%d")
 	require.NoError(t, s.Compact())
 	all := m.rangeOf(nil, nil)
 	it := s.NewIterator(IterOptions{})

@@ -76,6 +76,13 @@ type Store struct {
 	compactMu sync.Mutex
 	userOps   sync.RWMutex // Flush and Compact hold R; Close waits for them
 
+	// walErr: a WAL write failed after its ops went into the memstore
+	// (see failed).
+	walErr atomic.Pointer[error]
+	// commitWith commits a WAL record's transaction (Txn.CommitWith;
+	// tests replace it to make a commit fail).
+	commitWith func(txn *badger.Txn, cb func(error))
+
 	closed atomic.Bool
 	kick   chan struct{}
 	quit   chan struct{}
@@ -258,10 +265,14 @@ func newStore(db *badger.DB, opts Options, own bool) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{
-		release:  release,
-		opts:     opts,
-		db:       db,
-		ownDB:    own,
+		release: release,
+		opts:    opts,
+		db:      db,
+		ownDB:   own,
+		commitWith: func(txn *badger.Txn, cb func(error)) {
+			txn.CommitWith(cb)
+			txn.Discard() // when CommitWith failed early (a no-op otherwise)
+		},
 		inMemory: db.Opts().InMemory,
 		keys:     newKeys(opts.Prefix),
 		cache:    newBlockCache(opts.CacheSize),

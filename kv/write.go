@@ -147,6 +147,9 @@ func (s *Store) write(ops []op) error {
 			return fmt.Errorf("%w: op %d: value of %d bytes exceeds MaxValueSize %d", ErrTooLarge, i, len(o.value), MaxValueSize)
 		}
 	}
+	if err := s.failed(); err != nil {
+		return err
+	}
 	need := opsArenaBound(ops)
 	var mt *memtable
 	for {
@@ -174,38 +177,95 @@ func (s *Store) write(ops []op) error {
 	buf := getWALBuf(walSize(ops))
 	rec := appendWAL(*buf, seq, ops)
 	*buf = rec
-	err := s.db.Update(func(txn *badger.Txn) error {
-		for c := 0; c*walChunk < len(rec); c++ {
-			chunk := rec[c*walChunk : min(len(rec), (c+1)*walChunk)]
-			if err := txn.Set(s.keys.wal(seq, uint16(c)), chunk); err != nil {
-				return err
-			}
-		}
-		return nil
+	added := false
+	var addErr error
+	err := s.logWAL(seq, rec, func() {
+		added = true
+		addErr = mt.add(ops, seq, need)
 	})
 	// Badger's commit is done with rec (it copied it into its value log
 	// or memtable).
 	recLen := len(rec)
 	putWALBuf(buf)
 	if err != nil {
-		mt.finished.Add(need)
+		if added {
+			// The ops are in the memstore, invisible until w completes:
+			// fail first, so that every read at or above seq refuses.
+			err = fmt.Errorf("kv: store %q: WAL seq %d failed after its ops went into the memstore; the Store refuses reads and writes until it is reopened: %w", s.opts.Prefix, seq, err)
+			s.walErr.CompareAndSwap(nil, &err)
+		} else {
+			mt.finished.Add(need)
+		}
 		s.writeMu.RUnlock()
 		s.tracker.Complete(w)
 		if errors.Is(err, badger.ErrTxnTooBig) {
 			return fmt.Errorf("%w: WAL record of %d bytes (%d ops) exceeds Badger's transaction limit of %d bytes; split the batch: %w", ErrTooLarge, recLen, len(ops), s.db.MaxBatchSize(), err)
 		}
+		if added {
+			return err
+		}
 		return fmt.Errorf("kv: store %q: WAL seq %d: %w", s.opts.Prefix, seq, err)
 	}
-	if err := mt.add(ops, seq, need); err != nil {
+	if addErr != nil {
 		// Cannot happen: the arena bytes were reserved above. The WAL
 		// holds the write, so it reappears at the next Open.
 		s.writeMu.RUnlock()
 		s.tracker.Complete(w)
-		return fmt.Errorf("kv: memstore add seq %d: %w", seq, err)
+		return fmt.Errorf("kv: memstore add seq %d: %w", seq, addErr)
 	}
 	s.writeMu.RUnlock()
 	s.walGarbage.Add(int64(recLen)) // deleted once flushed
 	s.tracker.CompleteAndWait(w)
+	return nil
+}
+
+// logWAL writes the WAL record rec of seq and calls add, which puts its
+// ops into the memstore, once the record's chunks are set in a Badger
+// transaction. On Open's own DB add runs while the transaction commits
+// (in Badger's write goroutine, which copies the record into its value
+// log), and the commit's error comes after it: the writer's memstore
+// inserts and Badger's write overlap. A Store on a DB it shares (Wrap)
+// calls add only after the commit succeeded, as another user of the DB
+// may make a commit fail (Badger's DropPrefix blocks writes) and the
+// Store must then stay usable. add is not called when the transaction
+// fails before its commit (a record larger than a Badger transaction).
+func (s *Store) logWAL(seq uint64, rec []byte, add func()) error {
+	if s.db.IsClosed() {
+		// As DB.Update: a new transaction on a closed DB waits forever.
+		return badger.ErrDBClosed
+	}
+	txn := s.db.NewTransaction(true)
+	for c := 0; c*walChunk < len(rec); c++ {
+		chunk := rec[c*walChunk : min(len(rec), (c+1)*walChunk)]
+		if err := txn.Set(s.keys.wal(seq, uint16(c)), chunk); err != nil {
+			txn.Discard()
+			return err
+		}
+	}
+	if !s.ownDB {
+		if err := txn.Commit(); err != nil {
+			return err
+		}
+		add()
+		return nil
+	}
+	done := make(chan error, 1)
+	s.commitWith(txn, func(err error) { done <- err })
+	add()
+	return <-done
+}
+
+// failed returns the error of a WAL write that failed after its ops went
+// into the memstore (logWAL), or nil. From then on the Store refuses
+// reads, writes and flushes, so that no reader sees the ops of that write
+// and no segment holds them; reopening the Store recovers from the WAL
+// the writes that succeeded. A read checks it after taking its read
+// point: the error is set before the write completes, so a read point
+// that covers the write's seq finds it.
+func (s *Store) failed() error {
+	if p := s.walErr.Load(); p != nil {
+		return *p
+	}
 	return nil
 }
 
@@ -263,6 +323,9 @@ func (s *Store) get(key []byte, rp uint64, pinned bool) ([]byte, error) {
 	}
 	if !pinned {
 		rp = s.tracker.ReadPoint()
+	}
+	if err := s.failed(); err != nil {
+		return nil, err
 	}
 	// Memstores hold newer seqs than segments, the active one newer than
 	// the frozen ones, and segments are sorted newest first: the first

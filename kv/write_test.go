@@ -2,9 +2,11 @@ package kv
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"testing"
 
+	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/memstore"
 	"github.com/stretchr/testify/assert"
@@ -93,4 +95,50 @@ func TestMemstoreFillsByUse(t *testing.T) {
 	assert.Equal(t, int64(700), st.MemCells)
 	assert.Zero(t, st.Flushes)
 	assert.Less(t, st.MemBytes, o.MemstoreSize)
+}
+
+// TestWALCommitFails: when the commit of a WAL record fails after its ops
+// went into the memstore (Open's own DB overlaps the two), the write
+// fails, and so does every later read, write and flush: no reader sees the
+// ops and no segment holds them. Reopened, the Store holds every write
+// that succeeded and none of the failed one.
+func TestWALCommitFails(t *testing.T) {
+	dir := t.TempDir()
+	o := testOptions(dir)
+	s := mustOpen(t, o)
+	m := model{}
+	putEach(t, s, m, 300, "key%04d", "value %d")
+	require.NoError(t, s.Flush())
+	require.NoError(t, s.Put([]byte("key0001"), []byte("in the memstore")))
+	m["key0001"] = "in the memstore"
+	snap := s.Snapshot()
+	defer snap.Close()
+
+	injected := errors.New("injected commit failure")
+	s.commitWith = func(txn *badger.Txn, cb func(error)) {
+		txn.Discard()
+		cb(injected)
+	}
+	b := s.NewBatch()
+	b.Put([]byte("key0002"), []byte("lost"))
+	b.Put([]byte("new"), []byte("lost"))
+	require.ErrorIs(t, s.Apply(b), injected)
+	_, err := s.Get([]byte("key0002"))
+	require.ErrorIs(t, err, injected)
+	_, err = snap.Get([]byte("key0001"))
+	require.ErrorIs(t, err, injected, "a read at an older read point too")
+	it := s.NewIterator(IterOptions{})
+	require.False(t, it.First())
+	require.ErrorIs(t, it.Err(), injected)
+	require.NoError(t, it.Close())
+	require.ErrorIs(t, s.Put([]byte("later"), []byte("x")), injected)
+	require.ErrorIs(t, s.Flush(), injected)
+	require.ErrorIs(t, s.Close(), injected)
+
+	s = mustOpen(t, o)
+	defer s.Close()
+	got, err := scan(s.NewIterator(IterOptions{}))
+	require.NoError(t, err)
+	require.Equal(t, m.rangeOf(nil, nil), got)
+	require.NoError(t, s.Put([]byte("later"), []byte("x")))
 }
