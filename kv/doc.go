@@ -485,7 +485,7 @@
 //
 // A Store's heap is, with the defaults:
 //
-//	memstores   one active arena of MemstoreSize (32 MiB, allocated whole
+//	memstores   one active arena of MemstoreSize (8 MiB, allocated whole
 //	            when the memstore starts), and while they flush up to two
 //	            frozen ones (the third freeze stalls writers)
 //	cache       up to CacheSize (64 MiB) of decoded blocks
@@ -502,7 +502,7 @@
 //	            seconds after a flush Badger's table builder buffers
 //
 // so that once no flush runs it holds one memstore, one Badger memtable,
-// the cache and the index: about 32 + 21 MiB + CacheSize + index. That is
+// the cache and the index: about 8 + 21 MiB + CacheSize + index. That is
 // no more than raw Badger with its default options (one 64 MiB memtable
 // and its batch room) holding the same cells, plus CacheSize.
 // TestMemoryModel checks it: cells of 16-byte keys and 8-byte values
@@ -512,6 +512,14 @@
 // MemstoreSize, CacheSize and (Options.Badger) Badger's MemTableSize and
 // NumMemtables; a Store under Wrap adds only its memstores, cache and
 // index to the caller's DB.
+//
+// MemstoreSize is 8 MiB rather than more because a load spends most of
+// its processor time between the memstore and the flush that compresses
+// it: a small arena stays in the processor's caches while cells go in
+// and while the flush reads them, and the last flush, which a load waits
+// for, is short (a load in key order extends one segment whatever the
+// number of flushes). A larger memstore makes fewer segments of writes in
+// random key order, so fewer compactions; set it for such loads.
 //
 // # Limits
 //

@@ -38,8 +38,9 @@ type Options struct {
 	// (a key with many versions held by snapshots).
 	BlockSize int
 	// MemstoreSize is the arena size of one memstore; a full memstore is
-	// frozen and flushed to a segment in the background. Default 32 MiB
-	// (DefaultMemstoreSize; the package doc, Memory, says why).
+	// frozen and flushed to a segment in the background, and a batch
+	// must fit in one. Default 8 MiB (DefaultMemstoreSize; the package
+	// doc, Memory, says why).
 	MemstoreSize int64
 	// DictSize bounds the preset dictionary of a segment: with
 	// Block.Compression LZ4Dict, each flush and compaction samples the
@@ -92,7 +93,7 @@ type Options struct {
 // Defaults (see Options).
 const (
 	DefaultBlockSize         = 16 << 10
-	DefaultMemstoreSize      = 32 << 20
+	DefaultMemstoreSize      = 8 << 20
 	DefaultCacheSize         = 64 << 20
 	DefaultCompactionTrigger = 4
 	DefaultValueThreshold    = 1 << 10
@@ -136,7 +137,7 @@ func DefaultBlockOptions() blockenc.Options {
 }
 
 // DefaultOptions returns the defaults for a Store in dir ("" for memory):
-// Prefix "kv", DefaultBlockOptions(), BlockSize 16 KiB, MemstoreSize 32
+// Prefix "kv", DefaultBlockOptions(), BlockSize 16 KiB, MemstoreSize 8
 // MiB, DictSize 64 KiB - 1, CacheSize 64 MiB, SyncWrites false, CompactionTrigger 4,
 // CompactionLevel 9, a silent Badger, ValueThreshold 1 KiB and
 // ValueLogFileSize 16 MiB.
