@@ -213,6 +213,8 @@ func (s *Store) compact(all bool) error {
 // the merge would leave as they are (copyable) are copied, not decoded and
 // compressed again. The caller holds compactMu.
 func (s *Store) compactRun(in []*segment, dropTombstones bool) error {
+	s.compacting.Store(true)
+	defer s.compacting.Store(false)
 	settings := s.opts.blockSettings(s.opts.compactionBlock())
 	var copies, merge []*segment
 	for _, g := range in {

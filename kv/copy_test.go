@@ -176,7 +176,7 @@ func TestPickTier(t *testing.T) {
 		if final {
 			m.settings = settings
 		}
-		return &segment{meta: m}
+		return newSegment(m)
 	}
 	ids := func(segs []*segment) (out []uint64) {
 		for _, g := range segs {
@@ -198,7 +198,9 @@ func TestPickTier(t *testing.T) {
 // TestFlushExtends: a load in key order makes one segment, each flush
 // appending its blocks to the segment before (extendable), at the
 // compaction's settings and with the dictionary of the first flush. A
-// snapshot taken between two flushes reads what it saw; everything reads
+// snapshot taken between two flushes reads what it saw, and so does an
+// iterator opened then and read after Compact replaced the extended
+// segment (the segments share their blocks' life); everything reads
 // back, also after reopening; blocks an extension wrote without its meta
 // (a crash) are removed at Open.
 func TestFlushExtends(t *testing.T) {
@@ -208,6 +210,10 @@ func TestFlushExtends(t *testing.T) {
 	s := dictStore(t, dir, 4<<10)
 	putAll(t, s, half)
 	snap := s.Snapshot()
+	// An iterator on the segment before its extension, not yet read
+	// from: the extension and then Compact, which replaces it, must leave
+	// its blocks until it closes.
+	held := s.NewIterator(IterOptions{})
 	putAll(t, s, &dataset{keys: d.keys[10000:], vals: d.vals[10000:]})
 	st := s.Stats()
 	require.Greater(t, st.Flushes, int64(2))
@@ -223,6 +229,11 @@ func TestFlushExtends(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, got, len(half.keys), "the snapshot's cells")
 	snap.Close()
+	require.NoError(t, s.Compact())
+	got, err = scan(held)
+	require.NoError(t, err)
+	assert.Len(t, got, len(half.keys), "the held iterator's cells")
+	g = liveSegs(s)[0]
 
 	// Blocks past the meta's last key, as an extension that crashed
 	// before its meta leaves them.

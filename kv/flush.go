@@ -58,8 +58,11 @@ func (s *Store) flushMemtable(mt *memtable) error {
 	rp, points := s.gcPoints()
 	block, lo, final := s.flushBlock(mt)
 	var ext *segment // the segment the flush extends, if any
-	if final && s.compactMu.TryLock() {
-		// compactMu keeps compactions off the segment extended.
+	if final && !s.compacting.Load() {
+		// compactMu keeps compactions off the segment extended. It is
+		// held only briefly unless a compaction runs, and a flush does not
+		// wait for one to extend a segment (it may have taken that one).
+		s.compactMu.Lock()
 		defer s.compactMu.Unlock()
 		ext = s.extendable(lo, s.opts.blockSettings(block))
 	}

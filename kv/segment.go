@@ -18,14 +18,27 @@ import (
 // of every block) is kept in memory, rebuilt at Open from the block keys.
 type segment struct {
 	meta      segMeta
-	blockKeys [][]byte // Badger key of block i
-	lastKeys  [][]byte // last key of block i (aliases blockKeys[i])
-	refs      atomic.Int32
-	obsolete  atomic.Bool
+	blockKeys [][]byte   // Badger key of block i
+	lastKeys  [][]byte   // last key of block i (aliases blockKeys[i])
 	dels      *rangeDels // the range tombstones of meta.dels, fragmented
 	// parts: the first block of each of meta.parts and its Dict (nil:
 	// the blocks carry their own), in block order.
 	parts []dictPart
+	*segLife
+}
+
+// segLife is what a segment shares with the segments that extend it
+// (extendSegWriter), which hold its blocks too: the iterators holding any
+// of them, and whether the latest was compacted away. Its blocks are
+// deleted once it is obsolete and no iterator holds any of them.
+type segLife struct {
+	refs     atomic.Int32
+	obsolete atomic.Bool
+}
+
+// newSegment returns a segment with meta m and a life of its own.
+func newSegment(m segMeta) *segment {
+	return &segment{meta: m, dels: newRangeDels(m.dels), segLife: new(segLife)}
 }
 
 // overlaps reports whether any key in [lo, hi] may be in g: between its
@@ -400,7 +413,7 @@ func (s *Store) newSegWriterDict(block blockenc.Options, d *blockenc.Dict) *segW
 	w := &segWriter{
 		s:       s,
 		meta:    segMeta{id: s.nextSegID.Add(1), minSeq: ^uint64(0)},
-		seg:     &segment{},
+		seg:     &segment{segLife: new(segLife)},
 		stopped: true,
 	}
 	return w.start(block, d)
@@ -419,6 +432,7 @@ func (s *Store) extendSegWriter(g *segment, block blockenc.Options, d *blockenc.
 			blockKeys: slices.Clip(g.blockKeys),
 			lastKeys:  slices.Clip(g.lastKeys),
 			parts:     slices.Clone(g.parts),
+			segLife:   g.segLife,
 		},
 		lastKey: clone(g.meta.lastKey),
 		stopped: true,

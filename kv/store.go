@@ -74,7 +74,9 @@ type Store struct {
 	// flush uses it again (see Segment dictionaries). Guarded by flushMu.
 	flushDict *blockenc.Dict
 	compactMu sync.Mutex
-	userOps   sync.RWMutex // Flush and Compact hold R; Close waits for them
+	// compacting: a compaction runs (compactRun, under compactMu).
+	compacting atomic.Bool
+	userOps    sync.RWMutex // Flush and Compact hold R; Close waits for them
 
 	// walErr: a WAL write failed after its ops went into the memstore
 	// (see failed).
@@ -322,7 +324,7 @@ func (s *Store) recover() error {
 			if m.id != id {
 				return fmt.Errorf("%w: meta under id %d says id %d", ErrCorrupt, id, m.id)
 			}
-			g := &segment{meta: m, dels: newRangeDels(m.dels)}
+			g := newSegment(m)
 			if err := g.setParts(); err != nil {
 				return err
 			}
