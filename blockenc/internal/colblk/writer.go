@@ -1,7 +1,9 @@
 package colblk
 
 import (
+	"bytes"
 	"encoding/binary"
+	"hash/maphash"
 
 	"github.com/kvenc/kvenc/blockenc/internal/cell"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
@@ -78,9 +80,10 @@ type Writer struct {
 	seqs     []int64
 	kinds    []byte // bitmap, bit set for Put
 	puts     int
-	data     []byte  // values back to back
-	ends     []int64 // end of each value in data
-	dict     map[string]int64
+	data     []byte           // values back to back
+	ends     []int64          // end of each value in data
+	dict     map[uint64]int64 // hash of a distinct value -> its index (the first of that hash)
+	seed     maphash.Seed
 	dictOK   bool
 	dictData []byte
 	dictEnds []int64
@@ -107,7 +110,7 @@ type Writer struct {
 // frame.FlagLZ4Dict) at the lz4dict level; with frame.FlagLZ4Dict, ext (if
 // not nil) is the external dictionary of every sub-block.
 func NewWriter(interval int, compress byte, level int, ext *lz4area.Dict) *Writer {
-	return &Writer{interval: interval, comp: compress, lz: lz4area.Writer{Level: level, Ext: ext}, dict: map[string]int64{},
+	return &Writer{interval: interval, comp: compress, lz: lz4area.Writer{Level: level, Ext: ext}, dict: map[uint64]int64{}, seed: maphash.MakeSeed(),
 		w: intcol.Writer{Policy: colPolicy}}
 }
 
@@ -168,19 +171,38 @@ func (c *Writer) Add(x cell.Cell, n int) {
 		c.addFixed(x.Value, n)
 	}
 	if c.dictOK {
-		j, ok := c.dict[string(x.Value)]
-		if !ok {
-			if len(c.dict) >= maxDict {
-				c.dictOK = false
-				return
-			}
-			j = int64(len(c.dict))
-			c.dict[string(x.Value)] = j
-			c.dictData = append(c.dictData, x.Value...)
-			c.dictEnds = append(c.dictEnds, int64(len(c.dictData)))
-		}
-		c.dictIdx = append(c.dictIdx, j)
+		c.addDict(x.Value)
 	}
+}
+
+// addDict adds v to the distinct values, or finds it there, and records
+// its index for the cell. The map holds hashes, so that a value is not
+// copied into a key: a value whose hash an earlier, different value has
+// is kept as another distinct value (at worst one missed duplicate).
+func (c *Writer) addDict(v []byte) {
+	h := maphash.Bytes(c.seed, v)
+	j, ok := c.dict[h]
+	if ok {
+		start := int64(0)
+		if j > 0 {
+			start = c.dictEnds[j-1]
+		}
+		if bytes.Equal(c.dictData[start:c.dictEnds[j]], v) {
+			c.dictIdx = append(c.dictIdx, j)
+			return
+		}
+	}
+	if len(c.dictEnds) >= maxDict {
+		c.dictOK = false
+		return
+	}
+	j = int64(len(c.dictEnds))
+	if !ok {
+		c.dict[h] = j
+	}
+	c.dictData = append(c.dictData, v...)
+	c.dictEnds = append(c.dictEnds, int64(len(c.dictData)))
+	c.dictIdx = append(c.dictIdx, j)
 }
 
 // addFixed folds value v of cell n into the per-byte ranges of the
@@ -319,9 +341,9 @@ func (c *Writer) appendValues(dst []byte) ([]byte, byte) {
 			c.best, c.cand, lz, bestV2 = c.cand, c.best, 0, delta
 		}
 	}
-	if c.dictOK && n > 0 && len(c.dict) < n {
+	if c.dictOK && n > 0 && len(c.dictEnds) < n {
 		c.cand = append(c.cand[:0], colValsDict)
-		c.cand = binary.AppendUvarint(c.cand, uint64(len(c.dict)))
+		c.cand = binary.AppendUvarint(c.cand, uint64(len(c.dictEnds)))
 		c.cand = c.w.Append(c.cand, c.dictEnds)
 		c.cand = c.w.Append(c.cand, c.dictIdx)
 		var dlz byte
