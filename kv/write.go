@@ -177,43 +177,34 @@ func (s *Store) write(ops []op) error {
 	buf := getWALBuf(walSize(ops))
 	rec := appendWAL(*buf, seq, ops)
 	*buf = rec
-	added := false
 	var addErr error
-	err := s.logWAL(seq, rec, func() {
-		added = true
-		addErr = mt.add(ops, seq, need)
-	})
+	added, err := s.logWAL(seq, rec, func() { addErr = mt.add(ops, seq, need) })
 	// Badger's commit is done with rec (it copied it into its value log
 	// or memtable).
 	recLen := len(rec)
 	putWALBuf(buf)
-	if err != nil {
-		if added {
-			// The ops are in the memstore, invisible until w completes:
-			// fail first, so that every read at or above seq refuses.
-			err = fmt.Errorf("kv: store %q: WAL seq %d failed after its ops went into the memstore; the Store refuses reads and writes until it is reopened: %w", s.opts.Prefix, seq, err)
-			s.walErr.CompareAndSwap(nil, &err)
-		} else {
-			mt.finished.Add(need)
-		}
-		s.writeMu.RUnlock()
-		s.tracker.Complete(w)
-		if errors.Is(err, badger.ErrTxnTooBig) {
-			return fmt.Errorf("%w: WAL record of %d bytes (%d ops) exceeds Badger's transaction limit of %d bytes; split the batch: %w", ErrTooLarge, recLen, len(ops), s.db.MaxBatchSize(), err)
-		}
-		if added {
-			return err
-		}
-		return fmt.Errorf("kv: store %q: WAL seq %d: %w", s.opts.Prefix, seq, err)
-	}
-	if addErr != nil {
+	switch {
+	case err != nil && added:
+		// The ops are in the memstore, invisible until w completes: fail
+		// first, so that every read at or above seq refuses.
+		err = fmt.Errorf("kv: store %q: WAL seq %d failed after its ops went into the memstore; the Store refuses reads and writes until it is reopened: %w", s.opts.Prefix, seq, err)
+		s.walErr.CompareAndSwap(nil, &err)
+	case errors.Is(err, badger.ErrTxnTooBig):
+		mt.finished.Add(need)
+		err = fmt.Errorf("%w: WAL record of %d bytes (%d ops) exceeds Badger's transaction limit of %d bytes; split the batch: %w", ErrTooLarge, recLen, len(ops), s.db.MaxBatchSize(), err)
+	case err != nil:
+		mt.finished.Add(need)
+		err = fmt.Errorf("kv: store %q: WAL seq %d: %w", s.opts.Prefix, seq, err)
+	case addErr != nil:
 		// Cannot happen: the arena bytes were reserved above. The WAL
 		// holds the write, so it reappears at the next Open.
-		s.writeMu.RUnlock()
-		s.tracker.Complete(w)
-		return fmt.Errorf("kv: memstore add seq %d: %w", seq, addErr)
+		err = fmt.Errorf("kv: memstore add seq %d: %w", seq, addErr)
 	}
 	s.writeMu.RUnlock()
+	if err != nil {
+		s.tracker.Complete(w)
+		return err
+	}
 	s.walGarbage.Add(int64(recLen)) // deleted once flushed
 	s.tracker.CompleteAndWait(w)
 	return nil
@@ -228,31 +219,32 @@ func (s *Store) write(ops []op) error {
 // calls add only after the commit succeeded, as another user of the DB
 // may make a commit fail (Badger's DropPrefix blocks writes) and the
 // Store must then stay usable. add is not called when the transaction
-// fails before its commit (a record larger than a Badger transaction).
-func (s *Store) logWAL(seq uint64, rec []byte, add func()) error {
+// fails before its commit (a record larger than a Badger transaction);
+// added reports whether it was.
+func (s *Store) logWAL(seq uint64, rec []byte, add func()) (added bool, err error) {
 	if s.db.IsClosed() {
 		// As DB.Update: a new transaction on a closed DB waits forever.
-		return badger.ErrDBClosed
+		return false, badger.ErrDBClosed
 	}
 	txn := s.db.NewTransaction(true)
 	for c := 0; c*walChunk < len(rec); c++ {
 		chunk := rec[c*walChunk : min(len(rec), (c+1)*walChunk)]
 		if err := txn.Set(s.keys.wal(seq, uint16(c)), chunk); err != nil {
 			txn.Discard()
-			return err
+			return false, err
 		}
 	}
 	if !s.ownDB {
 		if err := txn.Commit(); err != nil {
-			return err
+			return false, err
 		}
 		add()
-		return nil
+		return true, nil
 	}
 	done := make(chan error, 1)
 	s.commitWith(txn, func(err error) { done <- err })
 	add()
-	return <-done
+	return true, <-done
 }
 
 // failed returns the error of a WAL write that failed after its ops went
