@@ -29,6 +29,44 @@ type suffixIndex struct {
 	keys   []uint32
 	groups []suffixGroup // open addressing, linear probing; n == 0: empty
 	shift  uint          // 32 - log2(len(groups))
+	// has6 and has8 are bit sets of the hashes (filterHash) of the first
+	// 6 and 8 bytes of every suffix in sa: a clear bit proves that no
+	// suffix starts with those bytes, so findDict gives up on a search
+	// that needs a match of 6 bytes or more in a hash probe, before the
+	// group lookup and the binary searches (most of the searches one byte
+	// after a match find nothing longer).
+	has6, has8 []uint64
+}
+
+// filterLog is the log2 of the bits in each of a suffixIndex's filters:
+// 2^20 bits for at most 65535 suffixes, so that about 6% of the bytes no
+// suffix starts with pass.
+const filterLog = 20
+
+// filterMin is the shortest match length the filters decide on.
+const filterMin = 6
+
+// prime8 is the multiplier of filterHash (2^64 divided by the golden
+// ratio, odd).
+const prime8 = 0x9E3779B97F4A7C15
+
+// filterHash hashes the first l bytes (6 or 8) of the little-endian
+// word w to a bit of a filter.
+func filterHash(w uint64, l int) uint {
+	return uint((w << (64 - 8*uint(l))) * prime8 >> (64 - filterLog))
+}
+
+// mayHold reports whether a suffix may start with the first min(l, 8)
+// bytes of w (l >= filterMin): false proves it does not.
+func (x *suffixIndex) mayHold(w uint64, l int) bool {
+	f := x.has6
+	if l >= 8 {
+		f, l = x.has8, 8
+	} else {
+		l = filterMin
+	}
+	h := filterHash(w, l)
+	return f[h>>6]&(1<<(h&63)) != 0
 }
 
 // suffixGroup is the range sa[lo:lo+n] of the suffixes that start with the
@@ -66,7 +104,7 @@ const suffixKeyEnd = 8
 // sorts only the groups left (BenchmarkNewSuffixIndex).
 func newSuffixIndex(b []byte) suffixIndex {
 	n := len(b)
-	var idx suffixIndex
+	idx := suffixIndex{has6: make([]uint64, 1<<(filterLog-6)), has8: make([]uint64, 1<<(filterLog-6))}
 	if n < suffixKeyEnd {
 		idx.groups, idx.shift = make([]suffixGroup, 1), 32
 		return idx
@@ -150,6 +188,10 @@ func newSuffixIndex(b []byte) suffixIndex {
 		if int(p)+suffixKeyEnd <= n {
 			out = append(out, uint16(p))
 			idx.keys = append(idx.keys, binary.BigEndian.Uint32(b[int(p)+minMatch:]))
+			w := binary.LittleEndian.Uint64(b[p:])
+			h6, h8 := filterHash(w, 6), filterHash(w, 8)
+			idx.has6[h6>>6] |= 1 << (h6 & 63)
+			idx.has8[h8>>6] |= 1 << (h8 & 63)
 		}
 	}
 	runs := 0
@@ -219,6 +261,11 @@ func (m *hcMatcher) findDict(p, best int) (int, int) {
 	dl := len(dict)
 	q := buf[p:m.limit]
 	x := m.dsa
+	// A longer match shares best+1 bytes with q (best+1 <= len(q), and
+	// q's first 8 bytes are in buf: p+mfLimit <= len(buf)).
+	if best+1 >= filterMin && !x.mayHold(binary.LittleEndian.Uint64(buf[p:]), best+1) {
+		return best, noMatch
+	}
 	first, end := x.group(binary.LittleEndian.Uint32(q))
 	if first == end {
 		return best, noMatch

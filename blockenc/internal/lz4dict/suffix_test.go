@@ -100,7 +100,9 @@ func TestFindDictLongest(t *testing.T) {
 			from = len(src) - 100
 		}
 		for p := from; p+mfLimit <= len(src); p += 1 + p%3 { // about every other position
-			for _, best := range []int{minMatch - 1, 8} {
+			// 5..7 and 12: the searches the filters decide (6 bytes
+			// needed, 7, 8, 13).
+			for _, best := range []int{minMatch - 1, 5, 6, 7, 8, 12} {
 				if best >= m.limit-p {
 					continue
 				}
@@ -125,6 +127,42 @@ func TestFindDictLongest(t *testing.T) {
 			}
 		}
 		assert.Greater(t, found, (len(src)-from)/3, "%s: matches found", name)
+	}
+}
+
+// TestFiltersOnlyPrune: the filters change no output, only the time: HC
+// output against a Dict equals that against the same Dict with every
+// filter bit set (no search skipped), and every suffix passes its own
+// filters.
+func TestFiltersOnlyPrune(t *testing.T) {
+	dict := lineitemValues(1, MaxDictLen)
+	src := lineitemValues(2, 16<<10)
+	d, open := NewDict(dict), NewDict(dict)
+	x := open.suffixes()
+	for i := range x.has6 {
+		x.has6[i], x.has8[i] = math.MaxUint64, math.MaxUint64
+	}
+	for _, p := range d.suffixes().sa {
+		w := binary.LittleEndian.Uint64(dict[p:])
+		for l := filterMin; l <= 9; l++ {
+			require.True(t, d.suffixes().mayHold(w, l), "suffix at %d, %d bytes", p, l)
+		}
+	}
+	skipped := 0
+	for i := 0; i+8 <= len(src); i++ {
+		if !d.suffixes().mayHold(binary.LittleEndian.Uint64(src[i:]), 8) {
+			skipped++
+		}
+	}
+	assert.Greater(t, skipped, 0, "the 8-byte filter passes every input position")
+	for _, level := range []int{5, LevelHC} {
+		c := Compressor{Level: level}
+		for off := 0; off < len(src); off += 1 << 10 {
+			sub := src[off : off+1<<10]
+			got := c.CompressBlockDict(nil, sub, d)
+			want := c.CompressBlockDict(nil, sub, open)
+			require.Equal(t, want, got, "level %d, sub-block at %d", level, off)
+		}
 	}
 }
 
