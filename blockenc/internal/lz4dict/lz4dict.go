@@ -73,17 +73,21 @@
 // input costs more than the input itself (a 64 KiB dictionary for 4 KiB
 // inputs). A Dict builds the dictionary's tables once, on first use at a
 // level, and never changes them afterwards; a compression hashes only its
-// input and, at each position, searches its own table or chains first and
-// then the dictionary's (zstd's dictMatchState), whose positions stand
-// before the input's: a match may start in the dictionary and run on into
-// the input. Fast mode: the dictionary's 6-byte hash table. Levels 1..9: a
+// input and, at each position, searches its own table first and then the
+// dictionary's (zstd's dictMatchState), whose positions stand before the
+// input's: a match may start in the dictionary and run on into the input.
+// At levels 1..9, for an input at most a sixteenth of the dictionary's
+// size, the input's own table holds, per hash, the last position searched
+// (no hash chains: the dictionary holds most of such an input's matches);
+// a larger input keeps its hash chains. Fast mode:
+// the dictionary's 6-byte hash table. Levels 1..9: a
 // suffix array of the dictionary (every position with 8 bytes after it,
 // sorted by the bytes from there on) finds the longest match in the whole
 // dictionary, at any level, in a hash lookup of the first 4 bytes and
 // binary searches, where a hash chain walk finds it only within its depth
 // and spends most of its time on the dictionary's many candidates. A
 // search that needs 6 bytes or more (the lazy steps, and a position whose
-// chains already found 5) first probes bit sets of the hashes of the
+// input table already found 5) first probes bit sets of the hashes of the
 // suffixes' first 6 and 8 bytes, and stops there when the bit is clear:
 // most such searches find nothing, and the output is the same.
 // The dictionary is searched at every position the parse searches, except
