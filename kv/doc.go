@@ -4,7 +4,7 @@
 // (Wrap) and never touches a key outside its namespace and its registry
 // entry.
 //
-//	write:  Put/Delete/DeleteRange/Apply -> seq (mvcc) -> WAL record in Badger -> memstore -> complete
+//	write:  Put/Delete/DeleteRange/Apply -> seq (mvcc) -> WAL record (file, or Badger) -> memstore -> complete
 //	flush:  memstore full -> freeze -> encode blocks -> segment in Badger -> drop WAL records
 //	read:   memstores + segments, merged, versions above the read point hidden
 //
@@ -61,10 +61,12 @@
 //
 // # WAL record, version 2
 //
-// One record per Put, Delete, DeleteRange or Apply, written in one Badger
-// transaction (so a batch is atomic also across a crash), in chunks of at
-// most 256 KiB under consecutive chunk numbers. Integers little-endian,
-// "uv" an unsigned LEB128 varint:
+// One record per Put, Delete, DeleteRange or Apply. A Store that Open
+// opened on a directory writes it to a WAL file (below); a Store in a
+// shared DB (Wrap) or in memory writes it in one Badger transaction, in
+// chunks of at most 256 KiB under consecutive chunk numbers. Either way a
+// batch is atomic also across a crash (a record is replayed whole or not
+// at all). Integers little-endian, "uv" an unsigned LEB128 varint:
 //
 //	record := version u8 (=2) | seq u64 | count uv | op * count | crc32c u32
 //	op     := kind u8 | klen uv | key | [vlen uv | value]
@@ -85,6 +87,41 @@
 //
 // Version 1 is the same without op kind 2; Open replays version 1
 // records (testdata/wal-v1.bin: the first two ops, version byte 01).
+//
+// # WAL file, version 1
+//
+// A Store that Open opened on a directory keeps its WAL records in files
+// in its subdirectory wal: one file per memstore, created at its first
+// write and removed once the memstore is in a segment, named by a number
+// (16 hexadecimal digits, ascending) and ".log":
+//
+//	file  := magic "kvencWAL" | version u8 (=1) | frame*
+//	frame := length u32 | record
+//
+// The records of a file follow in the order their writes reached it, which
+// need not be seq order; Open reads every file, replays the records above
+// the largest walSeq in seq order, and removes each file once the
+// memstores replayed from it are flushed. A write in flight when the
+// process died leaves a last frame cut short or failing its record's CRC:
+// Open leaves it out (that write never completed). A bad frame before the
+// last one, or a bad header, fails Open with ErrCorrupt. SyncWrites
+// fsyncs the file after each record; without it a record survives a crash
+// of the process, not of the machine (as Badger's value log without
+// SyncWrites). The worked example above as a file, pinned by
+// testdata/walfile-v1.bin:
+//
+//	6b76656e6357414c 01      magic, version 1
+//	24000000                 frame of 36 bytes
+//	02 2c01000000000000 ...  the record above
+//
+// Keeping the WAL out of Badger keeps its bytes out of Badger's value log,
+// where the blocks are: a write costs one file write instead of a Badger
+// transaction, and Badger's single write goroutine carries only blocks
+// and metas. Open
+// replays WAL records found in Badger too (written by a Store of an
+// earlier version), deletes them as their memstores flush, and drops
+// them from Badger at the next Compact. Wrap reads no WAL file: a Store
+// on a directory whose process died is reopened with Open first.
 //
 // # Segment meta, version 4
 //
@@ -166,13 +203,16 @@
 // A write takes a seq from mvcc, writes its WAL record, adds its cells to
 // the active memstore (memory for them is reserved first, so a batch never
 // lands half in one memstore) and waits until the read point covers it.
-// On a DB of its own (Open) the cells go into the memstore while Badger
-// commits the WAL record, invisible to readers until the write completes;
-// if that commit fails, the Store fails every later read, write and flush
-// with the commit's error (no reader sees the write, no segment holds it)
-// until it is reopened, which recovers every write that succeeded. A
-// Store in a shared DB (Wrap) adds the cells after the commit, so that a
-// commit another user of the DB makes fail costs only that write. A
+// With WAL files (Open on a directory) the record is written to the
+// memstore's file, then the cells added; a failed file write fails that
+// write and the later ones into the same memstore (Flush starts a new
+// one). In memory (Open with no directory) the cells go into the memstore
+// while Badger commits the WAL record, invisible to readers until the
+// write completes; if that commit fails, the Store fails every later
+// read, write and flush with the commit's error (no reader sees the
+// write, no segment holds it). A Store in a shared DB (Wrap) adds the
+// cells after the commit, so that a commit another user of the DB makes
+// fail costs only that write. A
 // full memstore is frozen (no write is in flight then, so it holds exactly
 // the seqs after the previous freeze) and flushed in the background: its
 // cells are encoded into blocks of about BlockSize, the blocks written,
@@ -207,9 +247,11 @@
 // compaction's settings), extends it: its blocks go under that segment's
 // id after the segment's own, and the segment's meta is written again
 // counting them. A load in key order so makes one segment and no
-// compaction before Compact, which copies that segment once (its blocks
-// share Badger's value-log files with the WAL records of their batches;
-// the copy leaves those files all garbage for value-log GC).
+// compaction before Compact, which copies that segment once: its blocks
+// share Badger's value-log files with the metas each extension wrote
+// again (each holding the segment's dictionary) and, with the WAL in
+// Badger, with the WAL records of their batches; the copy leaves those
+// files all garbage for value-log GC.
 //
 // # Range deletes
 //
@@ -447,8 +489,8 @@
 //     the same bytes, and would force a Badger block cache.
 //   - BlockCacheSize 0: with compression off Badger reads its tables from
 //     mmap; the cache that matters is kvenc's cache of decoded blocks.
-//   - ValueThreshold 1 KiB, ValueLogFileSize 16 MiB: blocks (and WAL
-//     records of batches) live in Badger's value log, the LSM holds a
+//   - ValueThreshold 1 KiB, ValueLogFileSize 16 MiB: blocks (and, in a
+//     shared DB, WAL records of batches) live in Badger's value log, the LSM holds a
 //     pointer per block. From the value log Badger hands a block over as
 //     mmapped bytes at any size, where an inline value costs about 0.5 us
 //     per KiB (Badger v4.9.6 copies it twice per Get); Badger's own
@@ -461,11 +503,14 @@
 //     which rewrites or deletes the files at least a tenth discarded
 //     (Compact, Close, Open) or half (the background work). GC never
 //     touches the newest file, so up to ValueLogFileSize of garbage
-//     can stay (BenchmarkBigChurn measures the disk under continuous
+//     can stay until Badger starts a new one (after ValueLogFileSize more
+//     bytes, and at every Open: a store smaller than one file gets the
+//     space of its deleted blocks back at its next Open)
+//     (BenchmarkBigChurn measures the disk under continuous
 //     writes beside kv-inline and Badger). In memory every value stays
 //     inline (there is no value log).
-//   - Compact on an owned DB ends with Badger DropPrefix of the WAL and of
-//     the deleted segments (with kvenc's writes held; the background work
+//   - Compact on an owned DB ends with Badger DropPrefix of the deleted
+//     segments (and of WAL records in Badger, if any) (with kvenc's writes held; the background work
 //     drops deleted segments the same way), because Badger drops
 //     deleted keys only when it rewrites their table into the last level.
 //     In a wrapped DB DropPrefix would fail the caller's concurrent

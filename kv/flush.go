@@ -116,9 +116,17 @@ func (s *Store) flushMemtable(mt *memtable) error {
 	s.segsChanged()
 	s.mu.Unlock()
 	s.flushes.Add(1)
-	if err := s.deleteWAL(mt.lo, mt.hi); err != nil {
-		// Harmless: Open skips and deletes records at or below walSeq.
-		return err
+	// Errors here are harmless: Open skips and deletes records at or
+	// below walSeq.
+	if s.wal != nil {
+		if err := s.wal.flushed(mt, mt.hi); err != nil {
+			return err
+		}
+	}
+	if s.walInBadger {
+		if err := s.deleteWAL(mt.lo, mt.hi); err != nil {
+			return err
+		}
 	}
 	s.kickBackground()
 	return nil
@@ -328,6 +336,9 @@ func (s *Store) Close() error {
 	s.mu.Lock() // wait for reads in flight
 	s.mu.Unlock()
 	s.txns.close()
+	if s.wal != nil {
+		s.wal.closeAll()
+	}
 	if err == nil {
 		s.errMu.Lock()
 		err = s.bgErr

@@ -61,10 +61,10 @@ type Options struct {
 	// CacheSize bounds the bytes of decoded blocks kept in the block cache.
 	// Default 64 MiB. A negative value disables the cache.
 	CacheSize int64
-	// SyncWrites makes Open's Badger fsync every write (Badger's own
-	// SyncWrites). Default false: an acknowledged write survives a kill -9
-	// of the process but not a power loss. Wrap leaves the caller's DB as it
-	// is.
+	// SyncWrites makes Open fsync every write: its WAL file after each
+	// record, and Badger (Badger's own SyncWrites). Default false: an
+	// acknowledged write survives a kill -9 of the process but not a power
+	// loss. Wrap leaves the caller's DB as it is.
 	SyncWrites bool
 	// CompactionTrigger is the number of segments at which a background
 	// size-tiered compaction runs. Default 4; negative disables background

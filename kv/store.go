@@ -2,6 +2,7 @@ package kv
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -62,8 +63,16 @@ type Store struct {
 	// that dropped the WAL; dropAlways (tests) ignores them.
 	garbage    atomic.Int64
 	walGarbage atomic.Int64
-	dropAlways bool
-	nextSegID  atomic.Uint64
+	// wal is the WAL in files of a Store that Open opened on a directory
+	// (nil: the WAL is in Badger, under the WAL tag); walRecs holds the
+	// records read from its files until recover replays them.
+	// walInBadger: WAL records may be in Badger (wal is nil, or Open found
+	// some, written by an earlier version).
+	wal         *walFiles
+	walRecs     []walRec
+	walInBadger bool
+	dropAlways  bool
+	nextSegID   atomic.Uint64
 
 	snapMu sync.Mutex
 	snaps  map[uint64]int // pinned read points (snapshots, iterators)
@@ -115,6 +124,9 @@ type memtable struct {
 	// each DeleteRange; readers load it without a lock.
 	dels  atomic.Pointer[rangeDels]
 	delMu sync.Mutex
+	// wal is the memtable's WAL file when the Store keeps its WAL in
+	// files (walFiles).
+	wal walFile
 }
 
 func newMemtable(size int64, lo uint64) *memtable {
@@ -284,6 +296,12 @@ func newStore(db *badger.DB, opts Options, own bool) (*Store, error) {
 		quit:     make(chan struct{}),
 		bgDone:   make(chan struct{}),
 	}
+	if own && !s.inMemory {
+		if s.wal, s.walRecs, err = openWALFiles(db.Opts().Dir, opts.SyncWrites); err != nil {
+			release()
+			return nil, err
+		}
+	}
 	if err := s.recover(); err != nil {
 		release()
 		return nil, err
@@ -394,11 +412,7 @@ func sortSegs(segs []*segment) {
 
 func (s *Store) replayWAL(walSeq, last uint64) error {
 	var stale [][]byte
-	type walRec struct {
-		seq uint64
-		b   []byte
-	}
-	var recs []walRec // whole records above walSeq, in seq order
+	var recs []walRec // whole records above walSeq
 	err := s.view(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: s.keys.tag(tagWAL)})
 		defer it.Close()
@@ -439,6 +453,23 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 	})
 	if err != nil {
 		return fmt.Errorf("kv: open: WAL: %w", err)
+	}
+	// Records in Badger (a Store of an earlier version, or one without
+	// WAL files) are deleted as their memstores flush, and dropped with
+	// the WAL prefix: Badger keeps them as long as any Store wrote them.
+	s.walInBadger = s.wal == nil || len(recs) > 0
+	if s.wal != nil {
+		for _, r := range s.walRecs {
+			if r.seq > walSeq {
+				recs = append(recs, r)
+			}
+		}
+		s.walRecs = nil
+		if err := s.wal.remove(s.wal.takeOld(walSeq)); err != nil {
+			return err
+		}
+		slices.SortFunc(recs, func(a, b walRec) int { return cmp.Compare(a.seq, b.seq) })
+		recs = slices.CompactFunc(recs, func(a, b walRec) bool { return a.seq == b.seq })
 	}
 	s.active = newMemtable(s.opts.MemstoreSize, walSeq)
 	replayed := walSeq

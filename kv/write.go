@@ -174,13 +174,24 @@ func (s *Store) write(ops []op) error {
 	}
 	w := s.tracker.Begin()
 	seq := w.Seq()
-	buf := getWALBuf(walSize(ops))
-	rec := appendWAL(*buf, seq, ops)
-	*buf = rec
+	// The record goes after walFrameLen bytes of room, where a WAL file
+	// writes its length.
+	buf := getWALBuf(walFrameLen + walSize(ops))
+	frame := appendWAL(append(*buf, make([]byte, walFrameLen)...), seq, ops)
+	*buf = frame
+	rec := frame[walFrameLen:]
 	var addErr error
-	added, err := s.logWAL(seq, rec, func() { addErr = mt.add(ops, seq, need) })
-	// Badger's commit is done with rec (it copied it into its value log
-	// or memtable).
+	var added bool
+	var err error
+	if s.wal != nil {
+		if err = s.wal.appendRecord(mt, frame); err == nil {
+			addErr, added = mt.add(ops, seq, need), true
+		}
+	} else {
+		added, err = s.logWAL(seq, rec, func() { addErr = mt.add(ops, seq, need) })
+	}
+	// The WAL is done with rec: the file write returned, or Badger's
+	// commit copied it into its value log or memtable.
 	recLen := len(rec)
 	putWALBuf(buf)
 	switch {
@@ -205,7 +216,9 @@ func (s *Store) write(ops []op) error {
 		s.tracker.Complete(w)
 		return err
 	}
-	s.walGarbage.Add(int64(recLen)) // deleted once flushed
+	if s.walInBadger {
+		s.walGarbage.Add(int64(recLen)) // deleted once flushed
+	}
 	s.tracker.CompleteAndWait(w)
 	return nil
 }

@@ -98,13 +98,11 @@ func TestMemstoreFillsByUse(t *testing.T) {
 }
 
 // TestWALCommitFails: when the commit of a WAL record fails after its ops
-// went into the memstore (Open's own DB overlaps the two), the write
+// went into the memstore (an in-memory Store overlaps the two), the write
 // fails, and so does every later read, write and flush: no reader sees the
-// ops and no segment holds them. Reopened, the Store holds every write
-// that succeeded and none of the failed one.
+// ops and no segment holds them.
 func TestWALCommitFails(t *testing.T) {
-	dir := t.TempDir()
-	o := testOptions(dir)
+	o := testOptions("")
 	s := mustOpen(t, o)
 	m := model{}
 	putEach(t, s, m, 300, "key%04d", "value %d")
@@ -134,11 +132,4 @@ func TestWALCommitFails(t *testing.T) {
 	require.ErrorIs(t, s.Put([]byte("later"), []byte("x")), injected)
 	require.ErrorIs(t, s.Flush(), injected)
 	require.ErrorIs(t, s.Close(), injected)
-
-	s = mustOpen(t, o)
-	defer s.Close()
-	got, err := scan(s.NewIterator(IterOptions{}))
-	require.NoError(t, err)
-	require.Equal(t, m.rangeOf(nil, nil), got)
-	require.NoError(t, s.Put([]byte("later"), []byte("x")))
 }
