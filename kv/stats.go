@@ -15,6 +15,7 @@ type Stats struct {
 	CacheMisses int64 // block lookups read from Badger
 	Flushes     int64 // memstores flushed since Open
 	Compactions int64 // compactions since Open
+	WALBytes    int64 // bytes written to WAL files since Open (Open on a directory)
 	Snapshots   int   // pinned read points (snapshots and iterators)
 	// BufsOut is the number of pooled block buffers not yet released:
 	// 0 when no compaction runs.
@@ -45,6 +46,9 @@ func (s *Store) Stats() Stats {
 	st.CacheBytes, st.CacheHits, st.CacheMisses = s.cache.stats()
 	st.Flushes = s.flushes.Load()
 	st.Compactions = s.compactions.Load()
+	if s.wal != nil {
+		st.WALBytes = s.wal.written.Load()
+	}
 	s.snapMu.Lock()
 	for _, n := range s.snaps {
 		st.Snapshots += n

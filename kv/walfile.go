@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // WAL file format, version 1: see the package doc (WAL file). A Store
@@ -41,6 +42,8 @@ type walRec struct {
 type walFiles struct {
 	dir  string
 	sync bool // SyncWrites: fsync after each record
+
+	written atomic.Int64 // bytes written to the files (Stats.WALBytes)
 
 	mu   sync.Mutex
 	next uint64     // number of the next file
@@ -159,7 +162,8 @@ func (w *walFiles) appendRecord(mt *memtable, frame []byte) error {
 		}
 	}
 	binary.LittleEndian.PutUint32(frame, uint32(len(frame)-walFrameLen))
-	_, err := f.f.Write(frame)
+	n, err := f.f.Write(frame)
+	w.written.Add(int64(n))
 	if err == nil && w.sync {
 		err = f.f.Sync()
 	}
@@ -179,7 +183,10 @@ func (w *walFiles) create(f *walFile) error {
 	f.path = filepath.Join(w.dir, fmt.Sprintf("%016x%s", n, walSuffix))
 	fd, err := os.OpenFile(f.path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err == nil {
-		if _, err = fd.Write(walHeader()); err != nil {
+		var n int
+		n, err = fd.Write(walHeader())
+		w.written.Add(int64(n))
+		if err != nil {
 			fd.Close()
 		}
 	}

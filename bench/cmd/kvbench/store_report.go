@@ -140,7 +140,7 @@ func storeLoadTable(sets []storeSet, all [][]storebench.Result) *report.Table {
 		}
 	}
 	t.Note("write: batches of 1000 cells (Badger: one WriteBatch); flush: the engine's flush plus its Close (Badger writes its memtable at Close); compact: kvenc Compact, Badger Flatten(1), Pebble Compact over every key.")
-	t.Note("write amp: bytes the engine wrote during the load / raw bytes, as the engine counts them: Badger (and kvenc, through its Badger) its memtable writes, value log and compaction output, not the level 0 tables its memtable flushes write; Pebble its WAL, flushes and compactions.")
+	t.Note("write amp: bytes the engine wrote during the load / raw bytes, as the engine counts them: Badger its memtable writes, value log and compaction output, not the level 0 tables its memtable flushes write; kvenc its WAL files and what its Badger writes (counted as Badger's); Pebble its WAL, flushes and compactions.")
 	return t
 }
 

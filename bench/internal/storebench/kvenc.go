@@ -77,5 +77,6 @@ func (d *kvencDB) SeekNext(key []byte, n int) (int, error) {
 
 func (d *kvencDB) Close() error { return d.s.Close() }
 
-// bytesWritten: kvenc writes only through its Badger DB.
-func (d *kvencDB) bytesWritten() int64 { return badgerBytesWritten() }
+// bytesWritten: kvenc writes its WAL files and, for the rest, through its
+// Badger DB.
+func (d *kvencDB) bytesWritten() int64 { return badgerBytesWritten() + d.s.Stats().WALBytes }
