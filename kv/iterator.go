@@ -81,10 +81,16 @@ func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
 		return it
 	}
 	var dels []*rangeDels
-	it.srcs = append(it.srcs, &memSource{it: s.active.ms.NewIterator(rp, false), max: math.MaxUint64})
+	// A memstore without cells gets no source: every write at or below
+	// rp has completed, its cells added, so none it gets later is seen.
+	if s.active.ms.Len() > 0 {
+		it.srcs = append(it.srcs, &memSource{it: s.active.ms.NewIterator(rp, false), max: math.MaxUint64})
+	}
 	dels = append(dels, s.active.dels.Load())
 	for _, mt := range s.frozen {
-		it.srcs = append(it.srcs, &memSource{it: mt.ms.NewIterator(rp, false), max: mt.hi})
+		if mt.ms.Len() > 0 {
+			it.srcs = append(it.srcs, &memSource{it: mt.ms.NewIterator(rp, false), max: mt.hi})
+		}
 		dels = append(dels, mt.dels.Load())
 	}
 	for _, g := range s.segs {
