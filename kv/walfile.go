@@ -194,11 +194,32 @@ func (w *walFiles) create(f *walFile) error {
 		f.err = fmt.Errorf("kv: WAL file %s: %w", filepath.Base(f.path), err)
 		return f.err
 	}
-	f.f = fd
+	if w.sync {
+		// The file's name must survive a crash too.
+		err = syncDir(w.dir)
+	}
 	w.mu.Lock()
 	w.open = append(w.open, fd)
 	w.mu.Unlock()
-	return nil
+	f.f = fd
+	if err != nil {
+		f.err = fmt.Errorf("kv: WAL directory: %w", err)
+	}
+	return f.err
+}
+
+// syncDir fsyncs the directory dir, so that the names of the files
+// created in it are durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // flushed removes the file of mt, now in a segment, and the files found at

@@ -181,3 +181,21 @@ func FuzzDecodeWALFile(f *testing.F) {
 		}
 	})
 }
+
+// TestWALFileSyncWrites: with SyncWrites every record is in the file when
+// its write returns, and the Store reopens with it.
+func TestWALFileSyncWrites(t *testing.T) {
+	dir := t.TempDir()
+	o := testOptions(dir)
+	o.SyncWrites = true
+	s := mustOpen(t, o)
+	m := model{}
+	putEach(t, s, m, 20, "key%04d", "value %d")
+	assert.Equal(t, 20, countWALRecords(t, s))
+	require.NoError(t, s.Close())
+	s = mustOpen(t, o)
+	defer s.Close()
+	got, err := scan(s.NewIterator(IterOptions{}))
+	require.NoError(t, err)
+	require.Equal(t, m.rangeOf(nil, nil), got)
+}
