@@ -489,8 +489,8 @@
 //     the same bytes, and would force a Badger block cache.
 //   - BlockCacheSize 0: with compression off Badger reads its tables from
 //     mmap; the cache that matters is kvenc's cache of decoded blocks.
-//   - ValueThreshold 1 KiB, ValueLogFileSize 16 MiB: blocks (and, in a
-//     shared DB, WAL records of batches) live in Badger's value log, the LSM holds a
+//   - ValueThreshold 1 KiB, ValueLogFileSize 16 MiB: blocks (and WAL
+//     records in Badger) live in Badger's value log, the LSM holds a
 //     pointer per block. From the value log Badger hands a block over as
 //     mmapped bytes at any size, where an inline value costs about 0.5 us
 //     per KiB (Badger v4.9.6 copies it twice per Get); Badger's own
@@ -505,13 +505,14 @@
 //     touches the newest file, so up to ValueLogFileSize of garbage
 //     can stay until Badger starts a new one (after ValueLogFileSize more
 //     bytes, and at every Open: a store smaller than one file gets the
-//     space of its deleted blocks back at its next Open)
-//     (BenchmarkBigChurn measures the disk under continuous
-//     writes beside kv-inline and Badger). In memory every value stays
+//     space of its deleted blocks back at its next Open; BenchmarkBigChurn
+//     measures the disk under continuous writes beside kv-inline and
+//     Badger). In memory every value stays
 //     inline (there is no value log).
 //   - Compact on an owned DB ends with Badger DropPrefix of the deleted
-//     segments (and of WAL records in Badger, if any) (with kvenc's writes held; the background work
-//     drops deleted segments the same way), because Badger drops
+//     segments and of WAL records in Badger, if any (with kvenc's writes
+//     held; the background work drops deleted segments the same way),
+//     because Badger drops
 //     deleted keys only when it rewrites their table into the last level.
 //     In a wrapped DB DropPrefix would fail the caller's concurrent
 //     writes, so it runs only when the caller asks (Reclaim). Without it a
@@ -520,8 +521,8 @@
 //     rewrite (TestWrapSpace measures Open, Wrap and Wrap with Reclaim
 //     side by side).
 //   - MemTableSize DefaultBadgerMemTableSize (16 MiB, Badger's default 64):
-//     Badger's memtable holds only WAL records and blocks on their way to
-//     its tables (see Memory).
+//     Badger's memtable holds only block pointers, metas and WAL records
+//     in Badger on their way to its tables (see Memory).
 //   - NumVersionsToKeep 1, Logger nil (silent), SyncWrites from Options.
 //   - Iterators over Badger (Open, WAL cleanup) read keys only:
 //     PrefetchValues off.
