@@ -11,8 +11,9 @@ import (
 // Options configure a Store. Start from DefaultOptions; the zero value of a
 // numeric field means its default.
 type Options struct {
-	// Dir is the Badger directory for Open. "" opens an in-memory Badger
-	// (nothing survives Close). Wrap ignores it.
+	// Dir is the Badger directory for Open; the Store keeps its WAL files
+	// in its subdirectory wal (see the package doc, WAL file). "" opens an
+	// in-memory Badger (nothing survives Close). Wrap ignores it.
 	Dir string
 	// Prefix names the Store in its DB: the Store owns the keys that start
 	// with Prefix+Separator and one registry entry (see the package doc);
