@@ -99,13 +99,13 @@ type hcMatcher struct {
 	// are p - position as for matches in buf.
 	dict []byte
 	dsa  *suffixIndex // the dictionary's suffix array (Dict.suffixes)
-	// light: buf is at most lightShare of the dictionary, and find is
-	// findLight (no chains).
+	// light: buf is at most 1/lightShare of the dictionary's size, and
+	// find searches it with findHead (no chains).
 	light bool
 }
 
 // lightShare: an input at most 1/lightShare the size of its prepared Dict
-// is searched by findLight. Larger inputs hold more matches of their own
+// is searched by findHead. Larger inputs hold more matches of their own
 // that the dictionary lacks (20,000 bytes of TestDictRoundTrip's keys
 // against its 64 KiB of text: 13% larger without chains), so they keep
 // the chains.
@@ -139,18 +139,32 @@ func (m *hcMatcher) insertUpTo(p int) {
 // candidates in buf and then (with dict) in the dictionary. Among
 // equally long matches in buf the nearest wins; the dictionary's match
 // replaces buf's only when longer. It needs p+mfLimit <= len(buf) and
-// best >= minMatch-1. Against a prepared Dict lightShare times the size
-// of buf or more, it is findLight.
+// best >= minMatch-1.
 func (m *hcMatcher) find(p, best int, dict bool) (int, int) {
-	if m.light {
-		return m.findLight(p, best, dict)
-	}
-	m.insertUpTo(p)
-	buf := m.buf
 	maxLen := m.limit - p
 	if best >= maxLen {
 		return best, noMatch
 	}
+	found := noMatch
+	if m.light {
+		best, found = m.findHead(p, best)
+	} else {
+		best, found = m.findChain(p, best, maxLen)
+	}
+	if !dict || m.dict == nil || best >= maxLen {
+		return best, found
+	}
+	if l, dc := m.findDict(p, best); dc != noMatch {
+		return l, dc
+	}
+	return best, found
+}
+
+// findChain is find's search of buf through the hash chains, depth
+// candidates deep (best < maxLen = m.limit-p).
+func (m *hcMatcher) findChain(p, best, maxLen int) (int, int) {
+	m.insertUpTo(p)
+	buf := m.buf
 	first := binary.LittleEndian.Uint32(buf[p:])
 	// A candidate can only beat best if it matches the 4 bytes ending at
 	// byte best too: p+best+1 <= m.limit, so the load is in buf.
@@ -171,49 +185,32 @@ func (m *hcMatcher) find(p, best int, dict bool) (int, int) {
 		}
 		cand -= int(m.chain[cand&m.mask])
 	}
-	if !dict || m.dict == nil || best >= maxLen {
-		return best, found
-	}
-	if l, dc := m.findDict(p, best); dc != noMatch {
-		return l, dc
-	}
 	return best, found
 }
 
-// findLight is find against a prepared Dict at least lightShare times the
-// size of buf: buf's own earlier bytes
-// are looked up in head alone, which holds for each hash the last
-// position searched (as the fast level's table does), not in chains of
-// every position, and then the dictionary's suffix array. The inputs
-// compressed against a Dict are short beside it (1 KiB sub-blocks against
-// 64 KiB), so the dictionary holds most of their matches: on lineitem
-// values at level 9, the chains' inserts and walks took 22% of the time
-// and made the output 0.09% smaller (1 KiB sub-blocks; 0.22% at 4 KiB).
-// An input that repeats itself still finds those repeats, through head.
-func (m *hcMatcher) findLight(p, best int, dict bool) (int, int) {
+// findHead is find's search of buf against a prepared Dict at least
+// lightShare times the size of buf (m.light): buf's own earlier bytes are
+// looked up in head alone, which holds for each hash the last position
+// searched (as the fast level's table does), not in chains of every
+// position. The inputs compressed against a Dict are short beside it (1
+// KiB sub-blocks against 64 KiB), so the dictionary holds most of their
+// matches: on lineitem values at level 9, the chains' inserts and walks
+// took 22% of the time and made the output 0.09% smaller (1 KiB
+// sub-blocks; 0.22% at 4 KiB). An input that repeats itself still finds
+// those repeats, through head.
+func (m *hcMatcher) findHead(p, best int) (int, int) {
 	buf := m.buf
-	maxLen := m.limit - p
-	if best >= maxLen {
-		return best, noMatch
-	}
 	first := binary.LittleEndian.Uint32(buf[p:])
 	h := first * hcPrime4 >> m.shift
 	cand := int(m.head[h]) - 1
 	m.head[h] = int32(p + 1)
-	found := noMatch
 	// cand == p when the lazy steps searched p before.
 	if cand >= 0 && cand < p && p-cand <= maxOffset && binary.LittleEndian.Uint32(buf[cand:]) == first {
 		if l := minMatch + matchLen(buf, cand+minMatch, p+minMatch, m.limit); l > best {
-			best, found = l, cand
+			return l, cand
 		}
 	}
-	if !dict || best >= maxLen {
-		return best, found
-	}
-	if l, dc := m.findDict(p, best); dc != noMatch {
-		return l, dc
-	}
-	return best, found
+	return best, noMatch
 }
 
 // matchLen returns how many bytes from buf[a:] equal those from buf[b:],
