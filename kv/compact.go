@@ -85,7 +85,8 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 	defer s.compactMu.Unlock()
 	s.mu.Lock()
 	var prefixes [][]byte
-	if wal && s.walInBadger {
+	dropWAL := wal && s.walInBadger
+	if dropWAL {
 		prefixes = append(prefixes, s.keys.tag(tagWAL))
 	}
 	for _, id := range s.deadSegs {
@@ -103,7 +104,7 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 	// removes).
 	err := s.db.Update(func(txn *badger.Txn) error {
 		for i, p := range prefixes {
-			if wal && s.walInBadger && i == 0 {
+			if dropWAL && i == 0 {
 				p = s.keys.wal(0, 0)
 			}
 			if err := txn.Set(p, nil); err != nil {

@@ -119,7 +119,7 @@ func (s *Store) flushMemtable(mt *memtable) error {
 	// Errors here are harmless: Open skips and deletes records at or
 	// below walSeq.
 	if s.wal != nil {
-		if err := s.wal.flushed(mt, mt.hi); err != nil {
+		if err := s.wal.flushed(mt); err != nil {
 			return err
 		}
 	}

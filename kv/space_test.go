@@ -64,7 +64,6 @@ func TestCompactReclaimsSpace(t *testing.T) {
 	require.NoError(t, s.Close())
 }
 
-// countKeys returns the number of Badger keys under prefix.
 // countWALRecords counts the WAL records of s: in its WAL files and
 // under the WAL tag in Badger.
 func countWALRecords(t testing.TB, s *Store) int {
@@ -85,6 +84,7 @@ func countWALRecords(t testing.TB, s *Store) int {
 	return n
 }
 
+// countKeys returns the number of Badger keys under prefix.
 func countKeys(t testing.TB, s *Store, prefix []byte) int {
 	t.Helper()
 	n := 0

@@ -64,12 +64,10 @@ type Store struct {
 	garbage    atomic.Int64
 	walGarbage atomic.Int64
 	// wal is the WAL in files of a Store that Open opened on a directory
-	// (nil: the WAL is in Badger, under the WAL tag); walRecs holds the
-	// records read from its files until recover replays them.
-	// walInBadger: WAL records may be in Badger (wal is nil, or Open found
-	// some, written by an earlier version).
+	// (nil: the WAL is in Badger, under the WAL tag). walInBadger: WAL
+	// records may be in Badger (wal is nil, or Open found some, written
+	// by an earlier version).
 	wal         *walFiles
-	walRecs     []walRec
 	walInBadger bool
 	dropAlways  bool
 	nextSegID   atomic.Uint64
@@ -296,12 +294,6 @@ func newStore(db *badger.DB, opts Options, own bool) (*Store, error) {
 		quit:     make(chan struct{}),
 		bgDone:   make(chan struct{}),
 	}
-	if own && !s.inMemory {
-		if s.wal, s.walRecs, err = openWALFiles(db.Opts().Dir, opts.SyncWrites); err != nil {
-			release()
-			return nil, err
-		}
-	}
 	if err := s.recover(); err != nil {
 		release()
 		return nil, err
@@ -457,17 +449,14 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 	// Records in Badger (a Store of an earlier version, or one without
 	// WAL files) are deleted as their memstores flush, and dropped with
 	// the WAL prefix: Badger keeps them as long as any Store wrote them.
-	s.walInBadger = s.wal == nil || len(recs) > 0
-	if s.wal != nil {
-		for _, r := range s.walRecs {
-			if r.seq > walSeq {
-				recs = append(recs, r)
-			}
-		}
-		s.walRecs = nil
-		if err := s.wal.remove(s.wal.takeOld(walSeq)); err != nil {
+	s.walInBadger = !s.ownDB || s.inMemory || len(recs) > 0
+	if s.ownDB && !s.inMemory {
+		w, frecs, err := openWALFiles(s.db.Opts().Dir, s.opts.SyncWrites, walSeq)
+		if err != nil {
 			return err
 		}
+		s.wal = w
+		recs = append(recs, frecs...)
 		slices.SortFunc(recs, func(a, b walRec) int { return cmp.Compare(a.seq, b.seq) })
 		recs = slices.CompactFunc(recs, func(a, b walRec) bool { return a.seq == b.seq })
 	}

@@ -66,9 +66,10 @@ type walFile struct {
 }
 
 // openWALFiles reads the WAL files in dir/walDir (creating it) and
-// returns the WAL and the records above walSeq, in file order; files
-// holding none are removed.
-func openWALFiles(dir string, syncWrites bool) (*walFiles, []walRec, error) {
+// returns the WAL and the records above walSeq, in file order. It removes
+// the files holding none, and keeps the others (old) until the memstores
+// replayed from them are flushed.
+func openWALFiles(dir string, syncWrites bool, walSeq uint64) (*walFiles, []walRec, error) {
 	w := &walFiles{dir: filepath.Join(dir, walDir), sync: syncWrites}
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("kv: open: WAL directory: %w", err)
@@ -100,9 +101,14 @@ func openWALFiles(dir string, syncWrites bool) (*walFiles, []walRec, error) {
 		var hi uint64
 		for _, r := range frecs {
 			hi = max(hi, r.seq)
+			if r.seq > walSeq {
+				recs = append(recs, r)
+			}
 		}
-		recs = append(recs, frecs...)
 		w.old = append(w.old, oldWAL{path, hi})
+	}
+	if err := w.remove(w.takeOld(walSeq)); err != nil {
+		return nil, nil, err
 	}
 	return w, recs, nil
 }
@@ -129,10 +135,10 @@ func decodeWALFile(b []byte) ([]walRec, error) {
 			break // torn length
 		}
 		n := int(binary.LittleEndian.Uint32(b[off:]))
-		end := off + walFrameLen + n
 		if n > len(b)-off-walFrameLen {
 			break // torn record
 		}
+		end := off + walFrameLen + n
 		rec := b[off+walFrameLen : end : end]
 		seq, _, err := decodeWAL(rec)
 		if err != nil {
@@ -162,19 +168,13 @@ func (w *walFiles) appendRecord(mt *memtable, frame []byte) error {
 		}
 	}
 	binary.LittleEndian.PutUint32(frame, uint32(len(frame)-walFrameLen))
-	n, err := f.f.Write(frame)
-	w.written.Add(int64(n))
-	if err == nil && w.sync {
-		err = f.f.Sync()
-	}
-	if err != nil {
-		f.err = fmt.Errorf("kv: WAL file %s: %w", filepath.Base(f.path), err)
-		return f.err
+	if err := w.write(f, frame); err != nil {
+		return f.fail(err)
 	}
 	return nil
 }
 
-// create makes f's file, with its header.
+// create makes f's file and writes its header.
 func (w *walFiles) create(f *walFile) error {
 	w.mu.Lock()
 	n := w.next
@@ -182,29 +182,40 @@ func (w *walFiles) create(f *walFile) error {
 	w.mu.Unlock()
 	f.path = filepath.Join(w.dir, fmt.Sprintf("%016x%s", n, walSuffix))
 	fd, err := os.OpenFile(f.path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err == nil {
-		var n int
-		n, err = fd.Write(walHeader())
-		w.written.Add(int64(n))
-		if err != nil {
-			fd.Close()
-		}
-	}
 	if err != nil {
-		f.err = fmt.Errorf("kv: WAL file %s: %w", filepath.Base(f.path), err)
-		return f.err
+		return f.fail(err)
 	}
+	f.f = fd
+	w.mu.Lock()
+	w.open = append(w.open, fd)
+	w.mu.Unlock()
 	if w.sync {
 		// The file's name must survive a crash too.
 		err = syncDir(w.dir)
 	}
-	w.mu.Lock()
-	w.open = append(w.open, fd)
-	w.mu.Unlock()
-	f.f = fd
-	if err != nil {
-		f.err = fmt.Errorf("kv: WAL directory: %w", err)
+	if err == nil {
+		err = w.write(f, walHeader())
 	}
+	if err != nil {
+		return f.fail(err)
+	}
+	return nil
+}
+
+// write writes b to f's file, counting the bytes written, and fsyncs it
+// with SyncWrites.
+func (w *walFiles) write(f *walFile, b []byte) error {
+	n, err := f.f.Write(b)
+	w.written.Add(int64(n))
+	if err == nil && w.sync {
+		err = f.f.Sync()
+	}
+	return err
+}
+
+// fail makes err, of f's file, the error of every later record.
+func (f *walFile) fail(err error) error {
+	f.err = fmt.Errorf("kv: WAL file %s: %w", filepath.Base(f.path), err)
 	return f.err
 }
 
@@ -223,8 +234,8 @@ func syncDir(dir string) error {
 }
 
 // flushed removes the file of mt, now in a segment, and the files found at
-// Open whose records are all at or below hi (mt's highest seq).
-func (w *walFiles) flushed(mt *memtable, hi uint64) error {
+// Open whose records are all at or below mt.hi.
+func (w *walFiles) flushed(mt *memtable) error {
 	f := &mt.wal
 	f.mu.Lock()
 	fd, path := f.f, f.path
@@ -239,7 +250,7 @@ func (w *walFiles) flushed(mt *memtable, hi uint64) error {
 		fd.Close()
 		paths = append(paths, path)
 	}
-	return w.remove(append(paths, w.takeOld(hi)...))
+	return w.remove(append(paths, w.takeOld(mt.hi)...))
 }
 
 // takeOld returns the files found at Open whose records are all at or

@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,13 +13,14 @@ import (
 	"github.com/kvenc/kvenc/blockenc"
 )
 
+// appendFrame appends a WAL file frame holding rec to b.
+func appendFrame(b, rec []byte) []byte {
+	return append(binary.LittleEndian.AppendUint32(b, uint32(len(rec))), rec...)
+}
+
 // docWALFile is the package doc's WAL file example: the header, then one
 // frame holding docWALRecord.
-func docWALFile() []byte {
-	rec := docWALRecord()
-	b := append(walHeader(), byte(len(rec)), 0, 0, 0)
-	return append(b, rec...)
-}
+func docWALFile() []byte { return appendFrame(walHeader(), docWALRecord()) }
 
 func TestGoldenWALFile(t *testing.T) {
 	b := docWALFile()
@@ -35,9 +37,7 @@ func TestGoldenWALFile(t *testing.T) {
 func walFileOf(seqs ...uint64) []byte {
 	b := walHeader()
 	for _, seq := range seqs {
-		rec := appendWAL(nil, seq, []op{{key: fmt.Appendf(nil, "k%d", seq), value: []byte("v"), kind: blockenc.KindPut}})
-		b = append(b, byte(len(rec)), 0, 0, 0)
-		b = append(b, rec...)
+		b = appendFrame(b, appendWAL(nil, seq, []op{{key: fmt.Appendf(nil, "k%d", seq), value: []byte("v"), kind: blockenc.KindPut}}))
 	}
 	return b
 }

@@ -179,20 +179,11 @@ func (s *Store) write(ops []op) error {
 	buf := getWALBuf(walFrameLen + walSize(ops))
 	frame := appendWAL(append(*buf, make([]byte, walFrameLen)...), seq, ops)
 	*buf = frame
-	rec := frame[walFrameLen:]
 	var addErr error
-	var added bool
-	var err error
-	if s.wal != nil {
-		if err = s.wal.appendRecord(mt, frame); err == nil {
-			addErr, added = mt.add(ops, seq, need), true
-		}
-	} else {
-		added, err = s.logWAL(seq, rec, func() { addErr = mt.add(ops, seq, need) })
-	}
-	// The WAL is done with rec: the file write returned, or Badger's
-	// commit copied it into its value log or memtable.
-	recLen := len(rec)
+	added, err := s.logWAL(mt, seq, frame, func() { addErr = mt.add(ops, seq, need) })
+	// The WAL is done with the record: the file write returned, or
+	// Badger's commit copied it into its value log or memtable.
+	recLen := len(frame) - walFrameLen
 	putWALBuf(buf)
 	switch {
 	case err != nil && added:
@@ -223,18 +214,28 @@ func (s *Store) write(ops []op) error {
 	return nil
 }
 
-// logWAL writes the WAL record rec of seq and calls add, which puts its
-// ops into the memstore, once the record's chunks are set in a Badger
-// transaction. On Open's own DB add runs while the transaction commits
-// (in Badger's write goroutine, which copies the record into its value
-// log), and the commit's error comes after it: the writer's memstore
-// inserts and Badger's write overlap. A Store on a DB it shares (Wrap)
-// calls add only after the commit succeeded, as another user of the DB
-// may make a commit fail (Badger's DropPrefix blocks writes) and the
-// Store must then stay usable. add is not called when the transaction
-// fails before its commit (a record larger than a Badger transaction);
-// added reports whether it was.
-func (s *Store) logWAL(seq uint64, rec []byte, add func()) (added bool, err error) {
+// logWAL writes the WAL record of seq, which frame holds after
+// walFrameLen bytes of room, and calls add, which puts its ops into mt.
+// With WAL files it appends the frame to mt's file, then calls add.
+// Otherwise it sets the record's chunks in a Badger transaction: in
+// memory add runs while the transaction commits (in Badger's write
+// goroutine, which copies the record), and the commit's error comes after
+// it, so that the writer's memstore inserts and Badger's write overlap; a
+// Store on a DB it shares (Wrap) calls add only after the commit
+// succeeded, as another user of the DB may make a commit fail (Badger's
+// DropPrefix blocks writes) and the Store must then stay usable. add is
+// not called when the write fails before it is done (a failed file write,
+// a record larger than a Badger transaction); added reports whether it
+// was.
+func (s *Store) logWAL(mt *memtable, seq uint64, frame []byte, add func()) (added bool, err error) {
+	if s.wal != nil {
+		if err := s.wal.appendRecord(mt, frame); err != nil {
+			return false, err
+		}
+		add()
+		return true, nil
+	}
+	rec := frame[walFrameLen:]
 	if s.db.IsClosed() {
 		// As DB.Update: a new transaction on a closed DB waits forever.
 		return false, badger.ErrDBClosed
