@@ -17,6 +17,11 @@
 //	ycsb   YCSB workloads A-F through go-ycsb (needs package kv)
 //	all    every subcommand above
 //
+//	kvbench lineitem-csv [-scale F] [-o FILE]
+//
+// writes the store benchmark's lineitem cells as CSV rows orderkey,
+// linenumber,value, for kvenc advise --key 1:u8,2:u4 --value 3.
+//
 // Data is generated at run time with fixed seeds (TPC-H lineitem through
 // go-tpc's dbgen: see internal/dataset for the TPC notice). seek and ints
 // time with testing.Benchmark in this process, the subjects of one table
@@ -63,6 +68,9 @@ var subcommands = []subcommand{
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "lineitem-csv" {
+		return runLineitemCSV(args[1:], stdout, stderr)
+	}
 	cfg, cmd, err := parseFlags(args, stderr)
 	if err != nil {
 		return err

@@ -1,0 +1,113 @@
+// Command kvenc looks inside kvenc's data and chooses options for it.
+//
+//	kvenc advise --csv FILE --key N[,N...] [--value N] [flags]
+//	kvenc advise --badger DIR [--prefix P] [flags]
+//
+// advise encodes a sample of the user's cells with each block encoding,
+// compression, compression level, block size and dictionary setting worth
+// trying, measures the bytes per cell and the SeekGE, Next and Get times
+// on those blocks, and prints the table, the winner per goal (smallest,
+// fastest Get, fastest scan, balanced) and the kv.Options that give each,
+// as Go code. The cells come from a CSV or TSV file (key columns, value
+// the rest or one column) or from a Badger directory, opened read-only.
+
+//
+// kvenc never writes to the data it reads. A progress bar is drawn on
+// stderr for work that takes more than a second, when stderr is a
+// terminal.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Exit statuses.
+const (
+	exitOK    = 0 // done; verify: no problem found
+	exitFound = 1 // verify found a problem, or the command failed
+	exitUsage = 2 // bad command line
+)
+
+const usage = `usage: kvenc <command> [flags]
+
+commands:
+  advise   measure block options on a sample of your cells and print the best
+           kv.Options per goal (--csv FILE --key N, or --badger DIR)
+
+"kvenc <command> -h" lists a command's flags.
+`
+
+// errUsage marks an error in the command line (exit status 2).
+var errUsage = errors.New("usage")
+
+// run is the command: main calls it with the process's arguments and
+// streams, tests with their own.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	var err error
+	switch args[0] {
+	case "advise":
+		err = runAdvise(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "kvenc: unknown command %q\n%s", args[0], usage)
+		return exitUsage
+	}
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "kvenc %s: %v\n", args[0], err)
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "kvenc %s: %v\n", args[0], err)
+		return exitFound
+	}
+}
+
+// newFlagSet returns a flag set for a command that reports its errors on
+// stderr and does not exit.
+func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("kvenc "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: kvenc %s %s\n\nflags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args with fs, letting flags follow positional
+// arguments (kvenc block FILE --dict D), and returns the positional ones.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
