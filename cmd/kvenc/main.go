@@ -2,6 +2,7 @@
 //
 //	kvenc advise --csv FILE --key N[,N...] [--value N] [flags]
 //	kvenc advise --badger DIR [--prefix P] [flags]
+//	kvenc block FILE [--dict FILE]
 //
 // advise encodes a sample of the user's cells with each block encoding,
 // compression, compression level, block size and dictionary setting worth
@@ -11,6 +12,8 @@
 // as Go code. The cells come from a CSV or TSV file (key columns, value
 // the rest or one column) or from a Badger directory, opened read-only.
 
+// block prints one block (a file holding its bytes) field by field, as
+// blockenc's package doc draws it.
 //
 // kvenc never writes to the data it reads. A progress bar is drawn on
 // stderr for work that takes more than a second, when stderr is a
@@ -41,6 +44,7 @@ const usage = `usage: kvenc <command> [flags]
 commands:
   advise   measure block options on a sample of your cells and print the best
            kv.Options per goal (--csv FILE --key N, or --badger DIR)
+  block    print one block's bytes field by field (a file of block bytes)
 
 "kvenc <command> -h" lists a command's flags.
 `
@@ -59,6 +63,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "advise":
 		err = runAdvise(args[1:], stdout, stderr)
+	case "block":
+		err = runBlock(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
