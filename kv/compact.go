@@ -6,8 +6,8 @@ import (
 	"math"
 	"slices"
 
-	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/engine"
 )
 
 // maxCompactInputs bounds how many segments one background compaction
@@ -32,7 +32,7 @@ func (s *Store) Compact() error {
 	if err := s.reap(); err != nil {
 		return err
 	}
-	if s.ownDB && s.garbageDue(true) {
+	if s.reclaim != nil && !s.reclaim.Shared() && s.garbageDue(true) {
 		return s.dropGarbage(true, gcExplicit)
 	}
 	return nil
@@ -85,7 +85,7 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 	defer s.compactMu.Unlock()
 	s.mu.Lock()
 	var prefixes [][]byte
-	dropWAL := wal && s.walInBadger
+	dropWAL := wal && s.walInEngine
 	if dropWAL {
 		prefixes = append(prefixes, s.keys.tag(tagWAL))
 	}
@@ -102,26 +102,22 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 	// drop them. The markers are dropped with them (a crash in between
 	// leaves a WAL record of seq 0 and a block without meta, which Open
 	// removes).
-	err := s.db.Update(func(txn *badger.Txn) error {
-		for i, p := range prefixes {
-			if dropWAL && i == 0 {
-				p = s.keys.wal(0, 0)
-			}
-			if err := txn.Set(p, nil); err != nil {
-				return err
-			}
+	var b engine.Batch
+	for i, p := range prefixes {
+		if dropWAL && i == 0 {
+			p = s.keys.wal(0, 0)
 		}
-		return nil
-	})
-	if err != nil {
+		b.Set(p, nil)
+	}
+	if err := s.engWrite(&b); err != nil {
 		return fmt.Errorf("kv: drop markers: %w", err)
 	}
 	s.garbage.Store(0)
 	if wal {
 		s.walGarbage.Store(0)
 	}
-	if err := s.db.DropPrefix(prefixes...); err != nil {
-		return fmt.Errorf("kv: badger drop prefix: %w", err)
+	if err := s.reclaim.DropPrefixes(prefixes...); err != nil {
+		return fmt.Errorf("kv: %w", err)
 	}
 	s.valueLogGC(gc)
 	return nil

@@ -238,13 +238,13 @@ func TestFlushExtends(t *testing.T) {
 	// Blocks past the meta's last key, as an extension that crashed
 	// before its meta leaves them.
 	left := s.keys.block(g.meta.id, []byte("zzz"))
-	require.NoError(t, s.db.Update(func(txn *badger.Txn) error { return txn.Set(left, []byte("a block")) }))
+	require.NoError(t, badgerDB(s).Update(func(txn *badger.Txn) error { return txn.Set(left, []byte("a block")) }))
 	require.NoError(t, s.Close())
 	s = dictStore(t, dir, 4<<10)
 	defer s.Close()
 	require.Equal(t, 1, s.Stats().Segments)
 	requireAll(t, s, d)
-	err = s.db.View(func(txn *badger.Txn) error {
+	err = badgerDB(s).View(func(txn *badger.Txn) error {
 		_, err := txn.Get(left)
 		return err
 	})

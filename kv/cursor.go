@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"sync"
 
-	badger "github.com/dgraph-io/badger/v4"
+	"fmt"
+
+	"github.com/kvenc/kvenc/kv/internal/engine"
 )
 
 // cursor reads the blocks of one segment in order, for a scan, through
-// one Badger iterator over the segment's block keys. A Txn.Get per block
-// searches every level of Badger's tree and builds a table iterator for
+// one engine iterator over the segment's block keys. In Badger a Get per
+// block searches every level of its tree and builds a table iterator for
 // it; the iterator's Next reaches the next block's key for about a
 // quarter of that.
 //
@@ -25,8 +27,7 @@ type cursor struct {
 	reverse bool
 
 	mu     sync.Mutex // held by a read and by close
-	txn    *badger.Txn
-	it     *badger.Iterator
+	it     engine.Iter
 	closed bool
 	seeks  int // iterator seeks, for tests
 }
@@ -91,8 +92,7 @@ func (c *cursor) release() {
 	defer c.mu.Unlock()
 	if c.it != nil {
 		c.it.Close()
-		c.txn.Discard()
-		c.it, c.txn = nil, nil
+		c.it = nil
 	}
 	c.closed = true
 }
@@ -116,10 +116,13 @@ func (c *cursor) view(i int, f func(v []byte)) error {
 		c.it.Seek(key)
 		c.seeks++
 	}
-	if !c.it.Valid() || !bytes.Equal(c.it.Item().Key(), key) {
+	if !c.it.Valid() || !bytes.Equal(c.it.Key(), key) {
+		if err := c.it.Err(); err != nil {
+			return c.g.readErr(i, err)
+		}
 		return c.g.missing(i)
 	}
-	if err := c.it.Item().Value(func(v []byte) error { f(v); return nil }); err != nil {
+	if err := c.it.Value(func(v []byte) error { f(v); return nil }); err != nil {
 		return c.g.readErr(i, err)
 	}
 	return nil
@@ -132,7 +135,7 @@ func (c *cursor) reach(key []byte) bool {
 		if !c.it.Valid() {
 			return false
 		}
-		switch d := bytes.Compare(c.it.Item().Key(), key); {
+		switch d := bytes.Compare(c.it.Key(), key); {
 		case d == 0:
 			return true
 		case (d > 0) != c.reverse: // past it
@@ -143,27 +146,15 @@ func (c *cursor) reach(key []byte) bool {
 	return false
 }
 
-// open begins c's transaction and iterator, over the segment's block keys
-// only.
+// open starts c's iterator over the segment's block keys.
 func (c *cursor) open() (err error) {
 	if err := c.s.dbClosed(); err != nil {
 		return err
 	}
-	txn := c.s.db.NewTransaction(false)
-	o := badger.DefaultIteratorOptions
-	o.PrefetchValues = false
-	o.Reverse = c.reverse
-	o.Prefix = c.s.keys.segment(c.g.meta.id)
-	if c.it, err = c.iterator(txn, o); err != nil {
-		txn.Discard()
-		return err
+	id := c.g.meta.id
+	c.it, err = c.s.eng.NewIter(engine.IterOptions{Lower: c.s.keys.segment(id), Upper: c.s.keys.segment(id + 1), Reverse: c.reverse})
+	if err != nil {
+		return fmt.Errorf("kv: store %q: %w", c.s.opts.Prefix, err)
 	}
-	c.txn = txn
 	return nil
-}
-
-// iterator is txn.NewIterator, with an error for a DB closed under it.
-func (c *cursor) iterator(txn *badger.Txn, o badger.IteratorOptions) (it *badger.Iterator, err error) {
-	defer c.s.catchClosed(&err)
-	return txn.NewIterator(o), nil
 }

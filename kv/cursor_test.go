@@ -77,7 +77,7 @@ func TestCursorMissingBlock(t *testing.T) {
 	s, g, want := cursorStore(t)
 	defer s.Close()
 	const gone = 5
-	require.NoError(t, s.db.Update(func(txn *badger.Txn) error { return txn.Delete(g.blockKeys[gone]) }))
+	require.NoError(t, badgerDB(s).Update(func(txn *badger.Txn) error { return txn.Delete(g.blockKeys[gone]) }))
 	for _, reverse := range []bool{false, true} {
 		c := s.newCursor(g, reverse)
 		for k := range 2*gone + 1 {

@@ -149,7 +149,7 @@ func TestSegmentDictMismatch(t *testing.T) {
 	bad := slices.Clone(m.parts[0].dict)
 	bad[len(bad)/2] ^= 1
 	m.parts[0].dict = bad
-	require.NoError(t, s.db.Update(func(txn *badger.Txn) error {
+	require.NoError(t, badgerDB(s).Update(func(txn *badger.Txn) error {
 		return txn.Set(s.keys.meta(m.id), m.append(nil))
 	}))
 	require.NoError(t, s.Close())

@@ -7,8 +7,8 @@ import (
 	"math"
 	"slices"
 
-	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/engine"
 )
 
 // Flush writes every memstore to a segment: the active one is frozen, then
@@ -123,7 +123,7 @@ func (s *Store) flushMemtable(mt *memtable) error {
 			return err
 		}
 	}
-	if s.walInBadger {
+	if s.walInEngine {
 		if err := s.deleteWAL(mt.lo, mt.hi); err != nil {
 			return err
 		}
@@ -179,26 +179,23 @@ func (s *Store) extendable(lo, settings []byte) *segment {
 	return g
 }
 
-// deleteWAL deletes the WAL records with seqs in (lo, hi].
+// deleteWAL deletes the WAL records with seqs in (lo, hi] from the
+// engine. It stops at a key in the WAL's range that is not a WAL record's
+// (a foreign key: never deleted).
 func (s *Store) deleteWAL(lo, hi uint64) error {
 	if hi <= lo {
 		return nil
 	}
 	var del [][]byte
-	start := s.keys.wal(lo+1, 0)
-	err := s.view(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: s.keys.tag(tagWAL)})
-		defer it.Close()
-		for it.Seek(start); it.Valid(); it.Next() {
-			k := it.Item().Key()
-			if !s.keys.isWAL(k) || binary.BigEndian.Uint64(k[len(k)-10:]) > hi {
-				break
-			}
-			del = append(del, it.Item().KeyCopy(nil))
+	err := s.scanRange(s.keys.wal(lo+1, 0), engine.PrefixEnd(s.keys.tag(tagWAL)), func(it engine.Iter) error {
+		k := it.Key()
+		if !s.keys.isWAL(k) || binary.BigEndian.Uint64(k[len(k)-10:]) > hi {
+			return errStop
 		}
+		del = append(del, bytes.Clone(k))
 		return nil
 	})
-	if err != nil {
+	if err != nil && err != errStop {
 		return fmt.Errorf("kv: WAL cleanup: %w", err)
 	}
 	return s.deleteKeys(del)
@@ -233,7 +230,7 @@ func (s *Store) background() {
 		if err == nil {
 			err = s.reap()
 		}
-		if err == nil && s.ownDB && s.garbageDue(false) {
+		if err == nil && s.reclaim != nil && !s.reclaim.Shared() && s.garbageDue(false) {
 			// Blocks only: the WAL needs the memstore flushed first.
 			err = s.dropGarbage(false, gcBackground)
 		}
@@ -275,17 +272,15 @@ func (s *Store) reap() error {
 }
 
 // valueLogGC reclaims the value log space of deleted blocks and WAL records
-// (Open's own on-disk DB only). It runs only while the Store writes
-// nothing (at Open and Close, and in dropGarbage with the writes held):
-// Badger v4.9.6's RunValueLogGC reads the memtable without a lock
-// (DB.MaxVersion), a data race with concurrent writes that -race reports.
-// It rewrites or deletes at most p.files value log files, each at least
+// (Open's own on-disk DB only: engine.Reclaimer.CollectGarbage). It runs
+// only while the Store writes nothing (at Open and Close, and in
+// dropGarbage with the writes held): Badger v4.9.6's RunValueLogGC reads
+// the memtable without a lock, a data race with concurrent writes. It
+// rewrites or deletes at most p.files value log files, each at least
 // p.ratio discarded.
 func (s *Store) valueLogGC(p gcPass) {
-	if !s.ownDB || s.opts.Dir == "" {
-		return
-	}
-	for i := 0; i < p.files && s.db.RunValueLogGC(p.ratio) == nil; i++ {
+	if s.reclaim != nil {
+		s.reclaim.CollectGarbage(p.files, p.ratio)
 	}
 }
 
@@ -335,7 +330,6 @@ func (s *Store) Close() error {
 	}
 	s.mu.Lock() // wait for reads in flight
 	s.mu.Unlock()
-	s.txns.close()
 	if s.wal != nil {
 		s.wal.closeAll()
 	}
@@ -344,10 +338,8 @@ func (s *Store) Close() error {
 		err = s.bgErr
 		s.errMu.Unlock()
 	}
-	if s.ownDB {
-		if cerr := s.db.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("kv: close badger: %w", cerr)
-		}
+	if cerr := s.eng.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("kv: %w", cerr)
 	}
 	return err
 }

@@ -125,3 +125,8 @@ func putEach(t testing.TB, s *Store, m model, n int, keyFmt, valFmt string) {
 		m[k] = v
 	}
 }
+
+// badgerDB returns the Badger DB under s.
+func badgerDB(s *Store) *badger.DB {
+	return s.eng.(interface{ DB() *badger.DB }).DB()
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/engine"
 )
 
 // Iterator walks the live keys of a Store at one read point, forward in
@@ -147,23 +148,9 @@ func (it *Iterator) skipDeleted(c *blockenc.Cell) bool {
 // LowerBound and UpperBound.
 func iterBounds(o IterOptions) (lower, upper []byte) {
 	if o.Prefix != nil {
-		return clone(o.Prefix), prefixEnd(o.Prefix)
+		return clone(o.Prefix), engine.PrefixEnd(o.Prefix)
 	}
 	return cloneBound(o.LowerBound), cloneBound(o.UpperBound)
-}
-
-// prefixEnd returns the smallest key greater than every key starting with
-// p: p without its trailing 0xff bytes, last byte incremented; nil (no
-// upper bound) when p is empty or all 0xff.
-func prefixEnd(p []byte) []byte {
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] != 0xff {
-			end := clone(p[:i+1])
-			end[i]++
-			return end
-		}
-	}
-	return nil
 }
 
 // cloneBound copies a bound, keeping nil (unbounded) nil.

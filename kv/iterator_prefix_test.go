@@ -41,21 +41,6 @@ func prefixWant(keys ...string) [][2]string {
 	return out
 }
 
-func TestPrefixEnd(t *testing.T) {
-	cases := []struct{ p, want []byte }{
-		{[]byte("ab"), []byte("ac")},
-		{[]byte("a\xff"), []byte("b")},
-		{[]byte("a\xfe\xff\xff"), []byte("a\xff")},
-		{[]byte{0x00}, []byte{0x01}},
-		{[]byte{0xff}, nil},
-		{[]byte{0xff, 0xff}, nil},
-		{[]byte{}, nil},
-	}
-	for _, c := range cases {
-		require.Equal(t, c.want, prefixEnd(c.p), "prefixEnd(%q)", c.p)
-	}
-}
-
 func TestIteratorPrefix(t *testing.T) {
 	cases := []struct {
 		name   string

@@ -256,7 +256,6 @@ func (s *Store) segsChanged() {
 		dels = append(dels, g.dels)
 	}
 	s.segDels = unionRangeDels(dels...)
-	s.txns.invalidate()
 }
 
 // coverLocked returns the largest seq at or below rp of the range

@@ -2,6 +2,7 @@ package kv
 
 import (
 	"fmt"
+	"github.com/kvenc/kvenc/kv/internal/badgereng"
 	"slices"
 	"testing"
 
@@ -166,8 +167,8 @@ func TestBatchDeleteRange(t *testing.T) {
 	got, err := scan(s.NewIterator(IterOptions{}))
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
-	require.NoError(t, s.db.Close()) // a crash: the WAL holds the batch
-	s.ownDB = false
+	require.NoError(t, badgerDB(s).Close()) // a crash: the WAL holds the batch
+	s.eng = badgereng.Wrap(badgerDB(s))     // Close leaves the DB alone
 	_ = s.Close()
 	s = mustOpen(t, o)
 	got, err = scan(s.NewIterator(IterOptions{}))

@@ -3,10 +3,11 @@ package kv
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync"
 
-	badger "github.com/dgraph-io/badger/v4"
+	"github.com/kvenc/kvenc/kv/internal/engine"
 )
 
 // registryPrefix starts the registry entry of every Store of a DB:
@@ -15,11 +16,12 @@ import (
 // refused). Part of the format, never change it.
 var registryPrefix = []byte("\xffkvenc/store/")
 
-// open is the set of Stores open in this process, by DB and Prefix.
+// open is the set of Stores open in this process, by the store they are
+// on (a *badger.DB) and Prefix.
 var open = struct {
 	sync.Mutex
-	m map[*badger.DB]map[string]bool
-}{m: map[*badger.DB]map[string]bool{}}
+	m map[any]map[string]bool
+}{m: map[any]map[string]bool{}}
 
 // overlaps reports whether the namespaces of stores with prefixes p and q
 // share a key: one of p+Separator and q+Separator is a prefix of the other.
@@ -32,32 +34,36 @@ func hasNSPrefix(p, q []byte) bool {
 	return len(p) > len(q) && p[len(q)] == Separator && bytes.HasPrefix(p, q)
 }
 
-// register claims opts.Prefix in db for a Store: in this process (a second
-// Store on one prefix fails) and in db's registry (a prefix whose namespace
-// overlaps a registered one fails; the first Store on a prefix records
-// it). release undoes the in-process claim.
-func register(db *badger.DB, prefix []byte) (release func(), err error) {
+// register claims opts.Prefix in eng, the store named id, for a Store: in
+// this process (a second Store on one prefix fails) and in the registry in
+// eng (a prefix whose namespace overlaps a registered one fails; the first
+// Store on a prefix records it). release undoes the in-process claim.
+//
+// The registry is read and written under the lock of the claims of this
+// process, not in one transaction of eng: a Badger DB is open in one
+// process at a time.
+func register(eng engine.Engine, id any, prefix []byte) (release func(), err error) {
 	if bytes.HasPrefix(prefix, registryPrefix) {
 		return nil, fmt.Errorf("%w: Prefix %q starts with kv's registry prefix %q", ErrInvalidOptions, prefix, registryPrefix)
 	}
 	open.Lock()
 	defer open.Unlock()
-	if open.m[db][string(prefix)] {
+	if open.m[id][string(prefix)] {
 		return nil, fmt.Errorf("%w: a Store with Prefix %q is already open on this DB in this process; Close it first", ErrPrefixInUse, prefix)
 	}
-	if err := registerInDB(db, prefix); err != nil {
+	if err := registerIn(eng, prefix); err != nil {
 		return nil, err
 	}
-	if open.m[db] == nil {
-		open.m[db] = map[string]bool{}
+	if open.m[id] == nil {
+		open.m[id] = map[string]bool{}
 	}
-	open.m[db][string(prefix)] = true
+	open.m[id][string(prefix)] = true
 	return func() {
 		open.Lock()
 		defer open.Unlock()
-		delete(open.m[db], string(prefix))
-		if len(open.m[db]) == 0 {
-			delete(open.m, db)
+		delete(open.m[id], string(prefix))
+		if len(open.m[id]) == 0 {
+			delete(open.m, id)
 		}
 	}, nil
 }
@@ -66,60 +72,87 @@ func registryKey(prefix []byte) []byte {
 	return append(append([]byte(nil), registryPrefix...), prefix...)
 }
 
-// registerInDB checks prefix against the registry of db and records it
+// registerIn checks prefix against the registry in eng and records it
 // when it is new. A new prefix must have an empty namespace and no store
 // of key layout 1 under it.
-func registerInDB(db *badger.DB, prefix []byte) error {
-	if db.IsClosed() {
-		return fmt.Errorf("kv: open store %q: %w", prefix, badger.ErrDBClosed)
+func registerIn(eng engine.Engine, prefix []byte) error {
+	if err := eng.Err(); err != nil {
+		return fmt.Errorf("kv: open store %q: %w", prefix, err)
 	}
-	return db.Update(func(txn *badger.Txn) error {
-		found := false
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: registryPrefix})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			q := it.Item().Key()[len(registryPrefix):]
-			if !overlaps(prefix, q) {
-				continue
-			}
-			if !bytes.Equal(prefix, q) {
-				return fmt.Errorf("%w: Prefix %q: its namespace %q overlaps that of the store with Prefix %q registered in this DB (%q)",
-					ErrPrefixInUse, prefix, newKeys(prefix).ns, q, newKeys(q).ns)
-			}
-			found = true
-			v, err := it.Item().ValueCopy(nil)
-			if err != nil {
-				return err
-			}
+	found := false
+	err := scanKeys(eng, registryPrefix, func(it engine.Iter) error {
+		q := it.Key()[len(registryPrefix):]
+		if !overlaps(prefix, q) {
+			return nil
+		}
+		if !bytes.Equal(prefix, q) {
+			return fmt.Errorf("%w: Prefix %q: its namespace %q overlaps that of the store with Prefix %q registered in this DB (%q)",
+				ErrPrefixInUse, prefix, newKeys(prefix).ns, q, newKeys(q).ns)
+		}
+		found = true
+		return it.Value(func(v []byte) error {
 			if len(v) != 1 || v[0] != layoutVersion {
 				return fmt.Errorf("%w: registry entry of Prefix %q says key layout %x (this version reads layout %d)", ErrFormat, prefix, v, layoutVersion)
 			}
-		}
-		if found {
 			return nil
-		}
-		if err := checkUnclaimed(txn, prefix); err != nil {
+		})
+	})
+	if err != nil || found {
+		return err
+	}
+	if err := checkUnclaimed(eng, prefix); err != nil {
+		return err
+	}
+	var b engine.Batch
+	b.Set(registryKey(prefix), []byte{layoutVersion})
+	return eng.Write(&b)
+}
+
+// scanKeys calls f on an iterator over the keys of eng that start with p, at
+// each key in order, until f fails.
+func scanKeys(eng engine.Engine, p []byte, f func(it engine.Iter) error) error {
+	return scanKeysRange(eng, p, engine.PrefixEnd(p), f)
+}
+
+// scanKeysRange is scanKeys for the keys in [lower, upper).
+func scanKeysRange(eng engine.Engine, lower, upper []byte, f func(it engine.Iter) error) error {
+	it, err := eng.NewIter(engine.IterOptions{Lower: lower, Upper: upper})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		if err := f(it); err != nil {
 			return err
 		}
-		return txn.Set(registryKey(prefix), []byte{layoutVersion})
-	})
+	}
+	return it.Err()
 }
+
+// errStop ends a scan early without an error.
+var errStop = errors.New("stop")
 
 // checkUnclaimed refuses a new prefix whose namespace already holds keys
 // (not kv's: no store is registered there) or under which a store of key
 // layout 1 lives.
-func checkUnclaimed(txn *badger.Txn, prefix []byte) error {
+func checkUnclaimed(eng engine.Engine, prefix []byte) error {
 	ns := newKeys(prefix).ns
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: ns})
-	it.Rewind()
-	if it.Valid() {
-		k := it.Item().KeyCopy(nil)
-		it.Close()
+	var k []byte
+	err := scanKeys(eng, ns, func(it engine.Iter) error {
+		k = bytes.Clone(it.Key())
+		return errStop
+	})
+	if err != nil && err != errStop {
+		return err
+	}
+	if k != nil {
 		return fmt.Errorf("%w: Prefix %q: the DB has key %q in the store's namespace %q but no store registered there; kv will not take keys it did not write: move them or choose another Prefix",
 			ErrPrefixInUse, prefix, k, ns)
 	}
-	it.Close()
-	if k := findLayout1(txn, prefix); k != nil {
+	if k, err = findLayout1(eng, prefix); err != nil {
+		return err
+	}
+	if k != nil {
 		return fmt.Errorf("%w: Prefix %q holds a store of key layout 1 (key %q), which this version does not read: read its cells with the kvenc version that wrote it and write them into a Store of this version (under a new Prefix, or here once the old keys are deleted)",
 			ErrFormat, prefix, k)
 	}
@@ -129,27 +162,33 @@ func checkUnclaimed(txn *badger.Txn, prefix []byte) error {
 // findLayout1 returns a key of a layout 1 store under prefix, or nil: a
 // segment meta (P 'm' id) or the first chunk of a WAL record (P 'w' seq 0)
 // whose value checks out as one.
-func findLayout1(txn *badger.Txn, prefix []byte) []byte {
+func findLayout1(eng engine.Engine, prefix []byte) ([]byte, error) {
+	var found []byte
 	for _, tag := range []byte{tagMeta, tagWAL} {
 		p := append(append([]byte(nil), prefix...), tag)
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: p})
-		for it.Rewind(); it.Valid(); it.Next() {
-			item := it.Item()
-			k := item.Key()
+		err := scanKeys(eng, p, func(it engine.Iter) error {
+			k := it.Key()
 			var ok bool
-			_ = item.Value(func(v []byte) error {
+			if err := it.Value(func(v []byte) error {
 				ok = layout1Value(tag, k[len(p):], v)
 				return nil
-			})
-			if ok {
-				k = item.KeyCopy(nil)
-				it.Close()
-				return k
+			}); err != nil {
+				return err
 			}
+			if ok {
+				found = bytes.Clone(k)
+				return errStop
+			}
+			return nil
+		})
+		if err != nil && err != errStop {
+			return nil, err
 		}
-		it.Close()
+		if found != nil {
+			return found, nil
+		}
 	}
-	return nil
+	return nil, nil
 }
 
 // layout1Value reports whether v under the tag and the rest of a layout 1

@@ -9,8 +9,8 @@ import (
 	"sort"
 	"sync/atomic"
 
-	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/engine"
 )
 
 // segment is one immutable sorted run of cells: blocks under
@@ -237,19 +237,15 @@ func (sp *spare) release() {
 	*sp = spare{}
 }
 
-// viewBlock calls f with the bytes of block i of g as Badger holds them
-// (for a value-log value its mmapped file), valid only during f.
+// viewBlock calls f with the bytes of block i of g as the engine holds
+// them (for a Badger value-log value its mmapped file), valid only during
+// f.
 func (s *Store) viewBlock(g *segment, i int, f func(v []byte)) error {
 	if err := s.dbClosed(); err != nil {
 		return err
 	}
-	t := s.txns.get()
-	item, err := t.txn.Get(g.blockKeys[i])
-	if err == nil {
-		err = item.Value(func(v []byte) error { f(v); return nil })
-	}
-	s.txns.put(t)
-	if errors.Is(err, badger.ErrKeyNotFound) {
+	err := s.eng.Get(g.blockKeys[i], func(v []byte) error { f(v); return nil })
+	if errors.Is(err, engine.ErrNotFound) {
 		return g.missing(i)
 	}
 	if err != nil {
@@ -359,12 +355,11 @@ type segWriter struct {
 	werr    atomic.Pointer[error]
 	stopped bool
 
-	// Owned by the writing goroutine until done: the blocks' transaction,
-	// the block bytes in it, the block keys written (for cleanup), and
-	// meta.blocks, meta.bytes, meta.parts, seg.blockKeys, seg.lastKeys
-	// and seg.parts.
-	txn     *badger.Txn
-	pending int
+	// Owned by the writing goroutine until done: the blocks not yet
+	// written (a batch of up to segBatchBytes), the block keys written or
+	// in the batch (for cleanup), and meta.blocks, meta.bytes,
+	// meta.parts, seg.blockKeys, seg.lastKeys and seg.parts.
+	batch   engine.Batch
 	written [][]byte
 }
 
@@ -385,13 +380,13 @@ type pendingBlock struct {
 // CPU: two compressors beside the merging goroutine keep two cores busy.
 const segCompressors = 2
 
-// segTxnBytes bounds the block bytes of one segment transaction. Badger
-// counts a value in its value log as a pointer against its transaction
-// limit and writes a transaction into one value log file, which it closes
-// only after the write: without a bound, a compaction's output would land
-// in one file as large as the segment, where value-log GC cannot free the
-// garbage that shares the file.
-const segTxnBytes = 4 << 20
+// segBatchBytes bounds the block bytes of one write of a segment's
+// blocks. Badger counts a value in its value log as a pointer against its
+// transaction limit and writes a transaction into one value log file,
+// which it closes only after the write: without a bound, a compaction's
+// output would land in one file as large as the segment, where value-log
+// GC cannot free the garbage that shares the file.
+const segBatchBytes = 4 << 20
 
 // newSegWriter starts a segment of blocks encoded with block, their value
 // areas compressed against dict when it is not empty (see dict.go).
@@ -452,7 +447,6 @@ func (w *segWriter) start(block blockenc.Options, d *blockenc.Dict) *segWriter {
 	if w.err = s.dbClosed(); w.err != nil {
 		return w
 	}
-	w.txn = s.db.NewTransaction(true)
 	w.enc = blockenc.NewEncoder(block)
 	n := max(1, min(segCompressors, runtime.GOMAXPROCS(0)))
 	w.work = make(chan *pendingBlock, n)
@@ -633,25 +627,13 @@ func (w *segWriter) writeBlock(b *pendingBlock) error {
 	if err != nil {
 		return fmt.Errorf("kv: segment %d: %w", w.meta.id, err)
 	}
-	if w.s.inMemory && len(blk) >= 1<<20 {
-		// In-memory Badger panics on a value of exactly 1 MiB and refuses
-		// larger ones: a key with very many pinned versions.
-		return fmt.Errorf("%w: segment %d: block of %d bytes for an in-memory Badger (below 1 MiB)", ErrTooLarge, w.meta.id, len(blk))
-	}
 	key := w.s.keys.block(w.meta.id, b.lastKey)
-	if w.pending >= segTxnBytes {
-		if err := w.txn.Commit(); err != nil {
-			return fmt.Errorf("kv: segment %d: commit: %w", w.meta.id, err)
-		}
-		if err := w.s.dbClosed(); err != nil {
+	if w.batch.Size() >= segBatchBytes {
+		if err := w.writeBatch(); err != nil {
 			return err
 		}
-		w.txn, w.pending = w.s.db.NewTransaction(true), 0
 	}
-	if err := w.s.setChunked(&w.txn, key, blk); err != nil {
-		return err
-	}
-	w.pending += len(blk)
+	w.batch.SetLarge(key, blk)
 	w.written = append(w.written, key)
 	if n := len(w.seg.parts); n == 0 || !sameDict(w.seg.parts[n-1].dict, b.dict) {
 		var raw []byte
@@ -686,9 +668,9 @@ func (w *segWriter) finish(walSeq uint64, replaces []*segment) (*segment, error)
 		w.abort()
 		return nil, err
 	}
-	if err := w.txn.Commit(); err != nil {
+	if err := w.writeBatch(); err != nil {
 		w.abort()
-		return nil, fmt.Errorf("kv: segment %d blocks: %w", w.meta.id, err)
+		return nil, err
 	}
 	if w.meta.cells == 0 && len(w.meta.dels) == 0 {
 		w.meta.minSeq = 0
@@ -696,24 +678,16 @@ func (w *segWriter) finish(walSeq uint64, replaces []*segment) (*segment, error)
 	w.meta.walSeq = walSeq
 	w.meta.lastKey = append([]byte(nil), w.lastKey...)
 	meta := w.meta.append(nil)
-	if w.s.inMemory && len(meta) >= 1<<20 {
-		// As for a block: in-memory Badger panics on a value of 1 MiB.
-		w.abort()
-		return nil, fmt.Errorf("%w: segment %d: meta of %d bytes (%d range tombstones) for an in-memory Badger (below 1 MiB)", ErrTooLarge, w.meta.id, len(meta), len(w.meta.dels))
+	var b engine.Batch
+	b.Set(w.s.keys.meta(w.meta.id), meta)
+	for _, g := range replaces {
+		b.Delete(w.s.keys.meta(g.meta.id))
 	}
-	err := w.s.db.Update(func(txn *badger.Txn) error {
-		if err := txn.Set(w.s.keys.meta(w.meta.id), meta); err != nil {
-			return err
-		}
-		for _, g := range replaces {
-			if err := txn.Delete(w.s.keys.meta(g.meta.id)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := w.s.engWrite(&b); err != nil {
 		w.abort()
+		if errors.Is(err, engine.ErrTooLarge) {
+			err = fmt.Errorf("%w: meta of %d bytes (%d range tombstones): %w", ErrTooLarge, len(meta), len(w.meta.dels), err)
+		}
 		return nil, fmt.Errorf("kv: segment %d meta: %w", w.meta.id, err)
 	}
 	w.seg.meta = w.meta
@@ -731,84 +705,72 @@ func (w *segWriter) addRangeDels(dels []rangeDel) {
 	}
 }
 
+// writeBatch writes the blocks in w's batch, in as many writes as the
+// engine needs (they need not be atomic: the meta comes last).
+func (w *segWriter) writeBatch() error {
+	if w.batch.Len() == 0 {
+		return nil
+	}
+	err := w.s.writeSplit(&w.batch)
+	w.batch.Reset()
+	if errors.Is(err, engine.ErrTooLarge) {
+		err = fmt.Errorf("%w: %w", ErrTooLarge, err)
+	}
+	if err != nil {
+		return fmt.Errorf("kv: segment %d blocks: %w", w.meta.id, err)
+	}
+	return nil
+}
+
 // abort discards what was written; what it cannot delete has no meta and
 // is removed at the next Open.
 func (w *segWriter) abort() {
 	_ = w.stop()
-	if w.txn != nil {
-		w.txn.Discard()
-	}
+	w.batch.Reset()
 	_ = w.s.deleteKeys(w.written)
 }
 
-// setChunked sets key in *txn, committing and starting a new transaction
-// when Badger says the current one is full.
-func (s *Store) setChunked(txn **badger.Txn, key, val []byte) error {
-	err := (*txn).Set(key, val)
-	if errors.Is(err, badger.ErrTxnTooBig) {
-		if err = (*txn).Commit(); err != nil {
-			return fmt.Errorf("kv: commit: %w", err)
-		}
-		if err := s.dbClosed(); err != nil {
-			return err
-		}
-		*txn = s.db.NewTransaction(true)
-		err = (*txn).Set(key, val)
+// engWrite is eng.Write, failing first when the engine is closed.
+func (s *Store) engWrite(b *engine.Batch) error {
+	if err := s.dbClosed(); err != nil {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("kv: set %q (%d bytes): %w", key, len(val), shortErr{err})
-	}
-	return nil
+	return s.eng.Write(b)
 }
 
-// deleteKeys deletes keys in as many transactions as it takes.
+// writeSplit is engine.WriteSplit, failing first when the engine is
+// closed.
+func (s *Store) writeSplit(b *engine.Batch) error {
+	if err := s.dbClosed(); err != nil {
+		return err
+	}
+	return engine.WriteSplit(s.eng, b)
+}
+
+// deleteKeys deletes keys in as many writes as it takes.
 func (s *Store) deleteKeys(keys [][]byte) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	if err := s.dbClosed(); err != nil {
-		return err
-	}
-	txn := s.db.NewTransaction(true)
-	defer func() { txn.Discard() }()
+	var b engine.Batch
 	for _, k := range keys {
-		err := txn.Delete(k)
-		if errors.Is(err, badger.ErrTxnTooBig) {
-			if err = txn.Commit(); err != nil {
-				return fmt.Errorf("kv: commit deletes: %w", err)
-			}
-			if err := s.dbClosed(); err != nil {
-				return err
-			}
-			txn = s.db.NewTransaction(true)
-			err = txn.Delete(k)
-		}
-		if err != nil {
-			return fmt.Errorf("kv: delete %q: %w", k, err)
-		}
+		b.Delete(k)
 	}
-	if err := txn.Commit(); err != nil {
-		return fmt.Errorf("kv: commit deletes: %w", err)
+	if err := s.writeSplit(&b); err != nil {
+		return fmt.Errorf("kv: delete %d keys: %w", len(keys), err)
 	}
 	return nil
 }
 
-// deleteSegmentBlocks removes the blocks of a segment whose meta is gone.
+// deleteSegmentBlocks removes the blocks of a segment whose meta is gone:
+// every key under its id (those of the segments it extended too).
 func (s *Store) deleteSegmentBlocks(g *segment) error {
 	s.cache.dropSegment(g.meta.id)
-	return s.deleteKeys(g.blockKeys)
-}
-
-// shortErr cuts Badger errors that quote a whole value down to a line; it
-// unwraps to the original.
-type shortErr struct{ err error }
-
-func (e shortErr) Error() string {
-	m := e.err.Error()
-	if len(m) > 200 {
-		m = m[:200] + "..."
+	if err := s.dbClosed(); err != nil {
+		return err
 	}
-	return m
+	if err := s.eng.DeleteRange(s.keys.segment(g.meta.id), s.keys.segment(g.meta.id+1)); err != nil {
+		return fmt.Errorf("kv: delete segment %d: %w", g.meta.id, err)
+	}
+	return nil
 }
-
-func (e shortErr) Unwrap() error { return e.err }

@@ -88,7 +88,7 @@ func countWALRecords(t testing.TB, s *Store) int {
 func countKeys(t testing.TB, s *Store, prefix []byte) int {
 	t.Helper()
 	n := 0
-	require.NoError(t, s.db.View(func(txn *badger.Txn) error {
+	require.NoError(t, badgerDB(s).View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {

@@ -4,20 +4,16 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"reflect"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/badgereng"
+	"github.com/kvenc/kvenc/kv/internal/engine"
 	"github.com/kvenc/kvenc/memstore"
 	"github.com/kvenc/kvenc/mvcc"
 )
@@ -25,12 +21,15 @@ import (
 // Store is a sorted key/value store kept in Badger as encoded blocks. All
 // methods are safe for concurrent use.
 type Store struct {
-	opts  Options
-	db    *badger.DB
-	ownDB bool
-	// inMemory: Badger without files, which cannot hold a value of 1 MiB.
-	inMemory bool
-	keys     keys
+	opts Options
+	// eng holds the Store's keys (see package engine); reclaim is eng when
+	// it gives back the space of deleted keys only on request (Badger),
+	// async when it commits while the writer goes on (an owned Badger):
+	// both nil otherwise.
+	eng     engine.Engine
+	reclaim engine.Reclaimer
+	async   engine.AsyncWriter
+	keys    keys
 	// release gives up the Store's claim on its prefix (register).
 	release func()
 	// foreign counts the keys in the namespace that are not in the
@@ -40,8 +39,7 @@ type Store struct {
 	tracker     *mvcc.Tracker
 	cache       *blockCache
 	pool        bufPool
-	txns        *readTxns // Badger transactions for block reads
-	cursors     cursors   // the open cursors of scans
+	cursors     cursors // the open cursors of scans
 	// refcountHot makes every block visit take a reference and every cell
 	// access check it (HBase's design): only for the benchmark that measures
 	// what that costs.
@@ -64,11 +62,12 @@ type Store struct {
 	garbage    atomic.Int64
 	walGarbage atomic.Int64
 	// wal is the WAL in files of a Store that Open opened on a directory
-	// (nil: the WAL is in Badger, under the WAL tag). walInBadger: WAL
-	// records may be in Badger (wal is nil, or Open found some, written
-	// by an earlier version).
+	// walDir (nil: the WAL is in the engine, under the WAL tag).
+	// walInEngine: WAL records may be in the engine (wal is nil, or Open
+	// found some, written by an earlier version).
+	walDir      string
 	wal         *walFiles
-	walInBadger bool
+	walInEngine bool
 	dropAlways  bool
 	nextSegID   atomic.Uint64
 
@@ -88,9 +87,6 @@ type Store struct {
 	// walErr: a WAL write failed after its ops went into the memstore
 	// (see failed).
 	walErr atomic.Pointer[error]
-	// commitWith commits a WAL record's transaction (Txn.CommitWith;
-	// tests replace it to make a commit fail).
-	commitWith func(txn *badger.Txn, cb func(error))
 
 	closed atomic.Bool
 	kick   chan struct{}
@@ -182,18 +178,13 @@ func Open(opts Options) (*Store, error) {
 	if opts.Badger != nil {
 		bo = opts.Badger(bo)
 	}
-	if !bo.InMemory {
-		if err := removeEmptyMemtables(bo.Dir); err != nil {
-			return nil, fmt.Errorf("kv: open badger: %w", err)
-		}
-	}
-	db, err := badger.Open(bo)
+	eng, err := badgereng.Open(bo)
 	if err != nil {
-		return nil, fmt.Errorf("kv: open badger: %w", err)
+		return nil, fmt.Errorf("kv: %w", err)
 	}
-	s, err := newStore(db, opts, true)
+	s, err := newStore(eng, eng.DB(), opts, eng.Dir())
 	if err != nil {
-		_ = db.Close()
+		_ = eng.Close()
 		return nil, err
 	}
 	return s, nil
@@ -226,74 +217,39 @@ func Wrap(db *badger.DB, opts Options) (*Store, error) {
 	if len(opts.Prefix) == 0 {
 		return nil, fmt.Errorf("%w: Wrap needs a non-empty Prefix", ErrInvalidOptions)
 	}
-	if managed(db) {
+	if badgereng.Managed(db) {
 		return nil, fmt.Errorf("%w: Wrap of a DB in managed mode (badger.OpenManaged); open it with badger.Open", ErrInvalidOptions)
 	}
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	return newStore(db, opts, false)
+	return newStore(badgereng.Wrap(db), db, opts, "")
 }
 
-// removeEmptyMemtables deletes the empty memtable files (*.mem of 0
-// bytes) in dir. Badger v4.9.6 creates a memtable file and then sizes it;
-// a process killed between the two leaves an empty file that Badger's
-// Open refuses ("while opening fid: N err: Create a new file": its
-// openMemTables does not take the z.NewFile its mmap returns for an empty
-// file). An empty file holds no writes, so removing it loses nothing
-// (TestCrash found it).
-func removeEmptyMemtables(dir string) error {
-	files, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, f := range files {
-		if !strings.HasSuffix(f.Name(), ".mem") || !f.Type().IsRegular() {
-			continue
-		}
-		if fi, err := f.Info(); err == nil && fi.Size() == 0 {
-			if err := os.Remove(filepath.Join(dir, f.Name())); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// managed reports whether db was opened with badger.OpenManaged. Badger
-// keeps that in an unexported option; reflect may read (not set) it.
-func managed(db *badger.DB) bool {
-	f := reflect.ValueOf(db.Opts()).FieldByName("managedTxns")
-	return f.IsValid() && f.Kind() == reflect.Bool && f.Bool()
-}
-
-func newStore(db *badger.DB, opts Options, own bool) (*Store, error) {
-	release, err := register(db, opts.Prefix)
+// newStore opens a Store on eng, which it closes with the Store (an
+// engine over a caller's store leaves that open). id names the store
+// eng is on, for the claims of this process (register); walDir, if not
+// "", is the directory of the WAL files (else the WAL is in eng).
+func newStore(eng engine.Engine, id any, opts Options, walDir string) (*Store, error) {
+	release, err := register(eng, id, opts.Prefix)
 	if err != nil {
 		return nil, err
 	}
 	s := &Store{
 		release: release,
 		opts:    opts,
-		db:      db,
-		ownDB:   own,
-		commitWith: func(txn *badger.Txn, cb func(error)) {
-			txn.CommitWith(cb)
-			txn.Discard() // when CommitWith failed early (a no-op otherwise)
-		},
-		inMemory: db.Opts().InMemory,
-		keys:     newKeys(opts.Prefix),
-		cache:    newBlockCache(opts.CacheSize),
-		txns:     newReadTxns(db),
-		snaps:    make(map[uint64]int),
-		kick:     make(chan struct{}, 1),
-		quit:     make(chan struct{}),
-		bgDone:   make(chan struct{}),
+		eng:     eng,
+		walDir:  walDir,
+		keys:    newKeys(opts.Prefix),
+		cache:   newBlockCache(opts.CacheSize),
+		snaps:   make(map[uint64]int),
+		kick:    make(chan struct{}, 1),
+		quit:    make(chan struct{}),
+		bgDone:  make(chan struct{}),
 	}
+	s.reclaim, _ = eng.(engine.Reclaimer)
+	s.async, _ = eng.(engine.AsyncWriter)
 	if err := s.recover(); err != nil {
 		release()
 		return nil, err
@@ -312,45 +268,41 @@ func (s *Store) recover() error {
 	metas := map[uint64]*segment{}
 	var maxID, walSeq, last uint64
 	var orphans [][]byte
-	err := s.view(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: s.keys.tag(tagMeta)})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			item := it.Item()
-			k := item.Key()
-			if !s.keys.own(k) {
-				s.addForeign(k)
-				continue
-			}
-			id := binary.BigEndian.Uint64(k[len(k)-8:])
-			v, err := item.ValueCopy(nil)
-			if err != nil {
-				return err
-			}
-			m, err := decodeMeta(v)
-			if err != nil {
-				return fmt.Errorf("segment %d: %w", id, err)
-			}
-			if m.id != id {
-				return fmt.Errorf("%w: meta under id %d says id %d", ErrCorrupt, id, m.id)
-			}
-			g := newSegment(m)
-			if err := g.setParts(); err != nil {
-				return err
-			}
-			metas[id] = g
-			maxID = max(maxID, id)
-			walSeq = max(walSeq, m.walSeq)
-			last = max(last, m.maxSeq, m.walSeq)
+	err := s.scanPrefix(s.keys.tag(tagMeta), func(it engine.Iter) error {
+		k := it.Key()
+		if !s.keys.own(k) {
+			s.addForeign(k)
+			return nil
 		}
+		id := binary.BigEndian.Uint64(k[len(k)-8:])
+		var m segMeta
+		err := it.Value(func(v []byte) (err error) {
+			m, err = decodeMeta(v)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("segment %d: %w", id, err)
+		}
+		if m.id != id {
+			return fmt.Errorf("%w: meta under id %d says id %d", ErrCorrupt, id, m.id)
+		}
+		g := newSegment(m)
+		if err := g.setParts(); err != nil {
+			return err
+		}
+		metas[id] = g
+		maxID = max(maxID, id)
+		walSeq = max(walSeq, m.walSeq)
+		last = max(last, m.maxSeq, m.walSeq)
+		return nil
+	})
+	if err == nil {
 		segPrefix := s.keys.tag(tagSegment)
-		it2 := txn.NewIterator(badger.IteratorOptions{Prefix: segPrefix})
-		defer it2.Close()
-		for it2.Rewind(); it2.Valid(); it2.Next() {
-			k := it2.Item().KeyCopy(nil)
+		err = s.scanPrefix(segPrefix, func(it engine.Iter) error {
+			k := bytes.Clone(it.Key())
 			if !s.keys.own(k) {
 				s.addForeign(k)
-				continue
+				return nil
 			}
 			id := binary.BigEndian.Uint64(k[len(segPrefix):])
 			maxID = max(maxID, id)
@@ -360,14 +312,16 @@ func (s *Store) recover() error {
 			g, last := metas[id], k[len(segPrefix)+8:]
 			if g == nil || bytes.Compare(last, g.meta.lastKey) > 0 {
 				orphans = append(orphans, k)
-				continue
+				return nil
 			}
 			g.blockKeys = append(g.blockKeys, k)
 			g.lastKeys = append(g.lastKeys, last)
-		}
-		s.findForeign(txn)
-		return nil
-	})
+			return nil
+		})
+	}
+	if err == nil {
+		err = s.findForeign()
+	}
 	if err != nil {
 		return fmt.Errorf("kv: open: %w", err)
 	}
@@ -405,53 +359,45 @@ func sortSegs(segs []*segment) {
 func (s *Store) replayWAL(walSeq, last uint64) error {
 	var stale [][]byte
 	var recs []walRec // whole records above walSeq
-	err := s.view(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: s.keys.tag(tagWAL)})
-		defer it.Close()
-		var cur []byte
-		curSeq := uint64(0)
-		for it.Rewind(); it.Valid(); it.Next() {
-			item := it.Item()
-			k := item.Key()
-			if !s.keys.isWAL(k) {
-				s.addForeign(k)
-				continue
-			}
-			seq := binary.BigEndian.Uint64(k[len(k)-10:])
-			chunk := binary.BigEndian.Uint16(k[len(k)-2:])
-			if seq <= walSeq {
-				stale = append(stale, item.KeyCopy(nil))
-				continue
-			}
-			if chunk == 0 {
-				if cur != nil {
-					recs = append(recs, walRec{curSeq, cur})
-				}
-				cur, curSeq = []byte{}, seq
-			} else if seq != curSeq || cur == nil {
-				return fmt.Errorf("%w: WAL seq %d chunk %d without chunk 0", ErrCorrupt, seq, chunk)
-			}
-			if err := item.Value(func(v []byte) error {
-				cur = append(cur, v...)
-				return nil
-			}); err != nil {
-				return err
-			}
+	var cur []byte
+	curSeq := uint64(0)
+	err := s.scanPrefix(s.keys.tag(tagWAL), func(it engine.Iter) error {
+		k := it.Key()
+		if !s.keys.isWAL(k) {
+			s.addForeign(k)
+			return nil
 		}
-		if cur != nil {
-			recs = append(recs, walRec{curSeq, cur})
+		seq := binary.BigEndian.Uint64(k[len(k)-10:])
+		chunk := binary.BigEndian.Uint16(k[len(k)-2:])
+		if seq <= walSeq {
+			stale = append(stale, bytes.Clone(k))
+			return nil
 		}
-		return nil
+		if chunk == 0 {
+			if cur != nil {
+				recs = append(recs, walRec{curSeq, cur})
+			}
+			cur, curSeq = []byte{}, seq
+		} else if seq != curSeq || cur == nil {
+			return fmt.Errorf("%w: WAL seq %d chunk %d without chunk 0", ErrCorrupt, seq, chunk)
+		}
+		return it.Value(func(v []byte) error {
+			cur = append(cur, v...)
+			return nil
+		})
 	})
+	if cur != nil {
+		recs = append(recs, walRec{curSeq, cur})
+	}
 	if err != nil {
 		return fmt.Errorf("kv: open: WAL: %w", err)
 	}
-	// Records in Badger (a Store of an earlier version, or one without
+	// Records in the engine (a Store of an earlier version, or one without
 	// WAL files) are deleted as their memstores flush, and dropped with
 	// the WAL prefix: Badger keeps them as long as any Store wrote them.
-	s.walInBadger = !s.ownDB || s.inMemory || len(recs) > 0
-	if s.ownDB && !s.inMemory {
-		w, frecs, err := openWALFiles(s.db.Opts().Dir, s.opts.SyncWrites, walSeq)
+	s.walInEngine = s.walDir == "" || len(recs) > 0
+	if s.walDir != "" {
+		w, frecs, err := openWALFiles(s.walDir, s.opts.SyncWrites, walSeq)
 		if err != nil {
 			return err
 		}
@@ -510,21 +456,39 @@ func (s *Store) addForeign(k []byte) {
 // findForeign notes the keys of the namespace under no tag of the format
 // (the tagged ones are checked where they are read), skipping over each
 // tag's keys with one seek.
-func (s *Store) findForeign(txn *badger.Txn) {
+func (s *Store) findForeign() error {
 	ns := s.keys.ns
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: ns})
+	it, err := s.eng.NewIter(engine.IterOptions{Lower: ns, Upper: engine.PrefixEnd(ns)})
+	if err != nil {
+		return err
+	}
 	defer it.Close()
-	for it.Rewind(); it.Valid(); {
-		k := it.Item().Key()
+	for ok := it.First(); ok; {
+		k := it.Key()
 		if len(k) > len(ns) {
 			if t := k[len(ns)]; t == tagWAL || t == tagSegment || t == tagMeta {
-				it.Seek(s.keys.tag(t + 1))
+				ok = it.Seek(s.keys.tag(t + 1))
 				continue
 			}
 		}
 		s.addForeign(k)
-		it.Next()
+		ok = it.Next()
 	}
+	return it.Err()
+}
+
+// scanPrefix calls f on an iterator over the keys that start with p, at
+// each key in order, until f fails.
+func (s *Store) scanPrefix(p []byte, f func(it engine.Iter) error) error {
+	return s.scanRange(p, engine.PrefixEnd(p), f)
+}
+
+// scanRange is scanPrefix for the keys in [lower, upper).
+func (s *Store) scanRange(lower, upper []byte, f func(it engine.Iter) error) error {
+	if err := s.dbClosed(); err != nil {
+		return err
+	}
+	return scanKeysRange(s.eng, lower, upper, f)
 }
 
 // ForeignKeys returns how many keys Open found in the Store's namespace
@@ -535,36 +499,13 @@ func (s *Store) ForeignKeys() (n int64, first [][]byte) {
 	return s.foreign, s.foreignKeys
 }
 
-// dbClosed returns an error wrapping badger.ErrDBClosed when the DB was
-// closed under the Store. Callers check it before a Badger transaction:
-// Badger blocks a transaction begun on a closed DB for ever.
+// dbClosed returns the engine's error (wrapping badger.ErrDBClosed when
+// the DB was closed under the Store), naming the Store.
 func (s *Store) dbClosed() error {
-	if s.db.IsClosed() {
-		return fmt.Errorf("kv: store %q: %w", s.opts.Prefix, badger.ErrDBClosed)
+	if err := s.eng.Err(); err != nil {
+		return fmt.Errorf("kv: store %q: %w", s.opts.Prefix, err)
 	}
 	return nil
-}
-
-// view is db.View that returns an error, not Badger's panic, when the DB
-// closes under it (Badger's NewIterator panics with ErrDBClosed).
-func (s *Store) view(fn func(txn *badger.Txn) error) (err error) {
-	if err := s.dbClosed(); err != nil {
-		return err
-	}
-	defer s.catchClosed(&err)
-	return s.db.View(fn)
-}
-
-// catchClosed, deferred, turns Badger's panic with ErrDBClosed (from
-// NewIterator on a DB closed under it) into *err; other panics go on.
-func (s *Store) catchClosed(err *error) {
-	if r := recover(); r != nil {
-		if e, ok := r.(error); ok && errors.Is(e, badger.ErrDBClosed) {
-			*err = fmt.Errorf("kv: store %q: %w", s.opts.Prefix, e)
-			return
-		}
-		panic(r)
-	}
 }
 
 // errClosed is ErrClosed naming the Store.
@@ -594,6 +535,9 @@ func (s *Store) Reclaim() error {
 	}
 	if err := s.reap(); err != nil {
 		return err
+	}
+	if s.reclaim == nil {
+		return nil
 	}
 	return s.dropGarbage(true, gcExplicit)
 }

@@ -207,7 +207,7 @@ func TestReplayLargerThanMemstore(t *testing.T) {
 	s.closed.Store(true)
 	close(s.quit)
 	<-s.bgDone
-	require.NoError(t, s.db.Close())
+	require.NoError(t, badgerDB(s).Close())
 	o.MemstoreSize = 64 << 10 // the batch needs ~160 KiB
 	s = mustOpen(t, o)
 	defer s.Close()

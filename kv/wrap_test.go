@@ -3,6 +3,7 @@ package kv
 import (
 	"bytes"
 	"fmt"
+	"github.com/kvenc/kvenc/kv/internal/badgereng"
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -108,7 +109,7 @@ func TestWrapLeavesOtherKeysAlone(t *testing.T) {
 	}
 	_, err = Wrap(db, Options{})
 	require.ErrorIs(t, err, ErrInvalidOptions)
-	require.False(t, managed(db), "a normal DB reported as managed")
+	require.False(t, badgereng.Managed(db), "a normal DB reported as managed")
 	mdb, err := badger.OpenManaged(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
 	require.NoError(t, err)
 	defer mdb.Close()

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 
-	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/engine"
 	"github.com/kvenc/kvenc/memstore"
 )
 
@@ -191,9 +191,9 @@ func (s *Store) write(ops []op) error {
 		// first, so that every read at or above seq refuses.
 		err = fmt.Errorf("kv: store %q: WAL seq %d failed after its ops went into the memstore; the Store refuses reads and writes until it is reopened: %w", s.opts.Prefix, seq, err)
 		s.walErr.CompareAndSwap(nil, &err)
-	case errors.Is(err, badger.ErrTxnTooBig):
+	case errors.Is(err, engine.ErrTooLarge):
 		mt.finished.Add(need)
-		err = fmt.Errorf("%w: WAL record of %d bytes (%d ops) exceeds Badger's transaction limit of %d bytes; split the batch: %w", ErrTooLarge, recLen, len(ops), s.db.MaxBatchSize(), err)
+		err = fmt.Errorf("%w: WAL record of %d bytes (%d ops) exceeds what one transaction of the engine holds; split the batch: %w", ErrTooLarge, recLen, len(ops), err)
 	case err != nil:
 		mt.finished.Add(need)
 		err = fmt.Errorf("kv: store %q: WAL seq %d: %w", s.opts.Prefix, seq, err)
@@ -207,7 +207,7 @@ func (s *Store) write(ops []op) error {
 		s.tracker.Complete(w)
 		return err
 	}
-	if s.walInBadger {
+	if s.walInEngine {
 		s.walGarbage.Add(int64(recLen)) // deleted once flushed
 	}
 	s.tracker.CompleteAndWait(w)
@@ -217,16 +217,15 @@ func (s *Store) write(ops []op) error {
 // logWAL writes the WAL record of seq, which frame holds after
 // walFrameLen bytes of room, and calls add, which puts its ops into mt.
 // With WAL files it appends the frame to mt's file, then calls add.
-// Otherwise it sets the record's chunks in a Badger transaction: in
-// memory add runs while the transaction commits (in Badger's write
-// goroutine, which copies the record), and the commit's error comes after
-// it, so that the writer's memstore inserts and Badger's write overlap; a
-// Store on a DB it shares (Wrap) calls add only after the commit
+// Otherwise it writes the record's chunks in one engine batch: with an
+// engine that commits asynchronously (engine.AsyncWriter: Open in
+// memory) add runs while the batch commits, and the commit's error comes
+// after it, so that the writer's memstore inserts and the engine's write
+// overlap; with another engine (Wrap) add runs only after the commit
 // succeeded, as another user of the DB may make a commit fail (Badger's
 // DropPrefix blocks writes) and the Store must then stay usable. add is
 // not called when the write fails before it is done (a failed file write,
-// a record larger than a Badger transaction); added reports whether it
-// was.
+// a record larger than a transaction); added reports whether it was.
 func (s *Store) logWAL(mt *memtable, seq uint64, frame []byte, add func()) (added bool, err error) {
 	if s.wal != nil {
 		if err := s.wal.appendRecord(mt, frame); err != nil {
@@ -236,27 +235,25 @@ func (s *Store) logWAL(mt *memtable, seq uint64, frame []byte, add func()) (adde
 		return true, nil
 	}
 	rec := frame[walFrameLen:]
-	if s.db.IsClosed() {
-		// As DB.Update: a new transaction on a closed DB waits forever.
-		return false, badger.ErrDBClosed
+	if err := s.eng.Err(); err != nil {
+		return false, err
 	}
-	txn := s.db.NewTransaction(true)
+	var b engine.Batch
 	for c := 0; c*walChunk < len(rec); c++ {
 		chunk := rec[c*walChunk : min(len(rec), (c+1)*walChunk)]
-		if err := txn.Set(s.keys.wal(seq, uint16(c)), chunk); err != nil {
-			txn.Discard()
-			return false, err
-		}
+		b.Set(s.keys.wal(seq, uint16(c)), chunk)
 	}
-	if !s.ownDB {
-		if err := txn.Commit(); err != nil {
+	if s.async == nil {
+		if err := s.eng.Write(&b); err != nil {
 			return false, err
 		}
 		add()
 		return true, nil
 	}
 	done := make(chan error, 1)
-	s.commitWith(txn, func(err error) { done <- err })
+	if err := s.async.WriteAsync(&b, func(err error) { done <- err }); err != nil {
+		return false, err
+	}
 	add()
 	return true, <-done
 }

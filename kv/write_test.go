@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/kvenc/kvenc/kv/internal/badgereng"
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -113,10 +114,10 @@ func TestWALCommitFails(t *testing.T) {
 	defer snap.Close()
 
 	injected := errors.New("injected commit failure")
-	s.commitWith = func(txn *badger.Txn, cb func(error)) {
+	s.eng.(*badgereng.Owned).SetCommitWith(func(txn *badger.Txn, cb func(error)) {
 		txn.Discard()
 		cb(injected)
-	}
+	})
 	b := s.NewBatch()
 	b.Put([]byte("key0002"), []byte("lost"))
 	b.Put([]byte("new"), []byte("lost"))

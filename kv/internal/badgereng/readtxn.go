@@ -1,4 +1,4 @@
-package kv
+package badgereng
 
 import (
 	"sync"
@@ -15,11 +15,10 @@ import (
 // several goroutines queue on that mutex, and each Get wakes the
 // watermark goroutine, on an idle core a thread wake-up.
 //
-// A transaction reads at its read timestamp, so it must not be older than
-// the blocks it reads. Blocks are written once and committed before their
-// segment is installed, and every install moves to a new epoch
-// (segsChanged): a transaction begun in an older epoch is discarded, not
-// lent. A transaction is also discarded once it is txnMaxAge old (an idle
+// A transaction reads at its read timestamp, so that a Get sees every
+// write that returned before it began, every commit of the engine moves
+// to a new epoch (invalidate): a transaction begun in an older epoch is
+// discarded, not lent. A transaction is also discarded once it is txnMaxAge old (an idle
 // one within twice that), so that Badger's compactions, which keep every
 // version newer than the oldest open transaction, may drop what was
 // deleted since.
@@ -61,7 +60,7 @@ func newReadTxns(db *badger.DB) *readTxns {
 }
 
 // get returns a transaction for one read, given back with put. The DB
-// must be open (Store.dbClosed): Badger blocks a transaction begun on a
+// must be open (Engine.Err): Badger blocks a transaction begun on a
 // closed DB for ever.
 func (p *readTxns) get() *readTxn {
 	e := p.epoch.Load()
