@@ -15,7 +15,7 @@ func segBlocks(t *testing.T, s *Store, g *segment) []string {
 	t.Helper()
 	var out []string
 	for i := range g.blockKeys {
-		require.NoError(t, s.viewBlock(g, i, func(v []byte) { out = append(out, string(v)) }))
+		require.NoError(t, s.viewBlock(g, i, viewFn(func(v []byte) { out = append(out, string(v)) })))
 	}
 	return out
 }

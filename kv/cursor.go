@@ -97,9 +97,9 @@ func (c *cursor) release() {
 	c.closed = true
 }
 
-// view calls f with the bytes of block i as Badger holds them, as
+// view lends v the bytes of block i as the engine holds them, as
 // Store.viewBlock does.
-func (c *cursor) view(i int, f func(v []byte)) error {
+func (c *cursor) view(i int, v engine.Viewer) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -122,7 +122,7 @@ func (c *cursor) view(i int, f func(v []byte)) error {
 		}
 		return c.g.missing(i)
 	}
-	if err := c.it.Value(func(v []byte) error { f(v); return nil }); err != nil {
+	if err := c.it.Value(v); err != nil {
 		return c.g.readErr(i, err)
 	}
 	return nil

@@ -24,7 +24,7 @@ func cursorStore(t *testing.T) (*Store, *segment, [][]byte) {
 	require.Greater(t, len(g.blockKeys), 20, "blocks")
 	want := make([][]byte, len(g.blockKeys))
 	for i := range want {
-		require.NoError(t, s.viewBlock(g, i, func(v []byte) { want[i] = slices.Clone(v) }))
+		require.NoError(t, s.viewBlock(g, i, viewFn(func(v []byte) { want[i] = slices.Clone(v) })))
 	}
 	return s, g, want
 }
@@ -60,7 +60,7 @@ func TestCursor(t *testing.T) {
 						i = n - 1 - i
 					}
 					var got []byte
-					require.NoError(t, c.view(i, func(v []byte) { got = slices.Clone(v) }), "read %d: block %d", k, i)
+					require.NoError(t, c.view(i, viewFn(func(v []byte) { got = slices.Clone(v) })), "read %d: block %d", k, i)
 					require.Equal(t, want[i], got, "read %d: block %d", k, i)
 				}
 				if name != "random" && name != "jumps" {
@@ -86,7 +86,7 @@ func TestCursorMissingBlock(t *testing.T) {
 				i = 2*gone - k
 			}
 			var got []byte
-			err := c.view(i, func(v []byte) { got = slices.Clone(v) })
+			err := c.view(i, viewFn(func(v []byte) { got = slices.Clone(v) }))
 			if i == gone {
 				require.ErrorIs(t, err, ErrCorrupt, "block %d, reverse %v", i, reverse)
 				continue
@@ -105,11 +105,11 @@ func TestCursorStoreClosed(t *testing.T) {
 	unused := s.newCursor(g, false) // never read: closed without an iterator
 	c := s.newCursor(g, false)
 	var got []byte
-	require.NoError(t, c.view(0, func(v []byte) { got = slices.Clone(v) }))
+	require.NoError(t, c.view(0, viewFn(func(v []byte) { got = slices.Clone(v) })))
 	require.Equal(t, want[0], got)
 	require.NoError(t, s.Close())
-	require.ErrorIs(t, c.view(1, func([]byte) { t.Fatal("read after Close") }), ErrClosed)
-	require.ErrorIs(t, unused.view(0, func([]byte) { t.Fatal("read after Close") }), ErrClosed)
+	require.ErrorIs(t, c.view(1, viewFn(func([]byte) { t.Fatal("read after Close") })), ErrClosed)
+	require.ErrorIs(t, unused.view(0, viewFn(func([]byte) { t.Fatal("read after Close") })), ErrClosed)
 	require.Nil(t, s.newCursor(g, false), "a cursor after Close")
 	c.close() // already shut: a no-op
 	unused.close()

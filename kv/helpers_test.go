@@ -2,6 +2,7 @@ package kv
 
 import (
 	"fmt"
+	"github.com/kvenc/kvenc/kv/internal/engine"
 	"slices"
 	"sort"
 	"testing"
@@ -129,4 +130,9 @@ func putEach(t testing.TB, s *Store, m model, n int, keyFmt, valFmt string) {
 // badgerDB returns the Badger DB under s.
 func badgerDB(s *Store) *badger.DB {
 	return s.eng.(interface{ DB() *badger.DB }).DB()
+}
+
+// viewFn is f as an engine.Viewer.
+func viewFn(f func(v []byte)) engine.Viewer {
+	return engine.ViewFunc(func(v []byte) error { f(v); return nil })
 }

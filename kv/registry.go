@@ -90,12 +90,12 @@ func registerIn(eng engine.Engine, prefix []byte) error {
 				ErrPrefixInUse, prefix, newKeys(prefix).ns, q, newKeys(q).ns)
 		}
 		found = true
-		return it.Value(func(v []byte) error {
+		return it.Value(engine.ViewFunc(func(v []byte) error {
 			if len(v) != 1 || v[0] != layoutVersion {
 				return fmt.Errorf("%w: registry entry of Prefix %q says key layout %x (this version reads layout %d)", ErrFormat, prefix, v, layoutVersion)
 			}
 			return nil
-		})
+		}))
 	})
 	if err != nil || found {
 		return err
@@ -169,10 +169,10 @@ func findLayout1(eng engine.Engine, prefix []byte) ([]byte, error) {
 		err := scanKeys(eng, p, func(it engine.Iter) error {
 			k := it.Key()
 			var ok bool
-			if err := it.Value(func(v []byte) error {
+			if err := it.Value(engine.ViewFunc(func(v []byte) error {
 				ok = layout1Value(tag, k[len(p):], v)
 				return nil
-			}); err != nil {
+			})); err != nil {
 				return err
 			}
 			if ok {

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 
 	"github.com/kvenc/kvenc/blockenc"
@@ -126,24 +127,17 @@ func (g *segment) findBlock(key []byte) int {
 // cur when it is not nil (a scan's blocks in order), else with a point
 // Get.
 func (s *Store) readBlock(g *segment, i int, fill, cold bool, sp *spare, cur *cursor) (*cachedBlock, *refBuf, error) {
-	cached := fill && s.cache.max > 0
-	var rb *refBuf
-	var data []byte
-	take := func(v []byte) {
-		if cached {
-			data = append([]byte(nil), v...)
-		} else {
-			rb = sp.buffer(&s.pool, len(v))
-			copy(rb.b, v)
-			data = rb.b
-		}
-	}
+	t := blockTakes.Get().(*blockTake)
+	*t = blockTake{cached: fill && s.cache.max > 0, pool: &s.pool, sp: sp}
 	var err error
 	if cur != nil {
-		err = cur.view(i, take)
+		err = cur.view(i, t)
 	} else {
-		err = s.viewBlock(g, i, take)
+		err = s.viewBlock(g, i, t)
 	}
+	cached, rb, data := t.cached, t.rb, t.data
+	*t = blockTake{}
+	blockTakes.Put(t)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -161,6 +155,30 @@ func (s *Store) readBlock(g *segment, i int, fill, cold bool, sp *spare, cur *cu
 		}
 	}
 	return cb, rb, nil
+}
+
+// blockTake is the engine.Viewer of readBlock, pooled so that a read
+// allocates nothing for it: it copies the block the engine lends into an
+// exact-size slice for the cache (cached) or into a pooled buffer (rb).
+type blockTake struct {
+	cached bool
+	pool   *bufPool
+	sp     *spare
+	rb     *refBuf
+	data   []byte
+}
+
+var blockTakes = sync.Pool{New: func() any { return new(blockTake) }}
+
+func (t *blockTake) View(v []byte) error {
+	if t.cached {
+		t.data = append([]byte(nil), v...)
+	} else {
+		t.rb = t.sp.buffer(t.pool, len(v))
+		copy(t.rb.b, v)
+		t.data = t.rb.b
+	}
+	return nil
 }
 
 // newCachedBlock verifies data, block i of g, and wraps it with a Seeker
@@ -237,14 +255,14 @@ func (sp *spare) release() {
 	*sp = spare{}
 }
 
-// viewBlock calls f with the bytes of block i of g as the engine holds
-// them (for a Badger value-log value its mmapped file), valid only during
-// f.
-func (s *Store) viewBlock(g *segment, i int, f func(v []byte)) error {
+// viewBlock lends v the bytes of block i of g as the engine holds them
+// (for a Badger value-log value its mmapped file), valid only during
+// v.View.
+func (s *Store) viewBlock(g *segment, i int, v engine.Viewer) error {
 	if err := s.dbClosed(); err != nil {
 		return err
 	}
-	err := s.eng.Get(g.blockKeys[i], func(v []byte) error { f(v); return nil })
+	err := s.eng.Get(g.blockKeys[i], v)
 	if errors.Is(err, engine.ErrNotFound) {
 		return g.missing(i)
 	}
@@ -275,24 +293,7 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 		}
 	}
 	if cb == nil {
-		// No cache, or a block missed for the first time in a while: it
-		// is read where Badger holds it, not copied.
-		var serr error
-		err = s.viewBlock(g, i, func(v []byte) {
-			var sk *blockenc.Seeker
-			if sk, serr = newSeeker(v, g.dictFor(i)); serr == nil {
-				val, kind, seq, found = lookup(sk, key, rp, dst, nil)
-				serr = sk.Err()
-				seekerPool.Put(sk)
-			}
-		})
-		if err != nil {
-			return nil, 0, 0, false, err
-		}
-		if serr != nil {
-			return nil, 0, 0, false, g.blockErr(i, serr)
-		}
-		return val, kind, seq, found, nil
+		return s.getUncached(g, i, key, rp, dst)
 	}
 	if cb.ref != nil { // refcountHot: HBase's scheme, for the benchmark
 		cb.ref.retain()
@@ -308,6 +309,53 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 	}
 	cb.putSeeker(sk)
 	return val, kind, seq, found, nil
+}
+
+// getUncached is getFrom of block i of g when the block is not cached (no
+// cache, or a block missed for the first time in a while): it is read
+// where the engine holds it, not copied.
+func (s *Store) getUncached(g *segment, i int, key []byte, rp uint64, dst []byte) (val []byte, kind blockenc.Kind, seq uint64, found bool, err error) {
+	l := lookups.Get().(*blockLookup)
+	*l = blockLookup{dict: g.dictFor(i), key: key, rp: rp, val: dst}
+	err = s.viewBlock(g, i, l)
+	val, kind, seq, found, serr := l.val, l.kind, l.seq, l.found, l.err
+	*l = blockLookup{}
+	lookups.Put(l)
+	if err != nil {
+		return nil, 0, 0, false, err
+	}
+	if serr != nil {
+		return nil, 0, 0, false, g.blockErr(i, serr)
+	}
+	return val, kind, seq, found, nil
+}
+
+// blockLookup is the engine.Viewer of getUncached, pooled so that a Get
+// allocates nothing for it: it looks key up at rp in the block the engine
+// lends, appending the value found to val.
+type blockLookup struct {
+	dict  *blockenc.Dict
+	key   []byte
+	rp    uint64
+	val   []byte
+	kind  blockenc.Kind
+	seq   uint64
+	found bool
+	err   error
+}
+
+var lookups = sync.Pool{New: func() any { return new(blockLookup) }}
+
+func (l *blockLookup) View(v []byte) error {
+	sk, err := newSeeker(v, l.dict)
+	if err != nil {
+		l.err = err
+		return nil
+	}
+	l.val, l.kind, l.seq, l.found = lookup(sk, l.key, l.rp, l.val, nil)
+	l.err = sk.Err()
+	seekerPool.Put(sk)
+	return nil
 }
 
 // lookup finds in sk's block the newest version of key with Seq <= rp and
@@ -578,7 +626,10 @@ func (w *segWriter) copyBlocks(g *segment) error {
 			return err
 		}
 		var data []byte
-		err := cur.view(i, func(v []byte) { data = append([]byte(nil), v...) })
+		err := cur.view(i, engine.ViewFunc(func(v []byte) error {
+			data = append([]byte(nil), v...)
+			return nil
+		}))
 		if err == nil {
 			var sk *blockenc.Seeker
 			if sk, err = newSeeker(data, g.dictFor(i)); err == nil {

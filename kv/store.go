@@ -276,10 +276,10 @@ func (s *Store) recover() error {
 		}
 		id := binary.BigEndian.Uint64(k[len(k)-8:])
 		var m segMeta
-		err := it.Value(func(v []byte) (err error) {
+		err := it.Value(engine.ViewFunc(func(v []byte) (err error) {
 			m, err = decodeMeta(v)
 			return err
-		})
+		}))
 		if err != nil {
 			return fmt.Errorf("segment %d: %w", id, err)
 		}
@@ -381,10 +381,10 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 		} else if seq != curSeq || cur == nil {
 			return fmt.Errorf("%w: WAL seq %d chunk %d without chunk 0", ErrCorrupt, seq, chunk)
 		}
-		return it.Value(func(v []byte) error {
+		return it.Value(engine.ViewFunc(func(v []byte) error {
 			cur = append(cur, v...)
 			return nil
-		})
+		}))
 	})
 	if cur != nil {
 		recs = append(recs, walRec{curSeq, cur})

@@ -135,14 +135,14 @@ func catchClosed(err *error) {
 
 // Get calls f with key's value as Badger holds it (for a value-log value,
 // its mmapped file), through a lent read transaction.
-func (e *Engine) Get(key []byte, f func(v []byte) error) error {
+func (e *Engine) Get(key []byte, v engine.Viewer) error {
 	if err := e.Err(); err != nil {
 		return err
 	}
 	t := e.txns.get()
 	item, err := t.txn.Get(key)
 	if err == nil {
-		err = item.Value(f)
+		err = item.Value(v.View)
 	}
 	e.txns.put(t)
 	if errors.Is(err, badger.ErrKeyNotFound) {

@@ -115,7 +115,7 @@ func (i *iter) Valid() bool { return i.valid }
 
 func (i *iter) Key() []byte { return i.it.Item().Key() }
 
-func (i *iter) Value(f func(v []byte) error) error { return i.it.Item().Value(f) }
+func (i *iter) Value(v engine.Viewer) error { return i.it.Item().Value(v.View) }
 
 func (i *iter) Err() error { return nil }
 

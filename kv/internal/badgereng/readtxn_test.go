@@ -48,7 +48,7 @@ func set(t *testing.T, e engine.Engine, k, v string) {
 
 func get(e engine.Engine, k string) (string, error) {
 	var got string
-	err := e.Get([]byte(k), func(v []byte) error { got = string(v); return nil })
+	err := e.Get([]byte(k), engine.ViewFunc(func(v []byte) error { got = string(v); return nil }))
 	return got, err
 }
 

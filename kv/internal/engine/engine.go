@@ -50,10 +50,10 @@ var (
 // Engine is an ordered, transactional key-value store as kv uses it. All
 // methods are safe for concurrent use.
 type Engine interface {
-	// Get calls f with the value of key, which is valid only during f,
-	// and returns f's error; ErrNotFound (wrapped or not) when key is
-	// absent.
-	Get(key []byte, f func(value []byte) error) error
+	// Get calls v.View with the value of key, which is valid only during
+	// the call, and returns its error; ErrNotFound (wrapped or not) when
+	// key is absent.
+	Get(key []byte, v Viewer) error
 	// NewIter returns an iterator over the keys in [o.Lower, o.Upper),
 	// forward or (o.Reverse) backward. Close it when done: it may hold a
 	// snapshot of the engine.
@@ -75,6 +75,20 @@ type Engine interface {
 	// caller owns leaves that store open.
 	Close() error
 }
+
+// Viewer receives a value an engine lends it for the duration of View.
+// (An interface rather than a func: a reader on the hot path passes a
+// pooled Viewer, where a closure passed through an interface method
+// would be allocated on every call.)
+type Viewer interface {
+	View(value []byte) error
+}
+
+// ViewFunc is a func as a Viewer.
+type ViewFunc func(value []byte) error
+
+// View calls f.
+func (f ViewFunc) View(value []byte) error { return f(value) }
 
 // IterOptions bound an iterator: Lower inclusive, Upper exclusive, nil
 // unbounded; Reverse iterates in descending key order.
@@ -98,8 +112,9 @@ type Iter interface {
 	Valid() bool
 	// Key returns the current key, valid until the next move.
 	Key() []byte
-	// Value calls f with the current value, valid only during f.
-	Value(f func(value []byte) error) error
+	// Value calls v.View with the current value, valid only during the
+	// call, and returns its error.
+	Value(v Viewer) error
 	// Err returns the error that stopped the iterator, or nil.
 	Err() error
 	// Close releases the iterator.
