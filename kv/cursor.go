@@ -6,7 +6,7 @@ import (
 
 	"fmt"
 
-	"github.com/kvenc/kvenc/kv/internal/engine"
+	"github.com/kvenc/kvenc/kv/engine"
 )
 
 // cursor reads the blocks of one segment in order, for a scan, through

@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/kvenc/kvenc/blockenc"
-	"github.com/kvenc/kvenc/kv/internal/engine"
+	"github.com/kvenc/kvenc/kv/engine"
 )
 
 // Flush writes every memstore to a segment: the active one is frozen, then

@@ -2,7 +2,7 @@ package kv
 
 import (
 	"fmt"
-	"github.com/kvenc/kvenc/kv/internal/engine"
+	"github.com/kvenc/kvenc/kv/engine"
 	"slices"
 	"sort"
 	"testing"
@@ -135,4 +135,17 @@ func badgerDB(s *Store) *badger.DB {
 // viewFn is f as an engine.Viewer.
 func viewFn(f func(v []byte)) engine.Viewer {
 	return engine.ViewFunc(func(v []byte) error { f(v); return nil })
+}
+
+// requireModel requires s to hold exactly m: a full scan, and a Get of
+// every key of m.
+func requireModel(t testing.TB, s *Store, m model, msgAndArgs ...any) {
+	t.Helper()
+	got, err := scan(s.NewIterator(IterOptions{}))
+	require.NoError(t, err, msgAndArgs...)
+	require.Equal(t, m.rangeOf(nil, nil), got, msgAndArgs...)
+	for k := range m {
+		v, err := s.Get([]byte(k))
+		requireGet(t, v, err, m, k, msgAndArgs...)
+	}
 }

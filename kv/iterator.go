@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/kvenc/kvenc/blockenc"
-	"github.com/kvenc/kvenc/kv/internal/engine"
+	"github.com/kvenc/kvenc/kv/engine"
 )
 
 // Iterator walks the live keys of a Store at one read point, forward in

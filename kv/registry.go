@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/kvenc/kvenc/kv/internal/engine"
+	"github.com/kvenc/kvenc/kv/engine"
 )
 
 // registryPrefix starts the registry entry of every Store of a DB:

@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kvenc/kvenc/blockenc"
-	"github.com/kvenc/kvenc/kv/internal/engine"
+	"github.com/kvenc/kvenc/kv/engine"
 )
 
 // segment is one immutable sorted run of cells: blocks under

@@ -12,8 +12,8 @@ import (
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/engine"
 	"github.com/kvenc/kvenc/kv/internal/badgereng"
-	"github.com/kvenc/kvenc/kv/internal/engine"
 	"github.com/kvenc/kvenc/memstore"
 	"github.com/kvenc/kvenc/mvcc"
 )
@@ -225,6 +225,29 @@ func Wrap(db *badger.DB, opts Options) (*Store, error) {
 		return nil, err
 	}
 	return newStore(badgereng.Wrap(db), db, opts, "")
+}
+
+// OpenEngine opens a Store on eng, an engine other than Badger (see
+// package engine), under opts.Prefix (required, non-empty), replaying the
+// WAL, which it keeps in eng. Close closes eng. opts.Dir, SyncWrites,
+// Logger, ValueThreshold, ValueLogFileSize and Badger are ignored. As
+// Wrap, it fails with ErrPrefixInUse when the namespace is held or
+// overlaps another Store's, and with ErrFormat for a prefix of key
+// layout 1. Stores on one engine value share the claims of this process;
+// an engine shared by several processes must keep them from claiming
+// one prefix at once itself.
+func OpenEngine(eng engine.Engine, opts Options) (*Store, error) {
+	if eng == nil {
+		return nil, fmt.Errorf("%w: OpenEngine of a nil engine", ErrInvalidOptions)
+	}
+	if len(opts.Prefix) == 0 {
+		return nil, fmt.Errorf("%w: OpenEngine needs a non-empty Prefix", ErrInvalidOptions)
+	}
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return newStore(eng, eng, opts, "")
 }
 
 // newStore opens a Store on eng, which it closes with the Store (an

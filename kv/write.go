@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/kvenc/kvenc/blockenc"
-	"github.com/kvenc/kvenc/kv/internal/engine"
+	"github.com/kvenc/kvenc/kv/engine"
 	"github.com/kvenc/kvenc/memstore"
 )
 

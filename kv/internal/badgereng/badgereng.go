@@ -32,7 +32,7 @@ import (
 	"strings"
 
 	badger "github.com/dgraph-io/badger/v4"
-	"github.com/kvenc/kvenc/kv/internal/engine"
+	"github.com/kvenc/kvenc/kv/engine"
 )
 
 // Engine is a Badger DB behind kv's engine seam.

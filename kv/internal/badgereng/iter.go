@@ -4,7 +4,7 @@ import (
 	"bytes"
 
 	badger "github.com/dgraph-io/badger/v4"
-	"github.com/kvenc/kvenc/kv/internal/engine"
+	"github.com/kvenc/kvenc/kv/engine"
 )
 
 // iter is a Badger iterator in its own read-only transaction, over keys

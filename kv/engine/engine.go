@@ -3,7 +3,11 @@
 // metas, WAL records (where they live in the store), range tombstones (in
 // the metas) and its registry entry. Badger (package badgereng) sits
 // behind it for kv.Open and kv.Wrap; another engine (a distributed store,
-// a fault injector in tests) is one package implementing Engine.
+// a fault injector in tests) is one package implementing Engine, and
+// kv.OpenEngine opens a Store on it. The package is public so that an
+// engine may live in a module of its own (whose dependencies a user who
+// stays on Badger never downloads); it is the seam between kv and its
+// engines, not an API for applications.
 //
 // An Engine holds byte-string keys in bytes.Compare order, each with one
 // value (no versions visible to kv). kv needs:
