@@ -14,7 +14,8 @@
 //	       Pebble colblk uints on TPC-H lineitem and time series columns
 //	store  kvenc's store vs raw Badger v4 vs Pebble v2, equal block caches
 //	       (-cache), each engine in a child process of its own
-//	ycsb   YCSB workloads A-F through go-ycsb (needs package kv)
+//	ycsb   YCSB workloads through go-ycsb from 1, 4 and 16 goroutines and
+//	       single-cell Puts, kvenc vs Badger v4 vs Pebble v2
 //	all    every subcommand above
 //
 //	kvbench lineitem-csv [-scale F] [-o FILE]

@@ -50,6 +50,7 @@ var (
 	getP99     = func(r storebench.Result) float64 { return r.GetP99 / 1e3 }
 	seekUs     = func(r storebench.Result) float64 { return r.SeekNext / 1e3 }
 	loadSec    = func(r storebench.Result) float64 { return r.Load().Seconds() }
+	loadCPUSec = func(r storebench.Result) float64 { return measured(r.LoadCPU.Seconds()) }
 	zipfOps    = func(r storebench.Result) float64 { return r.Zipf }
 	zipfAfter  = func(r storebench.Result) float64 { return r.ZipfAfterScan }
 	peakRSSMB  = func(r storebench.Result) float64 { return mb(r.PeakRSS) }
@@ -78,7 +79,7 @@ func byEngine(rs []storebench.Result) map[string]storebench.Result {
 // storeTable is the headline table.
 func storeTable(sets []storeSet, all [][]storebench.Result, cache int64) *report.Table {
 	t := report.NewTable("store", fmt.Sprintf("store: kvenc (package kv, defaults) vs raw Badger v4 (one key per cell) vs Pebble v2, every engine with a %s block cache, after load + flush + compaction", sizeString(cache)),
-		"dataset", "engine", "cells", "load s", "disk MB", "kvenc/this", "cold scan ns/cell", "warm scan ns/cell", "kvenc/this",
+		"dataset", "engine", "cells", "load s", "load CPU s", "disk MB", "kvenc/this", "cold scan ns/cell", "warm scan ns/cell", "kvenc/this",
 		"reverse scan ns/cell", "kvenc/this", "get p50 us", "get p99 us", "kvenc/this", "seek+10 us", "kvenc/this", "peak RSS MB")
 	for i, rs := range all {
 		k := byEngine(rs)[storebench.KvencName]
@@ -87,7 +88,7 @@ func storeTable(sets []storeSet, all [][]storebench.Result, cache int64) *report
 				return report.Ratio(storeMetric(k, f), storeMetric(r, f))
 			}
 			t.Add(sets[i].name, r.Engine, report.Int(int64(r.Cells)),
-				report.Float(storeMetric(r, loadSec), 2),
+				report.Float(storeMetric(r, loadSec), 2), report.Float(storeMetric(r, loadCPUSec), 2),
 				report.Float(storeMetric(r, diskMB), 1), ratio(diskMB),
 				report.NS(storeMetric(r, coldScanNs)), report.NS(storeMetric(r, warmScanNs)), ratio(warmScanNs),
 				report.NS(storeMetric(r, backScanNs)), ratio(backScanNs),
@@ -125,7 +126,7 @@ func baseRSS(sets []storeSet, all [][]storebench.Result) string {
 // storeLoadTable splits the load into its phases.
 func storeLoadTable(sets []storeSet, all [][]storebench.Result) *report.Table {
 	t := report.NewTable("store_load", "store load: write batches, flush and full compaction, seconds",
-		"dataset", "engine", "write s", "flush s", "compact s", "load s", "kvenc/this", "raw MB/s", "write amp")
+		"dataset", "engine", "write s", "flush s", "compact s", "load s", "kvenc/this", "CPU s", "CPU/wall", "kvenc/this CPU", "raw MB/s", "write amp")
 	for i, rs := range all {
 		k := byEngine(rs)[storebench.KvencName]
 		for _, r := range rs {
@@ -135,11 +136,14 @@ func storeLoadTable(sets []storeSet, all [][]storebench.Result) *report.Table {
 				sec(func(r storebench.Result) float64 { return r.Flush.Seconds() }),
 				sec(func(r storebench.Result) float64 { return r.Compact.Seconds() }),
 				sec(loadSec), report.Ratio(storeMetric(k, loadSec), storeMetric(r, loadSec)),
+				sec(loadCPUSec), report.Float(storeMetric(r, loadCPUSec)/storeMetric(r, loadSec), 2),
+				report.Ratio(storeMetric(k, loadCPUSec), storeMetric(r, loadCPUSec)),
 				report.Float(float64(sets[i].raw)/1e6/storeMetric(r, loadSec), 1),
 				report.Float(storeMetric(r, func(r storebench.Result) float64 { return float64(r.Written) / float64(sets[i].raw) }), 2))
 		}
 	}
 	t.Note("write: batches of 1000 cells (Badger: one WriteBatch); flush: the engine's flush plus its Close (Badger writes its memtable at Close); compact: kvenc Compact, Badger Flatten(1), Pebble Compact over every key.")
+	t.Note("CPU s: the processor time (user + system, getrusage) of the engine's process during the load, its background goroutines included; CPU/wall above 1: the load used more than one core.")
 	t.Note("write amp: bytes the engine wrote during the load / raw bytes, as the engine counts them: Badger its memtable writes, value log and compaction output, not the level 0 tables its memtable flushes write; kvenc its WAL files and what its Badger writes (counted as Badger's); Pebble its WAL, flushes and compactions.")
 	return t
 }
@@ -175,6 +179,21 @@ func storeGetsTable(sets []storeSet, all [][]storebench.Result) *report.Table {
 	return t
 }
 
+// goalCells are a goal row's ratio v, its limit and whether it is met:
+// v at least the limit when atLeast, at most it otherwise ("-" when v was
+// not measured). Three decimals: a ratio at the limit shows which side it
+// is on.
+func goalCells(v, limit float64, atLeast bool) []string {
+	met := yesNo(v <= limit)
+	if atLeast {
+		met = yesNo(v >= limit)
+	}
+	if math.IsNaN(v) {
+		met = "-"
+	}
+	return []string{report.Float(v, 3), report.Float(limit, 2), met}
+}
+
 // storeGoals checks the store goals on every dataset: ratios kvenc / peer
 // (or kvenc / kvenc for the goroutine scaling).
 func storeGoals(sets []storeSet, all [][]storebench.Result) *report.Table {
@@ -183,14 +202,7 @@ func storeGoals(sets []storeSet, all [][]storebench.Result) *report.Table {
 		by := byEngine(rs)
 		k := by[storebench.KvencName]
 		add := func(goal string, v, limit float64, atLeast bool) {
-			met := yesNo(v <= limit)
-			if atLeast {
-				met = yesNo(v >= limit)
-			}
-			if math.IsNaN(v) {
-				met = "-"
-			}
-			t.Add(sets[i].name, goal, report.Float(v, 3), report.Float(limit, 2), met) // 3 decimals: a ratio at the limit shows which side it is on
+			t.Add(append([]string{sets[i].name, goal}, goalCells(v, limit, atLeast)...)...)
 		}
 		vs := func(peer string, kf, pf func(storebench.Result) float64) float64 {
 			return storeMetric(k, kf) / storeMetric(by[peer], pf)

@@ -33,6 +33,10 @@ type Result struct {
 	// engine's flush plus its Close (Badger writes its memtable at Close),
 	// Compact the full compaction in between.
 	Write, Flush, Compact time.Duration
+	// LoadCPU is the processor time (user and system, getrusage) the
+	// process used during the load, the engine's background work
+	// included (0 where unknown).
+	LoadCPU time.Duration
 	// Written is the bytes the engine wrote to its files during the load,
 	// as it counts them itself (0 if unknown; see BytesWritten).
 	Written             int64
@@ -111,6 +115,7 @@ func load(r *Result, db DB, kvs []dataset.KV) error {
 		}
 		return nil
 	}
+	cpu0 := sampleCPU()
 	err := phase("write", &r.Write, func() error { return db.Write(kvs) })
 	if err == nil {
 		err = phase("flush", &r.Flush, db.Flush)
@@ -124,6 +129,9 @@ func load(r *Result, db DB, kvs []dataset.KV) error {
 	}
 	if err := phase("close", &r.Flush, db.Close); err != nil {
 		return err
+	}
+	if cpu1 := sampleCPU(); cpu0.ok && cpu1.ok {
+		r.LoadCPU = cpu1.self - cpu0.self
 	}
 	if w, ok := db.(bytesWritten); ok {
 		r.Written = w.bytesWritten()

@@ -2,13 +2,12 @@ package storebench
 
 import (
 	"context"
-	"fmt"
-	"os"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/sstable"
 
 	"github.com/kvenc/kvenc/bench/internal/dataset"
+	"github.com/kvenc/kvenc/bench/internal/quiet"
 )
 
 // pebbleDB is Pebble v2 with its default options (Snappy) but for the
@@ -23,7 +22,7 @@ type pebbleDB struct {
 func openPebble(zstd bool) func(dir string, cache int64) (DB, error) {
 	return func(dir string, cache int64) (DB, error) {
 		c := pebble.NewCache(cache)
-		o := &pebble.Options{Logger: quietLogger{}, Cache: c}
+		o := &pebble.Options{Logger: quiet.Logger{Prefix: "pebble: "}, Cache: c}
 		if zstd {
 			o.FormatMajorVersion = pebble.FormatNewest
 			for i := range o.Levels {
@@ -120,18 +119,5 @@ func (d *pebbleDB) Close() error {
 	d.cache.Unref()
 	return err
 }
-
-// quietLogger drops Pebble's informational lines (it logs the WALs it finds
-// at every Open), keeps errors on stderr, and panics on fatal ones as
-// Pebble's own logger exits.
-type quietLogger struct{}
-
-func (quietLogger) Infof(string, ...any) {}
-
-func (quietLogger) Errorf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "pebble: "+format+"\n", args...)
-}
-
-func (quietLogger) Fatalf(format string, args ...any) { panic(fmt.Sprintf("pebble: "+format, args...)) }
 
 func (d *pebbleDB) bytesWritten() int64 { return d.written }

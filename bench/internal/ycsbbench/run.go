@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -28,58 +30,66 @@ type Workload struct {
 	OpsDiv int
 }
 
-// Workloads are upstream YCSB's core workloads A to F.
+// Workloads are upstream YCSB's core workloads A, B, C, E and F. D (read
+// latest) is not run: its reads follow the newest insert of one counter
+// that every client shares, and each client here has its own (see phase).
 var Workloads = []Workload{
 	{"A", map[string]string{prop.ReadProportion: "0.5", prop.UpdateProportion: "0.5", prop.RequestDistribution: "zipfian"}, 1},
 	{"B", map[string]string{prop.ReadProportion: "0.95", prop.UpdateProportion: "0.05", prop.RequestDistribution: "zipfian"}, 1},
 	{"C", map[string]string{prop.ReadProportion: "1", prop.RequestDistribution: "zipfian"}, 1},
-	{"D", map[string]string{prop.ReadProportion: "0.95", prop.InsertProportion: "0.05", prop.RequestDistribution: "latest"}, 1},
 	{"E", map[string]string{prop.ScanProportion: "0.95", prop.InsertProportion: "0.05", prop.RequestDistribution: "zipfian",
 		prop.MaxScanLength: "100", prop.ScanLengthDistribution: "uniform"}, 10},
 	{"F", map[string]string{prop.ReadProportion: "0.5", prop.ReadModifyWriteProportion: "0.5", prop.RequestDistribution: "zipfian"}, 1},
 }
 
-// Options size a run. Threads above 1 race inside go-ycsb (its workload
-// shares generators between threads and writes their last value without
-// synchronisation): kvbench uses one.
+// The phases besides the workloads: the load into an empty store, and the
+// durable load (every insert synced before it returns) into another.
+const (
+	LoadPhase     = "load"
+	SyncLoadPhase = "load sync"
+)
+
+// Options size a run.
 type Options struct {
-	Records, Ops, Threads int
+	// Records are loaded, then each workload runs Ops operations (E
+	// Ops/OpsDiv), all of it once per count in Goroutines, on a fresh
+	// store each time.
+	Records, Ops int
+	Goroutines   []int
+	// Config is every engine's; Config.Sync is ignored: only the durable
+	// load syncs.
+	Config Config
+	// SyncRecords are loaded with Config.Sync on, once per count in
+	// Goroutines, into a fresh store each time (0: no durable load).
+	SyncRecords int
 }
 
-// Result is one phase ("load" or a workload) on one engine.
+// Result is one phase on one engine from one number of client goroutines.
 type Result struct {
 	Engine, Workload string
-	Ops              int
-	// NotFound counts operations on a record that does not exist: go-ycsb
-	// (as upstream YCSB) draws zipfian keys from one past the last record,
-	// and D and E may read keys whose insert has not landed. Upstream
-	// counts them as READ-FAILED and goes on; so does this.
-	NotFound  int
-	OpsPerSec float64
-	P50, P99  time.Duration
+	Goroutines       int
+	// Ops counts every operation, NotFound those on a record that does
+	// not exist: go-ycsb (as upstream YCSB) draws zipfian keys up to one
+	// past the last record. Upstream counts them as READ-FAILED and goes
+	// on; so does this.
+	Ops, NotFound int
+	OpsPerSec     float64 // Ops over the phase's wall time
+	P50, P99      time.Duration
+	ByOp          []OpResult // per operation kind, in Op order
 }
 
-func properties4(o Options, w Workload) *properties.Properties {
-	p := properties.NewProperties()
-	set := func(k, v string) { p.Set(k, v) }
-	for k, v := range map[string]string{
-		prop.RecordCount: strconv.Itoa(o.Records), prop.OperationCount: strconv.Itoa(o.Ops),
-		prop.FieldCount: "10", prop.FieldLength: "100", prop.ReadAllFields: "true",
-		prop.ReadProportion: "0", prop.UpdateProportion: "0", prop.InsertProportion: "0",
-		prop.ScanProportion: "0", prop.ReadModifyWriteProportion: "0",
-	} {
-		set(k, v)
-	}
-	for k, v := range w.Props {
-		set(k, v)
-	}
-	return p
+// OpResult is the latency of one kind of operation in a phase.
+type OpResult struct {
+	Op       Op
+	Ops      int
+	P50, P99 time.Duration
 }
 
-// Run loads o.Records records into a fresh Store of e in dir, then runs
-// every workload in order on it; the first error stops the run (no number
-// is reported for a run that failed). go-ycsb prints its key ranges on
-// stdout: Run silences it.
+// Run loads o.Records records into a fresh store of e and runs every
+// workload on it, from each count of client goroutines in turn, then the
+// durable load; stores live in subdirectories of dir, removed when done.
+// The first error stops the run (no number is reported for a run that
+// failed). go-ycsb prints its key ranges on stdout: Run silences it.
 func Run(e Engine, dir string, o Options, step func(string)) (res []Result, err error) {
 	err = quiet.Stdout(func() error {
 		res, err = run(e, dir, o, step)
@@ -89,83 +99,207 @@ func Run(e Engine, dir string, o Options, step func(string)) (res []Result, err 
 }
 
 func run(e Engine, dir string, o Options, step func(string)) ([]Result, error) {
-	s, err := e.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	d := db{s}
-	load := Workload{Name: "load", Props: Workloads[0].Props, OpsDiv: 1}
-	r, err := phase(e.Name, d, load, o, 1, o.Records, func(w ycsb.Workload, ctx context.Context) error { return w.DoInsert(ctx, d) })
-	if err != nil {
-		return nil, err
-	}
-	step(e.Name + " load")
-	out := []Result{r}
-	for _, w := range Workloads {
-		ops := max(o.Ops/w.OpsDiv, 1)
-		r, err := phase(e.Name, d, w, o, o.Threads, ops, func(wl ycsb.Workload, ctx context.Context) error { return wl.DoTransaction(ctx, d) })
+	var out []Result
+	c := o.Config
+	c.Sync = false
+	for _, g := range o.Goroutines {
+		err := withStore(e, filepath.Join(dir, fmt.Sprintf("%s-%d", e.Name, g)), c, func(d db) error {
+			r, err := load(e.Name, LoadPhase, d, o.Records, g)
+			if err != nil {
+				return err
+			}
+			out = append(out, r)
+			step(fmt.Sprintf("%s load %dg", e.Name, g))
+			for _, w := range Workloads {
+				r, err := transactions(e.Name, d, w, o.Records, max(o.Ops/w.OpsDiv, 1), g)
+				if err != nil {
+					return err
+				}
+				out = append(out, r)
+				step(fmt.Sprintf("%s %s %dg", e.Name, w.Name, g))
+			}
+			return nil
+		})
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r)
-		step(e.Name + " " + w.Name)
+	}
+	if o.SyncRecords <= 0 {
+		return out, nil
+	}
+	c.Sync = true
+	for _, g := range o.Goroutines {
+		err := withStore(e, filepath.Join(dir, fmt.Sprintf("%s-sync-%d", e.Name, g)), c, func(d db) error {
+			r, err := load(e.Name, SyncLoadPhase, d, o.SyncRecords, g)
+			out = append(out, r)
+			step(fmt.Sprintf("%s load sync %dg", e.Name, g))
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
 
-// phase runs ops operations of w on threads goroutines and times each.
-func phase(engine string, d db, w Workload, o Options, threads, ops int, op func(ycsb.Workload, context.Context) error) (Result, error) {
-	p := properties4(o, w)
-	measurement.InitMeasure(p) // the workload records read-modify-writes there
-	wl, err := ycsb.GetWorkloadCreator("core").Create(p)
-	if err != nil {
-		return Result{}, err
+// withStore opens a store of e in dir, calls fn, closes the store and
+// removes dir.
+func withStore(e Engine, dir string, c Config, fn func(db) error) error {
+	defer os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
-	defer wl.Close()
-	lats := make([][]time.Duration, threads)
-	errs := make([]error, threads)
-	notFound := make([]int, threads)
+	s, err := e.Open(dir, c)
+	if err != nil {
+		return fmt.Errorf("%s: open: %w", e.Name, err)
+	}
+	err = fn(db{s})
+	if cerr := s.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("%s: close: %w", e.Name, cerr)
+	}
+	return err
+}
+
+// workloadProps are go-ycsb's core workload properties for w with records
+// loaded and ops operations: 10 fields of 100 bytes, reads of every field.
+func workloadProps(w Workload, records, ops int) *properties.Properties {
+	p := properties.NewProperties()
+	for k, v := range map[string]string{
+		prop.RecordCount: strconv.Itoa(records), prop.OperationCount: strconv.Itoa(ops),
+		prop.FieldCount: "10", prop.FieldLength: "100", prop.ReadAllFields: "true",
+		prop.ReadProportion: "0", prop.UpdateProportion: "0", prop.InsertProportion: "0",
+		prop.ScanProportion: "0", prop.ReadModifyWriteProportion: "0",
+	} {
+		p.Set(k, v)
+	}
+	for k, v := range w.Props {
+		p.Set(k, v)
+	}
+	return p
+}
+
+// load inserts records records from g clients: client t inserts the
+// records [lo, lo+n) of its share, as upstream YCSB splits a load among
+// client processes (insertstart, insertcount).
+func load(engine, name string, d db, records, g int) (Result, error) {
+	w := Workload{Name: name, Props: Workloads[0].Props}
+	return phase(engine, w, d, records, g, func(lo, n int) *properties.Properties {
+		p := workloadProps(w, records, records)
+		p.Set(prop.InsertStart, strconv.Itoa(lo))
+		p.Set(prop.InsertCount, strconv.Itoa(n))
+		return p
+	}, func(wl ycsb.Workload, ctx context.Context, d ycsb.DB) error { return wl.DoInsert(ctx, d) })
+}
+
+// transactions runs ops operations of w from g clients. Every client draws
+// its keys from the whole loaded key range (insertcount = records); the
+// records it inserts (E) start at records + lo, where lo is the number of
+// operations of the clients before it, so that no two clients insert the
+// same key (with one client, the keys a single go-ycsb client inserts).
+func transactions(engine string, d db, w Workload, records, ops, g int) (Result, error) {
+	return phase(engine, w, d, ops, g, func(lo, _ int) *properties.Properties {
+		p := workloadProps(w, records+lo, ops)
+		p.Set(prop.InsertCount, strconv.Itoa(records))
+		return p
+	}, func(wl ycsb.Workload, ctx context.Context, d ycsb.DB) error { return wl.DoTransaction(ctx, d) })
+}
+
+// phase runs ops operations of w from g client goroutines at once and
+// times each; props gives the properties of the client whose share is the
+// operations [lo, lo+n).
+//
+// Each client goroutine has a go-ycsb core workload of its own, created
+// from its properties, and its own thread state (InitThread): go-ycsb's
+// workload keeps its key, operation and field generators in the workload,
+// shared by every thread, and they write their last value without
+// synchronisation (a data race under -race; its insert counter's window,
+// too). A generator per client draws from the same distribution as a
+// shared one (the zipfian and uniform generators keep no state but that
+// last value), so A, B, C and F ask what one shared workload asks; the
+// load and E's inserts give each client its own key range (load, above).
+func phase(engine string, w Workload, d db, ops, g int, props func(lo, n int) *properties.Properties,
+	op func(ycsb.Workload, context.Context, ycsb.DB) error) (Result, error) {
+	creator := ycsb.GetWorkloadCreator("core")
+	wls := make([]ycsb.Workload, g)
+	ctxs := make([]context.Context, g)
+	ns := make([]int, g)
+	lo := 0
+	for t := range g {
+		ns[t] = ops / g
+		if t < ops%g {
+			ns[t]++
+		}
+		p := props(lo, ns[t])
+		if t == 0 {
+			measurement.InitMeasure(p) // the workload records read-modify-writes there
+		}
+		wl, err := creator.Create(p)
+		if err != nil {
+			return Result{}, err
+		}
+		defer wl.Close()
+		wls[t] = wl
+		ctxs[t] = d.InitThread(wl.InitThread(context.Background(), t, g), t, g)
+		lo += ns[t]
+	}
+	errs := make([]error, g)
 	var wg sync.WaitGroup
 	start := time.Now()
-	for t := range threads {
+	for t := range g {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx := wl.InitThread(context.Background(), t, threads)
-			defer wl.CleanupThread(ctx)
-			n := ops / threads
-			if t < ops%threads {
-				n++
-			}
-			for range n {
+			ctx := ctxs[t]
+			c := ctx.Value(clientKey{}).(*client)
+			for range ns[t] {
+				c.calls = 0
 				t0 := time.Now()
-				err := op(wl, ctx)
-				d := time.Since(t0)
+				err := op(wls[t], ctx, d)
+				lat := int64(time.Since(t0))
 				if errors.Is(err, errNotFound) {
-					notFound[t]++
+					c.notFound++
 				} else if err != nil {
 					errs[t] = fmt.Errorf("%s %s: %w", engine, w.Name, err)
 					return
 				}
-				lats[t] = append(lats[t], d)
+				c.lat[c.kind()] = append(c.lat[c.kind()], lat)
 			}
 		}()
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	for _, err := range errs {
-		if err != nil {
-			return Result{}, err
+	if err := errors.Join(errs...); err != nil {
+		return Result{}, err
+	}
+	r := Result{Engine: engine, Workload: w.Name, Goroutines: g}
+	var all []int64
+	for o := range numOps {
+		var lats []int64
+		for _, ctx := range ctxs {
+			lats = append(lats, ctx.Value(clientKey{}).(*client).lat[o]...)
 		}
+		if len(lats) == 0 {
+			continue
+		}
+		p50, p99 := percentiles(lats)
+		r.ByOp = append(r.ByOp, OpResult{Op: o, Ops: len(lats), P50: p50, P99: p99})
+		all = append(all, lats...)
 	}
-	all := slices.Concat(lats...)
-	slices.Sort(all)
-	nf := 0
-	for _, n := range notFound {
-		nf += n
+	for _, ctx := range ctxs {
+		r.NotFound += ctx.Value(clientKey{}).(*client).notFound
 	}
-	return Result{Engine: engine, Workload: w.Name, Ops: len(all), NotFound: nf,
-		OpsPerSec: float64(len(all)) / elapsed.Seconds(),
-		P50:       all[len(all)/2], P99: all[min(len(all)-1, len(all)*99/100)]}, nil
+	r.Ops = len(all)
+	r.OpsPerSec = float64(r.Ops) / elapsed.Seconds()
+	r.P50, r.P99 = percentiles(all)
+	return r, nil
+}
+
+// percentiles returns the median and 99th percentile (nearest rank) of
+// lats, which it sorts.
+func percentiles(lats []int64) (p50, p99 time.Duration) {
+	if len(lats) == 0 {
+		return 0, 0
+	}
+	slices.Sort(lats)
+	return time.Duration(lats[len(lats)/2]), time.Duration(lats[min(len(lats)-1, len(lats)*99/100)])
 }

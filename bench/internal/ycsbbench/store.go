@@ -23,23 +23,47 @@ type Store interface {
 
 var errNotFound = errors.New("ycsbbench: record not found")
 
+// Config is what every engine of a run gets alike.
+type Config struct {
+	// Cache is the block cache in bytes: kvenc CacheSize, Badger
+	// BlockCacheSize, Pebble Cache.
+	Cache int64
+	// Sync makes every write durable before it returns: kvenc SyncWrites,
+	// Badger SyncWrites, Pebble commits with pebble.Sync.
+	Sync bool
+}
+
 // Engine opens a Store in a directory.
 type Engine struct {
 	Name string
-	Open func(dir string) (Store, error)
+	Open func(dir string, c Config) (Store, error)
 }
 
-// Engines: kvenc's store and raw Badger v4 (compression off), both with
-// default options otherwise.
+// Engine names, in the order Engines returns them; the reports compare
+// every engine against KvencName.
+const (
+	KvencName  = "kvenc"
+	BadgerName = "badger"
+	PebbleName = "pebble"
+)
+
+// Engines: kvenc's store (package kv, defaults), raw Badger v4 (one key
+// per record, compression off: the records are random bytes) and Pebble v2
+// (defaults), every one with Config's cache and durability.
 func Engines() []Engine {
-	return []Engine{{"kvenc", openKvenc}, {"badger", openBadger}}
+	return []Engine{{KvencName, openKvenc}, {BadgerName, openBadger}, {PebbleName, openPebble}}
 }
 
 type kvencStore struct{ s *kv.Store }
 
-func openKvenc(dir string) (Store, error) {
-	s, err := kv.Open(kv.DefaultOptions(dir))
-	return &kvencStore{s}, err
+func openKvenc(dir string, c Config) (Store, error) {
+	o := kv.DefaultOptions(dir)
+	o.CacheSize, o.SyncWrites = c.Cache, c.Sync
+	s, err := kv.Open(o)
+	if err != nil {
+		return nil, err
+	}
+	return &kvencStore{s}, nil
 }
 
 func (k *kvencStore) Get(key []byte) ([]byte, error) {
@@ -72,9 +96,13 @@ func (k *kvencStore) Scan(start []byte, n int, fn func(key, value []byte) error)
 
 type badgerStore struct{ db *badger.DB }
 
-func openBadger(dir string) (Store, error) {
-	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil).WithCompression(options.None))
-	return &badgerStore{db}, err
+func openBadger(dir string, c Config) (Store, error) {
+	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil).WithCompression(options.None).
+		WithBlockCacheSize(c.Cache).WithSyncWrites(c.Sync))
+	if err != nil {
+		return nil, err
+	}
+	return &badgerStore{db}, nil
 }
 
 // Get copies the value: YCSB threads call it concurrently.
