@@ -40,7 +40,11 @@ func newEnv(cfg config, stdout io.Writer) (*env, error) {
 
 func (e *env) header() {
 	report.Header(e.stdout, nil)
-	fmt.Fprintf(e.stdout, "settings -count %d, -benchtime %s, -scale %g\n\n", e.cfg.count, e.cfg.benchtime, e.cfg.scale)
+	fmt.Fprintf(e.stdout, "settings -count %d, -benchtime %s, -scale %g", e.cfg.count, e.cfg.benchtime, e.cfg.scale)
+	if e.cfg.kvenc != "" {
+		fmt.Fprintf(e.stdout, ", -kvenc %s (engine kvenc-set)", e.cfg.kvenc)
+	}
+	fmt.Fprint(e.stdout, "\n\n")
 }
 
 // dataset prints a "dataset" line once per distinct description.

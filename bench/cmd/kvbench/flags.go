@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kvenc/kvenc/bench/internal/storebench"
+	"github.com/kvenc/kvenc/kv"
 )
 
 // config is what the flags set.
@@ -22,6 +25,7 @@ type config struct {
 	benchtime  string
 	cache      int64  // block cache bytes per store engine
 	results    string // Markdown file to write the whole output to
+	kvenc      string // store: kv.Options settings of one more engine, kvenc-set
 }
 
 // datasetNames are the values -dataset accepts.
@@ -41,6 +45,7 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 	fs.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile to this file")
 	cache := fs.String("cache", "8MiB", "store: block cache size given to every engine (kvenc CacheSize, Badger BlockCacheSize, Pebble Cache), in bytes or with a KiB, MiB or GiB suffix")
 	fs.StringVar(&cfg.results, "results", "", "also write the whole output, with links to the plots (copied to docs/ beside it), to this Markdown file")
+	fs.StringVar(&cfg.kvenc, "kvenc", "", "store: also measure kvenc's store with these kv.Options settings applied to its defaults, as engine kvenc-set:\nField=value,... of BlockSize, DictSize, CompactionLevel, Encoding, Compression, RestartInterval, CompressionLevel\n(what kvenc advise prints, e.g. CompactionLevel=12)")
 	fs.StringVar(&cfg.benchtime, "benchtime", "", "time per measurement in go test -benchtime syntax (default 200ms, 25ms with -quick)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kvbench [flags] seek|ints|store|ycsb|all [flags]")
@@ -74,6 +79,9 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 	}
 	if cfg.scale <= 0 || cfg.scale > 1 {
 		return cfg, "", fmt.Errorf("-scale %v: want 0 < scale <= 1", cfg.scale)
+	}
+	if err := storebench.KvencSettings(new(kv.Options), cfg.kvenc); err != nil {
+		return cfg, "", fmt.Errorf("-kvenc: %w", err)
 	}
 	if cfg.cache, err = parseSize(*cache); err != nil {
 		return cfg, "", fmt.Errorf("-cache %q: %w", *cache, err)

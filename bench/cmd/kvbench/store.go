@@ -36,6 +36,9 @@ func runStore(e *env) error {
 		return err
 	}
 	engines := storebench.Engines()
+	if e.cfg.kvenc != "" {
+		engines = append(engines, storebench.KvencSetEngine(e.cfg.kvenc))
+	}
 	bar := report.StderrProgress(len(sets) * len(engines) * (1 + o.Rounds))
 	var all [][]storebench.Result
 	for _, s := range sets {
@@ -86,7 +89,7 @@ func runStore(e *env) error {
 // passes; with an iteration count as -benchtime, 10 ms).
 func storeOptions(c config) storebench.Options {
 	o := storebench.Options{Cache: c.cache, Rounds: c.count, Gets: 20_000, ZipfGets: 50_000, Seeks: 10_000,
-		Sweeps: 2, Goroutines: storeGoroutines}
+		Sweeps: 2, Goroutines: storeGoroutines, KvencSettings: c.kvenc}
 	if c.quick {
 		o.Gets, o.ZipfGets, o.Seeks = 5_000, 5_000, 2_500
 	}

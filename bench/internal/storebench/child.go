@@ -94,6 +94,9 @@ func ChildMain(in io.Reader, out, progress io.Writer) error {
 		return fmt.Errorf("request: %w", err)
 	}
 	e, ok := EngineByName(req.Engine)
+	if req.Engine == KvencSetName {
+		e, ok = KvencSetEngine(req.Options.KvencSettings), true
+	}
 	if !ok {
 		return fmt.Errorf("unknown engine %q", req.Engine)
 	}

@@ -18,6 +18,9 @@ type Options struct {
 	Duration   time.Duration // one pass of Gets from several goroutines
 	Sweeps     int           // passes per goroutine count and round (at least 1)
 	Goroutines []int         // goroutine counts of the throughput passes
+	// KvencSettings are the kv.Options settings of the KvencSetName
+	// engine (see KvencSettings).
+	KvencSettings string
 }
 
 // SeekNexts is how many cells a SeekGE+Next op reads.

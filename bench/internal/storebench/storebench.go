@@ -52,6 +52,7 @@ type Engine struct {
 // Engine names the reports compare.
 const (
 	KvencName       = "kvenc"       // the ratio columns compare against it
+	KvencSetName    = "kvenc-set"   // kvenc with Options.KvencSettings
 	BadgerName      = "badger"      // Badger's defaults: Snappy, 4 KiB blocks
 	BadgerNoneName  = "badger-none" // no compression
 	BadgerZstdName  = "badger-zstd"
