@@ -12,7 +12,6 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
-	"github.com/kvenc/kvenc/vlong"
 )
 
 // The block layout printer walks a block's bytes as blockenc's package doc
@@ -43,41 +42,26 @@ const (
 var hexCutAt = 24
 
 // walker reads one byte region (a block, or cells decompressed from it)
-// and prints its fields.
+// and prints its fields: every run its cursor reads joins the current
+// line.
 type walker struct {
-	b     []byte
-	p     int
-	base  string // offset prefix of decompressed regions ("sub 1+")
+	cursor
 	out   io.Writer
 	parts []string // hex of the current line
 	start int      // offset of the current line
-	err   error
 }
 
-func (w *walker) fail(format string, args ...any) {
-	if w.err == nil {
-		w.err = fmt.Errorf("%w: %soffset %d: %s", blockenc.ErrCorrupt, w.base, w.p, fmt.Sprintf(format, args...))
+// newWalker returns a walker over b from offset p; base prefixes its
+// offsets.
+func newWalker(b []byte, p int, base string, out io.Writer) *walker {
+	w := &walker{cursor: cursor{b: b, p: p, base: base, corrupt: blockenc.ErrCorrupt}, out: out}
+	w.seen = func(off int, run []byte) {
+		if len(w.parts) == 0 {
+			w.start = off
+		}
+		w.parts = append(w.parts, hexCut(run))
 	}
-}
-
-// take adds the next n bytes to the current line and returns them.
-func (w *walker) take(n int) []byte {
-	if w.err != nil {
-		return nil
-	}
-	if n < 0 || n > len(w.b)-w.p {
-		w.fail("%d bytes wanted, %d left", n, len(w.b)-w.p)
-		return nil
-	}
-	if len(w.parts) == 0 {
-		w.start = w.p
-	}
-	b := w.b[w.p : w.p+n]
-	w.p += n
-	if n > 0 {
-		w.parts = append(w.parts, hexCut(b))
-	}
-	return b
+	return w
 }
 
 func hexCut(b []byte) string {
@@ -85,49 +69,6 @@ func hexCut(b []byte) string {
 		return hex.EncodeToString(b)
 	}
 	return hex.EncodeToString(b[:hexCutAt/2-2]) + ".." + hex.EncodeToString(b[len(b)-4:])
-}
-
-func (w *walker) u8() int {
-	b := w.take(1)
-	if b == nil {
-		return 0
-	}
-	return int(b[0])
-}
-
-func (w *walker) u32() uint32 {
-	b := w.take(4)
-	if b == nil {
-		return 0
-	}
-	return binary.LittleEndian.Uint32(b)
-}
-
-// uv reads an unsigned varint length (at most 2^31-1, as blockenc's).
-func (w *walker) uv() int {
-	if w.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(w.b[w.p:])
-	if n <= 0 || v >= 1<<31 {
-		w.fail("bad varint")
-		return 0
-	}
-	w.take(n)
-	return int(v)
-}
-
-func (w *walker) vlong() int64 {
-	if w.err != nil {
-		return 0
-	}
-	v, n, err := vlong.Decode(w.b[w.p:])
-	if err != nil {
-		w.fail("bad seq vlong")
-		return 0
-	}
-	w.take(n)
-	return v
 }
 
 // line prints the current line with its note.
@@ -175,7 +116,7 @@ func quote(b []byte) string {
 // printLayout prints block field by field; d is the Dict the block may be
 // compressed against (nil: none).
 func printLayout(out io.Writer, block []byte, d *blockenc.Dict) error {
-	w := &walker{b: block, out: out}
+	w := newWalker(block, 0, "", out)
 	if len(block) < 3+1+crcLen {
 		w.fail("a block is at least 8 bytes, this one %d", len(block))
 		return w.err
@@ -322,7 +263,7 @@ func (w *walker) row(enc blockenc.Encoding, flags, count, interval int, d *block
 		w.fail("%d restarts do not fit", nrestarts)
 		return
 	}
-	cellsW := &walker{b: w.b[:end], p: w.p, out: w.out}
+	cellsW := newWalker(w.b[:end], w.p, "", w.out)
 	rc := rowCells{enc: enc, flags: flags, count: count}
 	switch {
 	case flags&flagLZ4 != 0:
@@ -342,7 +283,7 @@ func (w *walker) row(enc blockenc.Encoding, flags, count, interval int, d *block
 				return
 			}
 		}
-		rc.walk(&walker{b: dst, base: "lz4+", out: w.out}, count)
+		rc.walk(newWalker(dst, 0, "lz4+", w.out), count)
 		w.err = rc.err
 	case flags&flagLZ4Dict != 0:
 		w.rowSubBlocks(&rc, end, flags, d)
@@ -392,7 +333,7 @@ func (w *walker) rowSubBlocks(rc *rowCells, end, flags int, d *blockenc.Dict) {
 		if last {
 			n = rc.count - rc.done
 		}
-		rc.walk(&walker{b: dst, base: fmt.Sprintf("sub%d+", i), out: w.out}, n)
+		rc.walk(newWalker(dst, 0, fmt.Sprintf("sub%d+", i), w.out), n)
 		rc.prevKey, rc.prevVal, rc.prevKind = nil, nil, blockenc.KindPut
 		if rc.err != nil {
 			w.err = rc.err

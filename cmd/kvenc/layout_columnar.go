@@ -86,7 +86,7 @@ func (w *walker) prefixKeys(count, interval int) {
 		return
 	}
 	inline := w.b[seqAt] == 0
-	kw := &walker{b: w.b[:kend], p: w.p, out: w.out}
+	kw := newWalker(w.b[:kend], w.p, "", w.out)
 	var prev []byte
 	for i := 0; i < count && kw.err == nil; i++ {
 		shared, slen := kw.uv(), kw.uv()

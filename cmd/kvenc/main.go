@@ -45,6 +45,7 @@ commands:
   advise   measure block options on a sample of your cells and print the best
            kv.Options per goal (--csv FILE --key N, or --badger DIR)
   block    print one block's bytes field by field (a file of block bytes)
+  verify   check every block, meta and WAL file of a store (exit 1 on a problem)
 
 "kvenc <command> -h" lists a command's flags.
 `
@@ -65,6 +66,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runAdvise(args[1:], stdout, stderr)
 	case "block":
 		err = runBlock(args[1:], stdout, stderr)
+	case "verify":
+		err = runVerify(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -116,4 +119,29 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// prefixValue is a --prefix flag that knows whether it was given.
+type prefixValue struct {
+	s   string
+	set bool
+}
+
+func (p *prefixValue) String() string { return p.s }
+
+func (p *prefixValue) Set(s string) error { p.s, p.set = s, true; return nil }
+
+// get returns the prefix, or nil when the flag was not given.
+func (p *prefixValue) get() []byte {
+	if !p.set {
+		return nil
+	}
+	return []byte(p.s)
+}
+
+// prefixFlag defines --prefix on fs.
+func prefixFlag(fs *flag.FlagSet) *prefixValue {
+	p := new(prefixValue)
+	fs.Var(p, "prefix", "the store's Options.Prefix (default: the only store in the directory)")
+	return p
 }
