@@ -23,9 +23,10 @@ type config struct {
 	quick      bool
 	cpuprofile string
 	benchtime  string
-	cache      int64  // block cache bytes per store engine
-	results    string // Markdown file to write the whole output to
-	kvenc      string // store: kv.Options settings of one more engine, kvenc-set
+	cache      int64    // block cache bytes per store engine
+	results    string   // Markdown file to write the whole output to
+	kvenc      string   // store: kv.Options settings of one more engine, kvenc-set
+	alpFiles   []string // empty: every file of ALP's samples
 }
 
 // datasetNames are the values -dataset accepts.
@@ -38,7 +39,7 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&ds, "dataset", "", "comma-separated datasets to use (default all): "+strings.Join(datasetNames, ", ")+
 		"\n(seek: user, lineitem, random, timeseries (rows); ints: lineitem, timeseries; store: lineitem, timeseries, ycsb)")
-	fs.Float64Var(&cfg.scale, "scale", 0.1, "TPC-H scale as a fraction of SF1 (0.1: the first 150,000 orders, 600,572 rows); also sizes the time series")
+	fs.Float64Var(&cfg.scale, "scale", 0.1, "TPC-H scale as a fraction of SF1 (0.1: the first 150,000 orders, 600,572 rows); also sizes the time series (timeseries: 30 days of samples per series at 1)")
 	fs.StringVar(&cfg.out, "out", "out", "directory for CSV and PNG files (created)")
 	fs.IntVar(&cfg.count, "count", 0, "rounds per measurement; tables show medians (default 5, 3 with -quick)")
 	fs.BoolVar(&cfg.quick, "quick", false, "shorter runs (make bench): 25ms per measurement, 3 rounds")
@@ -46,9 +47,10 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 	cache := fs.String("cache", "8MiB", "store: block cache size given to every engine (kvenc CacheSize, Badger BlockCacheSize, Pebble Cache), in bytes or with a KiB, MiB or GiB suffix")
 	fs.StringVar(&cfg.results, "results", "", "also write the whole output, with links to the plots (copied to docs/ beside it), to this Markdown file")
 	fs.StringVar(&cfg.kvenc, "kvenc", "", "store: also measure kvenc's store with these kv.Options settings applied to its defaults, as engine kvenc-set:\nField=value,... of BlockSize, DictSize, CompactionLevel, Encoding, Compression, RestartInterval, CompressionLevel\n(what kvenc advise prints, e.g. CompactionLevel=12)")
+	alpFiles := fs.String("alpfiles", "", "floats, timeseries: comma-separated ALP sample files to use, by name without .csv (default all 31)")
 	fs.StringVar(&cfg.benchtime, "benchtime", "", "time per measurement in go test -benchtime syntax (default 200ms, 25ms with -quick)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kvbench [flags] seek|ints|store|ycsb|all [flags]")
+		fmt.Fprintln(stderr, "usage: kvbench [flags] seek|ints|floats|timeseries|store|ycsb|all [flags]")
 		fs.PrintDefaults()
 	}
 	err := fs.Parse(args)
@@ -76,6 +78,9 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 			}
 			cfg.datasets = append(cfg.datasets, d)
 		}
+	}
+	if *alpFiles != "" {
+		cfg.alpFiles = strings.Split(*alpFiles, ",")
 	}
 	if cfg.scale <= 0 || cfg.scale > 1 {
 		return cfg, "", fmt.Errorf("-scale %v: want 0 < scale <= 1", cfg.scale)

@@ -11,17 +11,8 @@ import (
 // intsGoals checks the goals for shapeshift Balanced on the lineitem
 // columns.
 func intsGoals(rs resultIndex, cols []intsbench.Column) *report.Table {
-	t := report.NewTable("ints_goals", "ints goals: shapeshift Balanced on the lineitem columns", "goal", "measured", "limit", "met")
-	add := func(goal string, v, limit float64, ok bool, prec int) {
-		met := "no"
-		if ok {
-			met = "yes"
-		}
-		if math.IsNaN(v) {
-			met = "-"
-		}
-		t.Add(goal, report.Float(v, prec), report.Float(limit, prec), met)
-	}
+	t := newGoalTable("ints_goals", "ints goals: shapeshift Balanced on the lineitem columns")
+	add := t.add
 	var bal, lz, zs, values, encNs float64
 	larger := 0
 	packedMax, otherMax, getMax := math.NaN(), math.NaN(), math.NaN()
@@ -31,7 +22,7 @@ func intsGoals(rs resultIndex, cols []intsbench.Column) *report.Table {
 		z, ok3 := rs.get(col.Name, "zstd")
 		if !ok1 || !ok2 || !ok3 {
 			add("all codecs checked on "+col.Name, math.NaN(), 0, false, 0)
-			return t
+			return t.Table
 		}
 		bal, lz, zs = bal+float64(b.Bytes), lz+float64(l.Bytes), zs+float64(z.Bytes)
 		if b.Bytes > l.Bytes {
@@ -55,7 +46,7 @@ func intsGoals(rs resultIndex, cols []intsbench.Column) *report.Table {
 	mps := values / encNs * 1e3
 	add("encode M values/s (all columns)", mps, 50, mps >= 50, 1)
 	t.Note("packed forms: %v", packedForms)
-	return t
+	return t.Table
 }
 
 var packedForms = []shapeshift.Form{shapeshift.Zero, shapeshift.Constant, shapeshift.BytePack, shapeshift.BitPack, shapeshift.Delta}

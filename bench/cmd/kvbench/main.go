@@ -2,7 +2,7 @@
 // what it finds as aligned tables on stdout, one CSV file per table and PNG
 // plots in -out.
 //
-//	kvbench [flags] seek|ints|store|ycsb|all [flags]
+//	kvbench [flags] seek|ints|floats|timeseries|store|ycsb|all [flags]
 //
 // Subcommands:
 //
@@ -12,6 +12,13 @@
 //	       their own compression
 //	ints   shapeshift integer columns vs LZ4 byte packing, uvarint, zstd and
 //	       Pebble colblk uints on TPC-H lineitem and time series columns
+//	floats kvenc's float columns vs Prometheus XOR chunks, VictoriaMetrics'
+//	       value encoding and zstd on ALP's 31 sample files, with ALP's
+//	       own figure per file
+//	timeseries
+//	       the ALP files as time series (15 s scrapes, days of them) in
+//	       kvenc's store vs Prometheus's TSDB: bytes per sample, ingest,
+//	       range queries
 //	store  kvenc's store vs raw Badger v4 vs Pebble v2, equal block caches
 //	       (-cache), each engine in a child process of its own
 //	ycsb   YCSB workloads through go-ycsb from 1, 4 and 16 goroutines and
@@ -64,6 +71,8 @@ type subcommand struct {
 var subcommands = []subcommand{
 	{"seek", runSeek},
 	{"ints", runInts},
+	{"floats", runFloats},
+	{"timeseries", runTimeseries},
 	{"store", runStore},
 	{"ycsb", runYCSB},
 }

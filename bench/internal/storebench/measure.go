@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kvenc/kvenc/bench/internal/dataset"
+	"github.com/kvenc/kvenc/bench/internal/diskuse"
 	"github.com/kvenc/kvenc/bench/internal/measure"
 )
 
@@ -103,7 +104,7 @@ func measureInto(r *Result, e Engine, dir string, kvs []dataset.KV, o Options, s
 	rd.result(r)
 	// Measured last: engines delete obsolete files (compacted tables, WALs)
 	// in the background or at the next Open.
-	r.DiskBytes, err = diskUsage(dir)
+	r.DiskBytes, err = diskuse.Of(dir)
 	return err
 }
 

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package storebench
+package diskuse
 
 import "io/fs"
 

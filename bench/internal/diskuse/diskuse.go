@@ -1,13 +1,14 @@
-package storebench
+// Package diskuse measures the disk space a directory takes.
+package diskuse
 
 import (
 	"io/fs"
 	"path/filepath"
 )
 
-// diskUsage sums the space the files under dir take: allocated blocks where
+// Of sums the space the files under dir (or the file dir) take: allocated blocks where
 // the platform reports them (Badger preallocates sparse files), else sizes.
-func diskUsage(dir string) (int64, error) {
+func Of(dir string) (int64, error) {
 	var total int64
 	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
