@@ -53,7 +53,7 @@ type Column struct {
 // costs one load for every form (BenchmarkGet, BenchmarkGetSorted) where
 // decoding the whole chunk on every jump to another chunk cost 2.6-18 us.
 func Open(src []byte) (*Column, error) {
-	h, err := parseHeader(src)
+	h, err := parseIntHeader(src)
 	if err != nil {
 		return nil, err
 	}
@@ -65,77 +65,109 @@ func Open(src []byte) (*Column, error) {
 		comp:   h.comp,
 	}
 	var comp [numForms]int
-	var buf []int64 // decoded chunk
-	var lz []byte   // LZ4 scratch
-	type sideRef struct{ chunk, at int }
-	var sides []sideRef
+	var sb sideBuilder
 	for i := range c.chunks {
 		b, n, at := h.chunk(i)
 		if err := checkChunk(b, n, at); err != nil {
 			return nil, err
 		}
-		f := Form(b[0])
-		comp[f]++
-		r := &c.chunks[i]
-		switch f {
-		case Zero, Constant:
-			r.p = zeros8
-			if f == Constant {
-				r.base = int64(binary.LittleEndian.Uint64(b[1:]))
-			}
-			continue
-		case BytePack:
-			// The padding leaves 8 bytes at every field.
-			r.base, r.bits, r.p = int64(binary.LittleEndian.Uint64(b[1:])), 8*uint(b[9]), b[hdrBytePack:]
-			r.mask = lowMask(int(r.bits))
-			continue
-		case Raw:
-			r.bits, r.mask, r.p = 64, ^uint64(0), b[hdrRaw:]
-			continue
-		case BitPack:
-			r.base, r.bits = int64(binary.LittleEndian.Uint64(b[1:])), uint(b[9])
-			r.mask = lowMask(int(r.bits))
-			// Read in place, up to the end of src, when 8 bytes follow the
-			// last field's first byte (all chunks but the last one or two
-			// of a column); else a copy with 8 bytes of padding. Fields of
-			// 57..63 bits can span 9 bytes: those chunks are expanded.
-			if r.bits <= 56 {
-				stream := src[at+hdrBitPack:]
-				if (uint(n-1)*r.bits)>>3+8 <= uint(len(stream)) {
-					r.p = stream
-				} else {
-					sides = append(sides, sideRef{i, len(c.side)})
-					c.side = append(append(c.side, b[hdrBitPack:]...), zeros8...)
-				}
-				continue
-			}
-		}
-		// Delta, PatchedDelta, RunLength, Patched, LZ4, and BitPack of
-		// 57..63 bits: decode (which validates) and keep byte-packed.
-		if buf == nil {
-			buf = make([]int64, 1<<h.log)
-		}
-		v := buf[:n]
-		if err := decodeChunk(v, b, at, &lz); err != nil {
+		comp[b[0]]++
+		if err := sb.open(&c.chunks[i], src, b, n, at); err != nil {
 			return nil, err
 		}
-		lo, hi := v[0], v[0]
-		for _, x := range v {
-			lo, hi = min(lo, x), max(hi, x)
-		}
-		w := byteWidth(bitLen(uint64(hi - lo)))
-		r.base, r.bits, r.mask = lo, 8*uint(w), lowMask(8*w)
-		sides = append(sides, sideRef{i, len(c.side)})
-		c.side = putBytePack(c.side, v, lo, w)
 	}
 	if comp != h.comp {
 		return nil, corrupt("chunk forms %v disagree with the composition %v, offset 1", comp, h.comp)
 	}
-	// c.side is complete: point the chunks kept there into it.
-	for _, s := range sides {
-		c.chunks[s.chunk].p = c.side[s.at:]
-	}
+	c.side = sb.finish()
 	return c, nil
+}
+
+// sideBuilder makes the chunkRefs of integer chunks for random access (the
+// chunks of a Column, the integer parts of a FloatColumn's chunks) and
+// collects the byte-packed copies of those that cannot be read in place.
+type sideBuilder struct {
+	side []byte
+	refs []sideRef
+	buf  []int64 // decoded chunk
+	lz   []byte  // LZ4 scratch
+}
+
+type sideRef struct {
+	r  *chunkRef
+	at int // offset in side
+}
+
+// open sets *r up for chunk body b (form byte first, n values, checked by
+// checkChunk) at offset at of src. The pointer r must stay valid until
+// finish.
+func (s *sideBuilder) open(r *chunkRef, src, b []byte, n, at int) error {
+	switch f := Form(b[0]); f {
+	case Zero, Constant:
+		r.p = zeros8
+		if f == Constant {
+			r.base = int64(binary.LittleEndian.Uint64(b[1:]))
+		}
+		return nil
+	case BytePack:
+		// The padding leaves 8 bytes at every field.
+		r.base, r.bits, r.p = int64(binary.LittleEndian.Uint64(b[1:])), 8*uint(b[9]), b[hdrBytePack:]
+		r.mask = lowMask(int(r.bits))
+		return nil
+	case Raw:
+		r.bits, r.mask, r.p = 64, ^uint64(0), b[hdrRaw:]
+		return nil
+	case BitPack:
+		r.base, r.bits = int64(binary.LittleEndian.Uint64(b[1:])), uint(b[9])
+		r.mask = lowMask(int(r.bits))
+		// Read in place, up to the end of src, when 8 bytes follow the
+		// last field's first byte (all chunks but the last one or two
+		// of a column); else a copy with 8 bytes of padding. Fields of
+		// 57..63 bits can span 9 bytes: those chunks are expanded.
+		if r.bits <= 56 {
+			stream := src[at+hdrBitPack:]
+			if (uint(n-1)*r.bits)>>3+8 <= uint(len(stream)) {
+				r.p = stream
+			} else {
+				s.refs = append(s.refs, sideRef{r, len(s.side)})
+				s.side = append(append(s.side, b[hdrBitPack:]...), zeros8...)
+			}
+			return nil
+		}
+	}
+	// Delta, PatchedDelta, RunLength, Patched, LZ4, and BitPack of
+	// 57..63 bits: decode (which validates) and keep byte-packed.
+	if cap(s.buf) < n {
+		s.buf = make([]int64, n)
+	}
+	v := s.buf[:n]
+	if err := decodeChunk(v, b, at, &s.lz); err != nil {
+		return err
+	}
+	lo, hi := v[0], v[0]
+	for _, x := range v {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	w := byteWidth(bitLen(uint64(hi - lo)))
+	r.base, r.bits, r.mask = lo, 8*uint(w), lowMask(8*w)
+	s.refs = append(s.refs, sideRef{r, len(s.side)})
+	s.side = putBytePack(s.side, v, lo, w)
+	return nil
+}
+
+// finish points the chunkRefs kept in the side buffer into it, now that
+// it is complete, and returns it.
+func (s *sideBuilder) finish() []byte {
+	for _, x := range s.refs {
+		x.r.p = s.side[x.at:]
+	}
+	return s.side
+}
+
+// get returns field j of the chunk r refers to.
+func (r *chunkRef) get(j int) int64 {
+	p := uint(j) * r.bits
+	return r.base + int64(binary.LittleEndian.Uint64(r.p[p>>3:])>>(p&7)&r.mask)
 }
 
 // Len returns the number of values in the column.
@@ -143,15 +175,7 @@ func (c *Column) Len() int { return c.n }
 
 // Composition returns the number of chunks stored in each form; forms with
 // no chunk are absent.
-func (c *Column) Composition() map[Form]int {
-	m := make(map[Form]int)
-	for f, n := range c.comp {
-		if n > 0 {
-			m[Form(f)] = n
-		}
-	}
-	return m
-}
+func (c *Column) Composition() map[Form]int { return composition(&c.comp) }
 
 // Get returns value i. It panics if i is out of range [0, Len()), like a
 // slice index; it cannot fail otherwise.
@@ -162,7 +186,5 @@ func (c *Column) Get(i int) int64 {
 	if uint(i) >= uint(c.n) {
 		panic("shapeshift: Get index out of range")
 	}
-	r := &c.chunks[i>>c.log]
-	p := uint(i&c.mask) * r.bits
-	return r.base + int64(binary.LittleEndian.Uint64(r.p[p>>3:])>>(p&7)&r.mask)
+	return c.chunks[i>>c.log].get(i & c.mask)
 }

@@ -112,12 +112,13 @@ func TestStructuralErrors(t *testing.T) {
 		name string
 		edit func([]byte) []byte
 	}{
-		{"version", func(b []byte) []byte { b[0] = 3; return b }},
+		{"version", func(b []byte) []byte { b[0] = 4; return b }},
+		{"version 3 (a float column)", func(b []byte) []byte { b[0] = 3; return b }},
 		{"version 2 header on a version 1 column", func(b []byte) []byte { b[0] = 2; return b }},
 		{"log chunk size 7", func(b []byte) []byte { b[2] = 7; return b }},
 		{"log chunk size 17", func(b []byte) []byte { b[2] = 17; return b }},
 		{"composition", func(b []byte) []byte { b[3+int(BytePack)]++; return b }},
-		{"unknown form", func(b []byte) []byte { b[3+numFormsV1+4] = 99; return b }},
+		{"unknown form", func(b []byte) []byte { b[3+len(intFormsV1)+4] = 99; return b }},
 		{"trailing data", func(b []byte) []byte { return append(b[:len(b)-4], 0, 0, 0, 0, 0) }},
 		{"count too large", func(b []byte) []byte { b[1] = 100; return b }},
 	}

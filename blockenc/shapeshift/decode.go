@@ -18,6 +18,23 @@ type header struct {
 	offsets []byte // nChunks little-endian uint32 end offsets into data
 	data    []byte // chunk bodies
 	dataAt  int    // offset of data in src, for error messages
+	width   int    // bytes per float value (8 or 4) of a float column, 0 for integers
+}
+
+// The forms whose chunk counts each version's composition lists, in order.
+var (
+	intFormsV1 = [...]Form{Zero, Constant, BytePack, BitPack, Delta, RunLength, Patched, LZ4, Raw}
+	intFormsV2 = [...]Form{Zero, Constant, BytePack, BitPack, Delta, RunLength, Patched, LZ4, Raw, PatchedDelta}
+	floatForms = [...]Form{Raw, Decimal, FrontBits}
+)
+
+// parseIntHeader is parseHeader for an integer column (version 1 or 2).
+func parseIntHeader(src []byte) (header, error) {
+	h, err := parseHeader(src)
+	if err == nil && h.width != 0 {
+		err = corrupt("a float%d column is not an integer column, offset 0", 8*h.width)
+	}
+	return h, err
 }
 
 func corrupt(format string, args ...any) error {
@@ -36,15 +53,22 @@ func parseHeader(src []byte) (header, error) {
 	if got := crc32.Checksum(body, castagnoli); got != want {
 		return h, corrupt("checksum %#08x, stored %#08x, offset %d", got, want, len(body))
 	}
-	nf := numFormsV1
+	forms := intFormsV1[:]
+	p := 1
 	switch body[0] {
 	case 1:
 	case 2:
-		nf = numForms
+		forms = intFormsV2[:]
+	case 3:
+		forms = floatForms[:]
+		if len(body) < 2 || (body[1] != 8 && body[1] != 4) {
+			return h, corrupt("float width %d, want 8 or 4, offset 1", body[1])
+		}
+		h.width = int(body[1])
+		p++
 	default:
-		return h, corrupt("version %d, want 1 or 2, offset 0", body[0])
+		return h, corrupt("version %d, want 1, 2 or 3, offset 0", body[0])
 	}
-	p := 1
 	count, k := binary.Uvarint(body[p:])
 	if k <= 0 || count > MaxLen {
 		return h, corrupt("bad value count, offset %d", p)
@@ -61,10 +85,10 @@ func parseHeader(src []byte) (header, error) {
 	h.count, h.log = int(count), uint(lg)
 	h.nChunks = (h.count + 1<<h.log - 1) >> h.log
 	total := 0
-	for f := range h.comp[:nf] {
+	for _, f := range forms {
 		c, k := binary.Uvarint(body[p:])
 		if k <= 0 || c > uint64(h.nChunks) {
-			return h, corrupt("bad composition count for %v, offset %d", Form(f), p)
+			return h, corrupt("bad composition count for %v, offset %d", f, p)
 		}
 		h.comp[f] = int(c)
 		total += int(c)
@@ -552,7 +576,7 @@ func decodePatched(dst []int64, b []byte, at int) error {
 // it. On corrupt input it returns dst unchanged and an error wrapping
 // ErrCorrupt.
 func Decode(dst []int64, src []byte) ([]int64, error) {
-	h, err := parseHeader(src)
+	h, err := parseIntHeader(src)
 	if err != nil {
 		return dst, err
 	}

@@ -38,6 +38,7 @@ type encoder struct {
 	lz     []byte                 // LZ4 trial output
 	pairs  *[pairTableSize]uint64 // repeat-detection table
 	comp   lz4.Compressor
+	fs     floatScratch
 }
 
 var encoderPool = sync.Pool{New: func() any { return new(encoder) }}
@@ -85,15 +86,18 @@ func Encode(dst []byte, values []int64, opts Options) []byte {
 
 // appendColumn appends the composition, the ends table, the chunk bodies
 // and the checksum of everything from dst[start:] on. It sets the version
-// byte dst[start] to 2 if a chunk needs version 2 (PatchedDelta) and
-// writes the version's number of composition entries.
+// byte dst[start] of an integer column to 2 if a chunk needs version 2
+// (PatchedDelta), and writes the version's composition entries.
 func appendColumn(dst []byte, start int, comp *[numForms]int, ends []uint32, body []byte) []byte {
-	nf := numFormsV1
-	if comp[PatchedDelta] > 0 {
-		dst[start], nf = 2, numForms
+	forms := intFormsV1[:]
+	switch {
+	case dst[start] == 3:
+		forms = floatForms[:]
+	case comp[PatchedDelta] > 0:
+		dst[start], forms = 2, intFormsV2[:]
 	}
-	for _, n := range comp[:nf] {
-		dst = binary.AppendUvarint(dst, uint64(n))
+	for _, f := range forms {
+		dst = binary.AppendUvarint(dst, uint64(comp[f]))
 	}
 	for _, off := range ends {
 		dst = binary.LittleEndian.AppendUint32(dst, off)

@@ -20,6 +20,9 @@ const (
 	MinLogChunkSize     = 8
 	MaxLogChunkSize     = 16
 	DefaultLogChunkSize = 14
+	// DefaultFloatLogChunkSize is the default of float columns: chunks of
+	// 1024 values, each with its own exponent, factor or dictionary.
+	DefaultFloatLogChunkSize = 10
 )
 
 // MaxLen is the largest number of values one column may hold. It keeps every
@@ -39,16 +42,24 @@ const (
 	RunLength Form = 5 // part of the format, never reuse: (length, value) runs
 	Patched   Form = 6 // part of the format, never reuse: bit-packed with exceptions
 	LZ4       Form = 7 // part of the format, never reuse: LZ4 block over a BytePack body
-	Raw       Form = 8 // part of the format, never reuse: 8-byte little-endian values
+	Raw       Form = 8 // part of the format, never reuse: 8-byte little-endian values (float columns: 8 or 4)
 	// PatchedDelta is Delta with exceptions (version 2), part of the format,
 	// never reuse: first + bit-packed deltas, the wide ones patched.
 	PatchedDelta Form = 9
+	// Decimal is a float chunk (version 3), part of the format, never
+	// reuse: the values as decimals, an integer chunk of their digits and
+	// the exceptions.
+	Decimal Form = 10
+	// FrontBits is a float chunk (version 3), part of the format, never
+	// reuse: the values' front bits through a dictionary, the rest as an
+	// integer chunk, and the exceptions.
+	FrontBits Form = 11
 
-	numForms   = 10
-	numFormsV1 = 9 // forms of version 1, 0..8
+	numForms    = 12
+	numIntForms = 10 // forms of integer chunks, 0..9
 )
 
-var formNames = [numForms]string{"Zero", "Constant", "BytePack", "BitPack", "Delta", "RunLength", "Patched", "LZ4", "Raw", "PatchedDelta"}
+var formNames = [numForms]string{"Zero", "Constant", "BytePack", "BitPack", "Delta", "RunLength", "Patched", "LZ4", "Raw", "PatchedDelta", "Decimal", "FrontBits"}
 
 // String returns the form's name, or "Form(n)" for an unknown value.
 func (f Form) String() string {
@@ -97,14 +108,25 @@ type Options struct {
 	// unknown value is treated as Balanced.
 	Target Target
 	// LogChunkSize is log2 of the values per chunk, MinLogChunkSize (8) to
-	// MaxLogChunkSize (16). 0 means DefaultLogChunkSize (14); other values
-	// out of range are clamped.
+	// MaxLogChunkSize (16). 0 means DefaultLogChunkSize (14) for integer
+	// columns and DefaultFloatLogChunkSize (10) for float columns; other
+	// values out of range are clamped.
 	LogChunkSize int
 }
 
-// DefaultOptions returns the options the zero value stands for.
+// DefaultOptions returns the options the zero value stands for in Encode
+// (float columns default to DefaultFloatLogChunkSize).
 func DefaultOptions() Options {
 	return Options{Target: Balanced, LogChunkSize: DefaultLogChunkSize}
+}
+
+// normalizedFloat is normalized for float columns, whose default chunk
+// size is DefaultFloatLogChunkSize.
+func (o Options) normalizedFloat() Options {
+	if o.LogChunkSize == 0 {
+		o.LogChunkSize = DefaultFloatLogChunkSize
+	}
+	return o.normalized()
 }
 
 func (o Options) normalized() Options {

@@ -73,7 +73,7 @@ func TestGolden(t *testing.T) {
 			checkColumn(t, want, v)
 		})
 	}
-	for f := Form(0); f < numForms; f++ {
+	for f := Form(0); f < numIntForms; f++ {
 		if f != Raw {
 			assert.True(t, seen[f], "no golden column holds a %v chunk", f)
 		}
@@ -85,7 +85,7 @@ func TestGolden(t *testing.T) {
 func TestReferenceDecoder(t *testing.T) {
 	for _, d := range datasets {
 		v := genData(d, 13, 1000)
-		for f := Form(0); f < numForms; f++ {
+		for f := Form(0); f < numIntForms; f++ {
 			enc := encodeForced(v, f, 8)
 			ref, _, err := refDecode(enc)
 			require.NoError(t, err, "data=%s form=%v: reference decode", d.name, f)

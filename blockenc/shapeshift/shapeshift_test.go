@@ -88,7 +88,7 @@ func TestEveryForm(t *testing.T) {
 			}
 		}
 	}
-	for f := Form(0); f < numForms; f++ {
+	for f := Form(0); f < numIntForms; f++ {
 		if f == Raw {
 			continue // BytePack w=8 is never larger than Raw by more than 16 bytes
 		}
@@ -103,7 +103,7 @@ func TestForcedForms(t *testing.T) {
 	for _, d := range datasets {
 		for _, n := range []int{1, 2, 5, 64, 100, 256, 1000} {
 			v := genData(d, 3, n)
-			for f := Form(0); f < numForms; f++ {
+			for f := Form(0); f < numIntForms; f++ {
 				body, ok := forceChunk(v, f)
 				if !ok {
 					continue
