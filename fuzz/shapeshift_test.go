@@ -3,6 +3,7 @@ package fuzz
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"math"
 	"slices"
 	"testing"
 
@@ -149,5 +150,125 @@ func FuzzShapeshiftDecode(f *testing.F) {
 			require.Equal(t, vals, again, "re-encode")
 		}
 
+	})
+}
+
+// FuzzShapeshiftFloatRoundTrip: arbitrary bit patterns, as float64 and as
+// float32, come back bit for bit through Decode and Get. mode mixes them
+// with decimals so that every float form is reached.
+func FuzzShapeshiftFloatRoundTrip(f *testing.F) {
+	f.Add(byte(0), byte(0), []byte{0, 0, 0, 0, 0, 0, 0, 0x80, 1, 0, 0, 0, 0, 0, 0xf8, 0x7f, 0, 0, 0, 0, 0, 0, 0xf0, 0xff})
+	f.Add(byte(1), byte(2), []byte("decimals with exceptions: 0123456789abcdef"))
+	f.Add(byte(2), byte(1), []byte{0x55, 0x55, 0x55, 0x55, 0x55, 0x55, 0xd5, 0x3f, 0x55, 0x55, 0x55, 0x55, 0x55, 0x55, 0xe5, 0x3f})
+	f.Fuzz(func(t *testing.T, mode, logc byte, data []byte) {
+		var v []float64
+		for len(data) >= 8 {
+			b := binary.LittleEndian.Uint64(data)
+			data = data[8:]
+			switch mode % 3 {
+			case 0: // the bit pattern itself
+				v = append(v, math.Float64frombits(b))
+			case 1: // mostly decimals, a bit pattern every 16
+				v = append(v, float64(int64(b)%1_000_000)/100)
+				if b%16 == 0 {
+					v = append(v, math.Float64frombits(b))
+				}
+			case 2: // the pattern repeated with varied low bits: FrontBits
+				for k := range 8 {
+					v = append(v, math.Float64frombits(b^uint64(k)*0x9e3779b9))
+				}
+			}
+		}
+		opts := shapeshift.Options{LogChunkSize: 8 + int(logc%9)}
+		enc := shapeshift.EncodeFloat64(nil, v, opts)
+		require.Equal(t, enc, shapeshift.EncodeFloat64(nil, v, opts), "EncodeFloat64 is not deterministic")
+		got, err := shapeshift.DecodeFloat64([]float64{1}, enc)
+		require.NoError(t, err, "DecodeFloat64")
+		require.Len(t, got, len(v)+1)
+		col, err := shapeshift.OpenFloat64(enc)
+		require.NoError(t, err, "OpenFloat64")
+		require.Equal(t, len(v), col.Len())
+		for i, x := range v {
+			if math.Float64bits(got[i+1]) != math.Float64bits(x) || math.Float64bits(col.Get(i)) != math.Float64bits(x) {
+				require.Equal(t, math.Float64bits(x), math.Float64bits(got[i+1]), "DecodeFloat64 value %d", i)
+				require.Equal(t, math.Float64bits(x), math.Float64bits(col.Get(i)), "Get(%d)", i)
+			}
+		}
+		// The same patterns' low halves as float32.
+		v32 := make([]float32, len(v))
+		for i, x := range v {
+			v32[i] = math.Float32frombits(uint32(math.Float64bits(x)))
+		}
+		enc32 := shapeshift.EncodeFloat32(nil, v32, opts)
+		got32, err := shapeshift.DecodeFloat32(nil, enc32)
+		require.NoError(t, err, "DecodeFloat32")
+		require.Len(t, got32, len(v32))
+		col32, err := shapeshift.OpenFloat32(enc32)
+		require.NoError(t, err, "OpenFloat32")
+		for i, x := range v32 {
+			if math.Float32bits(got32[i]) != math.Float32bits(x) || math.Float32bits(col32.Get(i)) != math.Float32bits(x) {
+				require.Equal(t, math.Float32bits(x), math.Float32bits(got32[i]), "DecodeFloat32 value %d", i)
+				require.Equal(t, math.Float32bits(x), math.Float32bits(col32.Get(i)), "Float32Column.Get(%d)", i)
+			}
+		}
+	})
+}
+
+// FuzzShapeshiftFloatDecode: the float decoders on arbitrary bytes return
+// an error wrapping ErrCorrupt or values that Get agrees with, never panic.
+func FuzzShapeshiftFloatDecode(f *testing.F) {
+	dec := []float64{1.5, 2.25, math.NaN(), 3, math.Copysign(0, -1), 4.75, 5, 6.125}
+	for range 5 {
+		dec = append(dec, dec...)
+	}
+	fb := []float64{1.0 / 3, 2.0 / 3, -1.0 / 3, math.Pi, math.E, 1.0 / 7, 1e-300, math.Inf(1)}
+	for range 5 {
+		fb = append(fb, fb...)
+	}
+	for _, v := range [][]float64{nil, {0}, dec, fb} {
+		f.Add(shapeshift.EncodeFloat64(nil, v, shapeshift.Options{LogChunkSize: 8}), true)
+		v32 := make([]float32, len(v))
+		for i, x := range v {
+			v32[i] = float32(x)
+		}
+		f.Add(shapeshift.EncodeFloat32(nil, v32, shapeshift.Options{LogChunkSize: 8}), true)
+	}
+	f.Fuzz(func(t *testing.T, src []byte, fixCRC bool) {
+		if fixCRC && len(src) >= 4 {
+			binary.LittleEndian.PutUint32(src[len(src)-4:], crc32.Checksum(src[:len(src)-4], crc32.MakeTable(crc32.Castagnoli)))
+		}
+		if len(src) > 2 {
+			if n, k := binary.Uvarint(src[2:]); k > 0 && n > 1<<20 {
+				return
+			}
+		}
+		vals, derr := shapeshift.DecodeFloat64(nil, src)
+		col, oerr := shapeshift.OpenFloat64(src)
+		require.Equal(t, derr == nil, oerr == nil, "DecodeFloat64 err %v, OpenFloat64 err %v", derr, oerr)
+		if derr != nil {
+			require.ErrorIs(t, derr, shapeshift.ErrCorrupt, "DecodeFloat64")
+			require.ErrorIs(t, oerr, shapeshift.ErrCorrupt, "OpenFloat64")
+		} else {
+			require.Equal(t, len(vals), col.Len())
+			for i, v := range vals {
+				if g := col.Get(i); math.Float64bits(g) != math.Float64bits(v) {
+					require.Equal(t, math.Float64bits(v), math.Float64bits(g), "Get(%d) vs DecodeFloat64", i)
+				}
+			}
+		}
+		vals32, derr := shapeshift.DecodeFloat32(nil, src)
+		col32, oerr := shapeshift.OpenFloat32(src)
+		require.Equal(t, derr == nil, oerr == nil, "DecodeFloat32 err %v, OpenFloat32 err %v", derr, oerr)
+		if derr != nil {
+			require.ErrorIs(t, derr, shapeshift.ErrCorrupt, "DecodeFloat32")
+			require.ErrorIs(t, oerr, shapeshift.ErrCorrupt, "OpenFloat32")
+			return
+		}
+		require.Equal(t, len(vals32), col32.Len())
+		for i, v := range vals32 {
+			if g := col32.Get(i); math.Float32bits(g) != math.Float32bits(v) {
+				require.Equal(t, math.Float32bits(v), math.Float32bits(g), "Float32Column.Get(%d) vs DecodeFloat32", i)
+			}
+		}
 	})
 }

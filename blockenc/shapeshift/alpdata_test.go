@@ -1,7 +1,7 @@
 package shapeshift
 
 import (
-	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,31 +21,41 @@ type alpFile struct {
 	values []float64
 }
 
-// loadALP reads every CSV file of testdata/alp in name order.
-func loadALP(tb testing.TB) []alpFile {
-	tb.Helper()
+// loadALP reads every CSV file of testdata/alp in name order; it panics
+// if they cannot be read.
+func loadALP(testing.TB) []alpFile {
+	files, err := readALP()
+	if err != nil {
+		panic(err)
+	}
+	return files
+}
+
+func readALP() ([]alpFile, error) {
 	paths, err := filepath.Glob(filepath.Join(alpDir, "*.csv"))
-	require.NoError(tb, err)
+	if err != nil {
+		return nil, err
+	}
 	files := make([]alpFile, 0, len(paths))
 	for _, p := range paths {
-		f, err := os.Open(p)
-		require.NoError(tb, err)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
 		var vs []float64
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			line := strings.TrimSpace(sc.Text())
-			if line == "" {
+		for _, line := range strings.Split(string(b), "\n") {
+			if line = strings.TrimSpace(line); line == "" {
 				continue
 			}
 			v, err := strconv.ParseFloat(line, 64)
-			require.NoError(tb, err, "%s: %q", p, line)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
 			vs = append(vs, v)
 		}
-		require.NoError(tb, sc.Err())
-		require.NoError(tb, f.Close())
 		files = append(files, alpFile{strings.TrimSuffix(filepath.Base(p), ".csv"), vs})
 	}
-	return files
+	return files, nil
 }
 
 func TestALPData(t *testing.T) {

@@ -5,6 +5,17 @@
 // run-length or LZ4 coded, and everything else is frame-of-reference packed.
 // Unlike Druid's, the format is one deterministic pure-Go byte layout.
 //
+// Float columns (EncodeFloat64, EncodeFloat32) hold float64 or float32
+// values bit for bit (-0, infinities, subnormals, every NaN payload). Each
+// chunk takes the smallest of three float forms: Decimal, ALP's decimal
+// transform (Afroozeh, Kuffo and Boncz, "ALP: Adaptive Lossless
+// floating-Point Compression", SIGMOD 2024) whose integers are stored as an
+// integer chunk of any form above, so that a smooth series gets Delta or
+// PatchedDelta where ALP itself only bit-packs; FrontBits, ALP_rd's split
+// of each bit pattern into a dictionary-coded front and a back stored as an
+// integer chunk, for doubles that are not short decimals (coordinates,
+// results of arithmetic); and Raw.
+//
 // Encode picks each chunk's form from cheap per-chunk metrics (min, max,
 // runs, longest run, min and max delta, a histogram of value widths for
 // exception counts, and a repeated-pair count that gates the LZ4 trial):
@@ -13,7 +24,7 @@
 // LZ4 is trial-encoded. Decode decodes a whole column; Open validates a
 // column once so that Column.Get cannot fail.
 //
-// # Format (versions 1 and 2)
+// # Format (versions 1 and 2: integer columns)
 //
 // All fixed-width integers are little-endian. uvarint is encoding/binary's
 // unsigned varint. Version 2 adds one form, PatchedDelta (id 9), and with
@@ -145,6 +156,70 @@
 //	01 | 84 02 | 08 | 01 00 00 01 00 00 00 00 00 | 01 00 00 00 | 13 00 00 00 |
 //	00 | 03 03 00 00 00 00 00 00 00 03 50 0e 00 00 00 00 00 00 | 94 66 90 e3
 //
+// # Float columns (version 3)
+//
+// A float column has the integer column's layout with a width byte after
+// the version and a composition of three entries, the chunk counts of the
+// float forms Raw, Decimal and FrontBits, in that order:
+//
+//	column := version u8 (3) | width u8 (8: float64, 4: float32) |
+//	          count uvarint | k u8 (8..16) | composition [3]uvarint |
+//	          ends [nChunks]u32 | data | crc u32
+//
+// Values are handled as their bit patterns (w = width bytes, a float32's
+// pattern in the low 32 bits of a 64-bit one). A float chunk is a form byte
+// and its payload; "int chunk" is an integer chunk of n values exactly as
+// in an integer column (form byte first, any form of ids 0..9), and
+// positions are u16 (0..n-1, strictly increasing):
+//
+//	form       id  payload
+//	Raw         8  n*w bytes: the bit patterns, little-endian
+//	Decimal    10  e u8 (0..18) | f u8 (0..18) | x u16 (0..n-1) |
+//	               x*u16 positions | x*w bytes exception values | int chunk
+//	FrontBits  11  l u8 (1..16) | d u8 (1..8) | d*u16 dictionary | x u16 (0..n-1) |
+//	               x*u16 positions | x*u16 exception fronts | ilen u32 |
+//	               int chunk of indexes (ilen bytes) | int chunk of backs
+//
+// Decimal: value j is decimal(x_j) = (float64(x_j) * 10^f) * 10^-e, with
+// x_j the int chunk's value j, 10^f the exact double, 10^-e the double
+// nearest 10^-e (what Go's constant 1e-e is), each multiplication rounded
+// to a double, then narrowed to float32 in a float32 column; the value at
+// exception position p is the exception's bit pattern instead (the int
+// chunk holds some integer there, which is ignored). FrontBits: with
+// r = 8w-l, value j's bit pattern is dictionary[index_j] << r | back_j;
+// at exception position p the front is the exception front instead of the
+// dictionary entry. Every index is below d, every back below 2^r, every
+// dictionary entry and exception front below 2^l.
+//
+// The encoder picks each chunk's exponent e and factor f from a sample
+// (pickDecimal): x = round(v * 10^e * 10^-f) is kept when decimal(x) gives
+// v's exact bit pattern back, and every value that does not is an
+// exception, so any e and f decode correctly and only the size depends on
+// the choice. It tries FrontBits when Decimal leaves more than 8w-16 bits
+// per value, with the cut l and the dictionary (the most frequent fronts)
+// from the same sample, and keeps the smallest of Decimal, FrontBits and
+// Raw.
+//
+// Decimal, [20.5 20.25 20.75 21 21.25 21.5 -0 21.75], a whole float64
+// column: e=14, f=12 (x = v*100), one exception (-0 does not come back
+// from x = 0) at position 6, and the integers 2050 2025 2075 2100 2125 2150
+// 2150 2175 (the exception repeats its predecessor) as a BitPack int chunk,
+// min 2025 and 8-bit offsets 25 0 50 75 100 125 125 150:
+//
+//	03 | 08 | 08 | 0a | 00 01 00 | 21 00 00 00 |
+//	0a | 0e | 0c | 01 00 | 06 00 | 00 00 00 00 00 00 00 80 |
+//	03 e9 07 00 00 00 00 00 00 08 19 00 32 4b 64 7d 7d 96 | 03 54 00 b0
+//
+// FrontBits, [1/3 2/3 -1/3 1/3] (bit patterns 3fd5555555555555,
+// 3fe5555555555555, bfd5555555555555, 3fd5555555555555), one chunk: l=16,
+// dictionary 3fd5 3fe5 bfd5 (most frequent first), no exception, indexes
+// 0 1 2 0 as a BitPack int chunk of 2 bits (18 bytes), backs all
+// 0x555555555555 as a Constant int chunk:
+//
+//	0b | 10 | 03 | d5 3f e5 3f d5 bf | 00 00 | 12 00 00 00 |
+//	03 00 00 00 00 00 00 00 00 02 24 00 00 00 00 00 00 00 |
+//	01 55 55 55 55 55 55 00 00
+//
 // # Reading
 //
 // Column.Get reads every chunk with one unaligned 8-byte load, a shift and
@@ -156,4 +231,10 @@
 // span 9 bytes); this costs w bytes of memory per such value, w being the
 // bytes its chunk's value range needs. Get never allocates or mutates the
 // Column.
+//
+// FloatColumn.Get reads a chunk's integer chunks the same way, after one
+// bit test in a bitmap of the chunk's exception positions (built by
+// OpenFloat64 for the chunks that have exceptions; an exception is found
+// by binary search), then multiplies (Decimal) or looks the front up
+// (FrontBits).
 package shapeshift

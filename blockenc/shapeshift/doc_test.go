@@ -2,6 +2,7 @@ package shapeshift
 
 import (
 	"encoding/hex"
+	"math"
 	"strings"
 	"testing"
 
@@ -57,4 +58,28 @@ func unhex(t *testing.T, s string) []byte {
 	require.NoError(t, err)
 
 	return b
+}
+
+// TestDocFloatExamples pins the float examples in doc.go.
+func TestDocFloatExamples(t *testing.T) {
+	v := []float64{20.5, 20.25, 20.75, 21, 21.25, 21.5, math.Copysign(0, -1), 21.75}
+	want := unhex(t, `03 | 08 | 08 | 0a | 00 01 00 | 21 00 00 00 |
+		0a | 0e | 0c | 01 00 | 06 00 | 00 00 00 00 00 00 00 80 |
+		03 e9 07 00 00 00 00 00 00 08 19 00 32 4b 64 7d 7d 96 | 03 54 00 b0`)
+	assert.Equal(t, want, EncodeFloat64(nil, v, Options{}), "Decimal column")
+
+	fb := []float64{1.0 / 3, 2.0 / 3, -1.0 / 3, 1.0 / 3}
+	bits := make([]uint64, len(fb))
+	for i, x := range fb {
+		bits[i] = math.Float64bits(x)
+	}
+	e := new(encoder)
+	e.writeFrontBits(bits, 8)
+	want = unhex(t, `0b | 10 | 03 | d5 3f e5 3f d5 bf | 00 00 | 12 00 00 00 |
+		03 00 00 00 00 00 00 00 00 02 24 00 00 00 00 00 00 00 |
+		01 55 55 55 55 55 55 00 00`)
+	assert.Equal(t, want, e.body, "FrontBits chunk")
+	ref, _, err := refDecodeFloat(appendColumn([]byte{3, 8, 4, 8}, 0, &[numForms]int{FrontBits: 1}, []uint32{uint32(len(e.body))}, e.body))
+	require.NoError(t, err)
+	assert.Equal(t, bits, ref, "FrontBits example decodes")
 }

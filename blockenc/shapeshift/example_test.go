@@ -3,6 +3,7 @@ package shapeshift_test
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/kvenc/kvenc/blockenc/shapeshift"
 )
@@ -43,4 +44,29 @@ func Example() {
 	// map[Delta:2 Patched:2 LZ4:1]
 	// 17280 999 <nil>
 	// true
+}
+
+func ExampleEncodeFloat64() {
+	// Temperatures with two decimals, one missing reading (NaN) and a -0.
+	values := []float64{21.37, 21.4, 21.42, math.NaN(), 21.45, 21.5, math.Copysign(0, -1)}
+	for i := range 1000 {
+		values = append(values, 20+float64(i%300)/100)
+	}
+	enc := shapeshift.EncodeFloat64(nil, values, shapeshift.Options{})
+	fmt.Printf("%d values in %d bytes (%.1f bits each)\n", len(values), len(enc), float64(8*len(enc))/float64(len(values)))
+
+	col, err := shapeshift.OpenFloat64(enc)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(col.Len(), col.Get(0), col.Get(3), math.Signbit(col.Get(6)), col.Get(1006))
+	fmt.Println(col.Composition())
+
+	all, err := shapeshift.DecodeFloat64(nil, enc)
+	fmt.Println(len(all), all[1], err)
+	// Output:
+	// 1007 values in 936 bytes (7.4 bits each)
+	// 1007 21.37 NaN true 20.99
+	// map[Decimal:1]
+	// 1007 21.4 <nil>
 }

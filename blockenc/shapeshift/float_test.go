@@ -235,7 +235,13 @@ func TestFloatDecodeReusesCapacity(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, &dst[:1][0], &got[0], "DecodeFloat64 did not reuse dst")
 	allocs := testing.AllocsPerRun(20, func() { got, _ = DecodeFloat64(got[:0], enc) })
-	assert.Zero(t, allocs, "DecodeFloat64 into a large enough dst")
+	if raceBuild {
+		// The pooled decoder is dropped at random: at most a new one and
+		// its buffer per call.
+		assert.LessOrEqual(t, allocs, 2.0, "DecodeFloat64 into a large enough dst")
+	} else {
+		assert.Zero(t, allocs, "DecodeFloat64 into a large enough dst")
+	}
 }
 
 func TestFloatGetZeroAllocs(t *testing.T) {
@@ -285,7 +291,7 @@ func TestFloatKindMismatch(t *testing.T) {
 // of exceptions.
 func mixedFloatColumn() ([]float64, []byte) {
 	var v []float64
-	for _, name := range []string{"special", "coordinates", "randombits", "gauge"} {
+	for _, name := range []string{"special", "coordinates", "randombits", "gauge", "constant"} {
 		v = append(v, genFloats(name, 5, 256)...)
 	}
 	v = append(v, genFloats("coordinates", 6, 250)...)

@@ -154,7 +154,8 @@ var floatDecoderPool = sync.Pool{New: func() any { return new(floatDecoder) }}
 // indexes and right parts (FrontBits), and checks the latter.
 func (d *floatDecoder) ints(c *floatChunk, n int) (a, b []int64, err error) {
 	if cap(d.a) < n {
-		d.a, d.b = make([]int64, n), make([]int64, n)
+		buf := make([]int64, 2*n)
+		d.a, d.b = buf[:n:n], buf[n:]
 	}
 	a, b = d.a[:n], d.b[:n]
 	if err := decodeChunk(a, c.sub, c.subAt, &d.lz); err != nil {
@@ -188,10 +189,7 @@ func (d *floatDecoder) decode64(out []float64, c *floatChunk) error {
 		return err
 	}
 	if c.form == Decimal {
-		pf, ne := pow10[c.fx], negPow10[c.ex]
-		for i, x := range a {
-			out[i] = decimal(x, pf, ne)
-		}
+		decimals(out, a, pow10[c.fx], negPow10[c.ex])
 		for k := range c.nexc {
 			out[c.position(k)] = math.Float64frombits(c.exception(k))
 		}
@@ -206,6 +204,26 @@ func (d *floatDecoder) decode64(out []float64, c *floatChunk) error {
 		out[p] = math.Float64frombits(c.exception(k)<<c.rb | uint64(b[p]))
 	}
 	return nil
+}
+
+// decimals sets out[i] = decimal(a[i], pf, ne), 8 at a time through array
+// pointers (one bounds check per 8 values).
+func decimals(out []float64, a []int64, pf, ne float64) {
+	i := 0
+	for ; i+8 <= len(a) && i+8 <= len(out); i += 8 {
+		x, o := (*[8]int64)(a[i:i+8]), (*[8]float64)(out[i:i+8])
+		o[0] = decimal(x[0], pf, ne)
+		o[1] = decimal(x[1], pf, ne)
+		o[2] = decimal(x[2], pf, ne)
+		o[3] = decimal(x[3], pf, ne)
+		o[4] = decimal(x[4], pf, ne)
+		o[5] = decimal(x[5], pf, ne)
+		o[6] = decimal(x[6], pf, ne)
+		o[7] = decimal(x[7], pf, ne)
+	}
+	for ; i < len(a); i++ {
+		out[i] = decimal(a[i], pf, ne)
+	}
 }
 
 // decode32 decodes the chunk into out (float32 values).

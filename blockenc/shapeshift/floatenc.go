@@ -152,7 +152,7 @@ func samplePositions(n int, fn func(i int)) {
 // with the smallest estimated size wins: the bits of its integers' range
 // plus, for every sampled value that does not come back, a position and a
 // raw value. Trailing zeros that all the integers share go into f. ok is
-// false when no sampled value is a decimal.
+// false when most sampled values are not decimals.
 func (e *encoder) pickDecimal(vals []float64, bits []uint64, w int) (ex, fx int, ok bool) {
 	var cnt [noDecimal + 1]int
 	var sv [maxSamples]float64
@@ -166,7 +166,9 @@ func (e *encoder) pickDecimal(vals []float64, bits []uint64, w int) (ex, fx int,
 		cnt[k]++
 		s++
 	})
-	if cnt[noDecimal] == s {
+	// With most of the sample exceptions (80 bits each for float64),
+	// Decimal cannot beat FrontBits.
+	if 2*cnt[noDecimal] > s {
 		return 0, 0, false
 	}
 	bestCost := math.MaxInt

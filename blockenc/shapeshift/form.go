@@ -12,8 +12,10 @@ var ErrCorrupt = errors.New("shapeshift: corrupt column")
 // Version is the newest format version, written in byte 0 of a column.
 // Encode writes version 1 unless a chunk is PatchedDelta (new in version
 // 2), so columns that version 1 can hold keep their version 1 bytes; Decode
-// and Open read both.
-const Version = 2
+// and Open read both. EncodeFloat64 and EncodeFloat32 write version 3, a
+// float column, which only the float decoders read (and they read nothing
+// else).
+const Version = 3
 
 // Chunk size limits, as log2 of the number of values per chunk.
 const (

@@ -100,16 +100,6 @@ func TestReferenceDecoder(t *testing.T) {
 // package. It trusts lengths that the package validates (it is for
 // well-formed columns only).
 func refDecode(b []byte) ([]int64, []Form, error) {
-	le64 := func(p []byte) int64 { return int64(binary.LittleEndian.Uint64(p)) }
-	bit := func(stream []byte, i int) uint64 { return uint64(stream[i/8]>>(i%8)) & 1 }
-	field := func(stream []byte, j, width int) uint64 {
-		var x uint64
-		for k := 0; k < width; k++ {
-			x |= bit(stream, j*width+k) << k
-		}
-		return x
-	}
-	words := func(n, width int) int { return (n*width + 63) / 64 * 8 }
 	if crc32.Checksum(b[:len(b)-4], crc32.MakeTable(crc32.Castagnoli)) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
 		return nil, nil, errors.New("crc")
 	}
@@ -121,8 +111,25 @@ func refDecode(b []byte) ([]int64, []Form, error) {
 	default:
 		return nil, nil, errors.New("version")
 	}
-	count, k := binary.Uvarint(b[1:])
-	p := 1 + k
+	var out []int64
+	var seen []Form
+	chunks, ns := refChunks(b, 1, forms)
+	for c, ch := range chunks {
+		seen = append(seen, Form(ch[0]))
+		vals, err := refChunk(ch, ns[c])
+		if err != nil {
+			return nil, nil, fmt.Errorf("chunk %d: %w", c, err)
+		}
+		out = append(out, vals...)
+	}
+	return out, seen, nil
+}
+
+// refChunks returns the chunk bodies of column b and their value counts;
+// the count is at offset p, the composition has forms entries.
+func refChunks(b []byte, p, forms int) ([][]byte, []int) {
+	count, k := binary.Uvarint(b[p:])
+	p += k
 	logc := int(b[p])
 	p++
 	for range forms {
@@ -132,106 +139,127 @@ func refDecode(b []byte) ([]int64, []Form, error) {
 	nChunks := (int(count) + 1<<logc - 1) >> logc
 	ends := b[p : p+4*nChunks]
 	data := b[p+4*nChunks : len(b)-4]
-	var out []int64
-	var seen []Form
+	var chunks [][]byte
+	var ns []int
 	start := 0
 	for c := 0; c < nChunks; c++ {
 		end := int(binary.LittleEndian.Uint32(ends[4*c:]))
-		ch := data[start:end]
+		chunks = append(chunks, data[start:end])
+		ns = append(ns, min(1<<logc, int(count)-c<<logc))
 		start = end
-		n := min(1<<logc, int(count)-c<<logc)
-		f := Form(ch[0])
-		seen = append(seen, f)
-		pl := ch[1:]
-		bytesField := func(src []byte, j, w int) uint64 {
-			var x uint64
-			for k := 0; k < w; k++ {
-				x |= uint64(src[j*w+k]) << (8 * k)
-			}
-			return x
-		}
-		switch f {
-		case Zero:
-			out = append(out, make([]int64, n)...)
-		case Constant:
-			for range n {
-				out = append(out, le64(pl))
-			}
-		case BytePack, LZ4:
-			base, w := le64(pl), int(pl[8])
-			src := pl[9:]
-			if f == LZ4 {
-				src = make([]byte, n*w)
-				if k, err := lz4.UncompressBlock(pl[9:], src); err != nil || k != n*w {
-					return nil, nil, fmt.Errorf("lz4 chunk %d", c)
-				}
-			}
-			for j := range n {
-				out = append(out, base+int64(bytesField(src, j, w)))
-			}
-		case BitPack:
-			base, w := le64(pl), int(pl[8])
-			for j := range n {
-				out = append(out, base+int64(field(pl[9:], j, w)))
-			}
-		case Delta:
-			x, dmin, w := le64(pl), le64(pl[8:]), int(pl[16])
-			out = append(out, x)
-			for j := 0; j < n-1; j++ {
-				x += dmin + int64(field(pl[17:], j, w))
-				out = append(out, x)
-			}
-		case PatchedDelta:
-			x, dmin, lo, hi := le64(pl), le64(pl[8:]), int(pl[16]), int(pl[17])
-			e := int(binary.LittleEndian.Uint16(pl[18:]))
-			low := pl[20:]
-			pos := low[words(n-1, lo):]
-			high := pos[2*e:]
-			deltas := make([]int64, n-1)
-			for j := range deltas {
-				deltas[j] = dmin + int64(field(low, j, lo))
-			}
-			for k := range e {
-				deltas[binary.LittleEndian.Uint16(pos[2*k:])] += int64(field(high, k, hi) << lo)
-			}
-			out = append(out, x)
-			for _, d := range deltas {
-				x += d
-				out = append(out, x)
-			}
-		case RunLength:
-			base := le64(pl)
-			runs := int(binary.LittleEndian.Uint16(pl[8:])) + 1
-			vw, lw := int(pl[10]), int(pl[11])
-			lens := pl[12:]
-			vals := pl[12+runs*lw:]
-			for r := range runs {
-				for range bytesField(lens, r, lw) + 1 {
-					out = append(out, base+int64(bytesField(vals, r, vw)))
-				}
-			}
-		case Patched:
-			base, lo, hi := le64(pl), int(pl[8]), int(pl[9])
-			e := int(binary.LittleEndian.Uint16(pl[10:]))
-			low := pl[12:]
-			pos := low[words(n, lo):]
-			high := pos[2*e:]
-			vals := make([]int64, n)
-			for j := range n {
-				vals[j] = base + int64(field(low, j, lo))
-			}
-			for x := range e {
-				i := binary.LittleEndian.Uint16(pos[2*x:])
-				vals[i] += int64(field(high, x, hi) << lo)
-			}
-			out = append(out, vals...)
-		case Raw:
-			for j := range n {
-				out = append(out, le64(pl[8*j:]))
-			}
-		default:
-			return nil, nil, fmt.Errorf("form %d", f)
-		}
 	}
-	return out, seen, nil
+	return chunks, ns
+}
+
+func refLE64(p []byte) int64 { return int64(binary.LittleEndian.Uint64(p)) }
+
+// refField returns field j of width bits of a stream, one bit at a time.
+func refField(stream []byte, j, width int) uint64 {
+	var x uint64
+	for k := 0; k < width; k++ {
+		i := j*width + k
+		x |= uint64(stream[i/8]>>(i%8)) & 1 << k
+	}
+	return x
+}
+
+// refBytes returns the j-th w-byte little-endian field of src.
+func refBytes(src []byte, j, w int) uint64 {
+	var x uint64
+	for k := 0; k < w; k++ {
+		x |= uint64(src[j*w+k]) << (8 * k)
+	}
+	return x
+}
+
+func refWords(n, width int) int { return (n*width + 63) / 64 * 8 }
+
+// refChunk decodes integer chunk ch (form byte first) of n values.
+func refChunk(ch []byte, n int) ([]int64, error) {
+	var out []int64
+	f := Form(ch[0])
+	pl := ch[1:]
+	switch f {
+	case Zero:
+		out = append(out, make([]int64, n)...)
+	case Constant:
+		for range n {
+			out = append(out, refLE64(pl))
+		}
+	case BytePack, LZ4:
+		base, w := refLE64(pl), int(pl[8])
+		src := pl[9:]
+		if f == LZ4 {
+			src = make([]byte, n*w)
+			if k, err := lz4.UncompressBlock(pl[9:], src); err != nil || k != n*w {
+				return nil, errors.New("lz4")
+			}
+		}
+		for j := range n {
+			out = append(out, base+int64(refBytes(src, j, w)))
+		}
+	case BitPack:
+		base, w := refLE64(pl), int(pl[8])
+		for j := range n {
+			out = append(out, base+int64(refField(pl[9:], j, w)))
+		}
+	case Delta:
+		x, dmin, w := refLE64(pl), refLE64(pl[8:]), int(pl[16])
+		out = append(out, x)
+		for j := 0; j < n-1; j++ {
+			x += dmin + int64(refField(pl[17:], j, w))
+			out = append(out, x)
+		}
+	case PatchedDelta:
+		x, dmin, lo, hi := refLE64(pl), refLE64(pl[8:]), int(pl[16]), int(pl[17])
+		e := int(binary.LittleEndian.Uint16(pl[18:]))
+		low := pl[20:]
+		pos := low[refWords(n-1, lo):]
+		high := pos[2*e:]
+		deltas := make([]int64, n-1)
+		for j := range deltas {
+			deltas[j] = dmin + int64(refField(low, j, lo))
+		}
+		for k := range e {
+			deltas[binary.LittleEndian.Uint16(pos[2*k:])] += int64(refField(high, k, hi) << lo)
+		}
+		out = append(out, x)
+		for _, d := range deltas {
+			x += d
+			out = append(out, x)
+		}
+	case RunLength:
+		base := refLE64(pl)
+		runs := int(binary.LittleEndian.Uint16(pl[8:])) + 1
+		vw, lw := int(pl[10]), int(pl[11])
+		lens := pl[12:]
+		vals := pl[12+runs*lw:]
+		for r := range runs {
+			for range refBytes(lens, r, lw) + 1 {
+				out = append(out, base+int64(refBytes(vals, r, vw)))
+			}
+		}
+	case Patched:
+		base, lo, hi := refLE64(pl), int(pl[8]), int(pl[9])
+		e := int(binary.LittleEndian.Uint16(pl[10:]))
+		low := pl[12:]
+		pos := low[refWords(n, lo):]
+		high := pos[2*e:]
+		vals := make([]int64, n)
+		for j := range n {
+			vals[j] = base + int64(refField(low, j, lo))
+		}
+		for x := range e {
+			i := binary.LittleEndian.Uint16(pos[2*x:])
+			vals[i] += int64(refField(high, x, hi) << lo)
+		}
+		out = append(out, vals...)
+	case Raw:
+		for j := range n {
+			out = append(out, refLE64(pl[8*j:]))
+		}
+	default:
+		return nil, fmt.Errorf("form %d", f)
+	}
+	return out, nil
 }
