@@ -8,20 +8,31 @@ import (
 	"github.com/kvenc/kvenc/blockenc"
 )
 
-const blockSynopsis = `FILE [--dict FILE]
+const blockSynopsis = `FILE [--dict FILE] | DIR --segment S --block B [--prefix P]
 
-Prints the block in FILE (its bytes, blockenc format) field by field, as
-blockenc's package doc draws it, after blockenc.Verify's verdict on it.`
+Prints one block field by field, as blockenc's package doc draws it, after
+blockenc.Verify's verdict on it: the block in FILE (its bytes), or block B
+(from 0) of segment S of the kvenc store in DIR, opened read-only, with its
+segment dictionary.`
 
 func runBlock(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("block", blockSynopsis, stderr)
-	dictPath := fs.String("dict", "", "a file holding the Dict the block was compressed against")
+	dictPath := fs.String("dict", "", "with FILE: a file holding the Dict the block was compressed against")
+	segID := fs.Int64("segment", -1, "with DIR: the segment id (kvenc stats lists them)")
+	blockIdx := fs.Int("block", -1, "with DIR: the block's index in its segment, from 0")
+	prefix := prefixFlag(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("%w: want one block file", errUsage)
+		return fmt.Errorf("%w: want one block file or store directory", errUsage)
+	}
+	if fi, err := os.Stat(pos[0]); err == nil && fi.IsDir() {
+		if *segID < 0 || *blockIdx < 0 {
+			return fmt.Errorf("%w: with a store directory, give --segment and --block", errUsage)
+		}
+		return storeBlock(stdout, pos[0], prefix.get(), uint64(*segID), *blockIdx)
 	}
 	block, err := os.ReadFile(pos[0])
 	if err != nil {
@@ -38,6 +49,45 @@ func runBlock(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return showBlock(stdout, pos[0], block, d)
+}
+
+// storeBlock prints block idx of segment id of the store in dir.
+func storeBlock(w io.Writer, dir string, prefix []byte, id uint64, idx int) error {
+	v, err := openStoreView(dir, prefix)
+	if err != nil {
+		return err
+	}
+	defer v.close()
+	segs, err := v.segments()
+	if err != nil {
+		return err
+	}
+	for _, s := range segs {
+		if s.id != id {
+			continue
+		}
+		if idx >= len(s.blocks) {
+			return fmt.Errorf("segment %d has %d blocks (0..%d)", id, len(s.blocks), len(s.blocks)-1)
+		}
+		var d *blockenc.Dict
+		switch {
+		case s.metaErr != nil:
+			return fmt.Errorf("segment %d: %w", id, s.metaErr)
+		case s.meta != nil:
+			if pt := s.meta.parts[partOf(s.meta, idx)]; len(pt.dict) > 0 {
+				if d, err = blockenc.NewDict(pt.dict); err != nil {
+					return fmt.Errorf("segment %d meta: %w", id, err)
+				}
+			}
+		}
+		b, err := v.block(s.blocks[idx])
+		if err != nil {
+			return err
+		}
+		name := fmt.Sprintf("segment %d block %d (key %s)", id, idx, quote(s.blocks[idx].last))
+		return showBlock(w, name, b, d)
+	}
+	return fmt.Errorf("the store has no segment %d (kvenc stats lists them)", id)
 }
 
 // showBlock prints a block's verdict and layout.

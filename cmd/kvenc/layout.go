@@ -46,15 +46,17 @@ var hexCutAt = 24
 // line.
 type walker struct {
 	cursor
-	out   io.Writer
-	parts []string // hex of the current line
-	start int      // offset of the current line
+	vform        int  // a Columnar block's values mode, once read
+	stopAtValues bool // end the walk at a Columnar block's values mode
+	out          io.Writer
+	parts        []string // hex of the current line
+	start        int      // offset of the current line
 }
 
 // newWalker returns a walker over b from offset p; base prefixes its
 // offsets.
 func newWalker(b []byte, p int, base string, out io.Writer) *walker {
-	w := &walker{cursor: cursor{b: b, p: p, base: base, corrupt: blockenc.ErrCorrupt}, out: out}
+	w := &walker{cursor: cursor{b: b, p: p, base: base, corrupt: blockenc.ErrCorrupt}, vform: -1, out: out}
 	w.seen = func(off int, run []byte) {
 		if len(w.parts) == 0 {
 			w.start = off
@@ -485,3 +487,43 @@ func (rc *rowCells) cell(w *walker) {
 	w.line("%skey %s %v %s = %s%s", head, quote(key), kind, seqNote, valNote, refNote)
 	rc.prevKey, rc.prevVal, rc.prevKind = append(rc.prevKey[:0:0], key...), val, kind
 }
+
+// blockForm says how a block stores its cells: its encoding, its value
+// form and its compression, read from its header (and, Columnar, its
+// sections up to the values' mode byte).
+func blockForm(block []byte) (form string, err error) {
+	if len(block) < 3+1+crcLen {
+		return "", fmt.Errorf("%w: a block of %d bytes", blockenc.ErrCorrupt, len(block))
+	}
+	enc, flags := blockenc.Encoding(block[1]), int(block[2])
+	comp := "none"
+	switch {
+	case flags&flagLZ4 != 0:
+		comp = "lz4"
+	case flags&flagExtDict != 0:
+		comp = "lz4dict, segment dictionary"
+	case flags&flagLZ4Dict != 0:
+		comp = "lz4dict"
+	}
+	vform := "inline values"
+	switch {
+	case enc == blockenc.Columnar:
+		w := newWalker(block[:len(block)-crcLen], 3, "", io.Discard)
+		w.stopAtValues = true
+		count, interval := w.uv(), w.uv()
+		w.columnar(int(block[0]), flags, count, interval, nil)
+		if w.err != nil {
+			return "", w.err
+		}
+		vform = columnarValueForms[min(w.vform, len(columnarValueForms)-1)]
+	case flags&flagValueCol != 0:
+		vform = "integer values"
+	case flags&flagDedupe != 0:
+		vform = "inline values, dedupe"
+	}
+	return fmt.Sprintf("%v, %s, %s", enc, vform, comp), nil
+}
+
+// columnarValueForms names the values modes of Columnar blocks; the last
+// stands for any this kvenc does not know.
+var columnarValueForms = []string{"inline values", "integer values", "dictionary values", "packed values", "a values form this kvenc does not know"}

@@ -43,7 +43,12 @@ func (w *walker) columnar(version, flags, count, interval int, d *blockenc.Dict)
 	default:
 		w.fail("unknown kinds mode %d", km)
 	}
-	switch vm := w.u8(); vm {
+	vm := w.u8()
+	w.vform = vm
+	if w.stopAtValues {
+		return
+	}
+	switch vm {
 	case 0:
 		ends := w.column("inline values: ends")
 		w.area(version, flags, ends, d)

@@ -45,6 +45,7 @@ commands:
   advise   measure block options on a sample of your cells and print the best
            kv.Options per goal (--csv FILE --key N, or --badger DIR)
   block    print one block's bytes field by field (a file of block bytes)
+  stats    describe a store from its metas: segments, blocks, bytes, settings, WAL
   verify   check every block, meta and WAL file of a store (exit 1 on a problem)
 
 "kvenc <command> -h" lists a command's flags.
@@ -68,6 +69,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runBlock(args[1:], stdout, stderr)
 	case "verify":
 		err = runVerify(args[1:], stdout, stderr)
+	case "stats":
+		err = runStats(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,6 +20,20 @@ type storeView struct {
 	db     *badger.DB
 	prefix []byte
 	ns     []byte // prefix + separator
+}
+
+// openStoreArgs parses the arguments of a command on one store
+// directory, with --prefix, and opens its store.
+func openStoreArgs(fs *flag.FlagSet, args []string) (*storeView, error) {
+	prefix := prefixFlag(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) != 1 {
+		return nil, fmt.Errorf("%w: want one store directory", errUsage)
+	}
+	return openStoreView(pos[0], prefix.get())
 }
 
 // openStoreView opens the store under prefix in dir; with prefix nil, the

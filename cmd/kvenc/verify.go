@@ -34,15 +34,7 @@ const (
 
 func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("verify", verifySynopsis, stderr)
-	prefix := prefixFlag(fs)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return fmt.Errorf("%w: want one store directory", errUsage)
-	}
-	v, err := openStoreView(pos[0], prefix.get())
+	v, err := openStoreArgs(fs, args)
 	if err != nil {
 		return err
 	}

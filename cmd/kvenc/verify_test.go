@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -20,13 +21,41 @@ import (
 // Delete "pear", DeleteRange ["b", "d")).
 const walGolden = "../../kv/testdata/walfile-v1.bin"
 
-// testStore builds a store in a new directory: two segments (the second
-// with deletes and a range tombstone) of blocks cut at 1 KiB, and a WAL
-// file of two records above them (kv's golden record twice). Every call
-// builds the same bytes.
+var (
+	testStoreOnce sync.Once
+	testStoreDir  string
+	testStoreErr  error
+)
+
+// testStore returns a new directory holding a copy of one store: two
+// segments (the second with deletes and a range tombstone) of blocks cut
+// at 1 KiB, and a WAL file of two records above them (kv's golden record
+// twice).
 func testStore(t *testing.T) string {
 	t.Helper()
+	testStoreOnce.Do(func() {
+		testStoreDir, testStoreErr = os.MkdirTemp("", "kvenc-teststore")
+		if testStoreErr == nil {
+			testStoreErr = buildTestStore(testStoreDir)
+		}
+	})
+	require.NoError(t, testStoreErr)
 	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(dir, os.DirFS(testStoreDir)))
+	return dir
+}
+
+// buildTestStore writes testStore's store in dir.
+func buildTestStore(dir string) (err error) {
+	t := &collectT{}
+	defer func() {
+		if r := recover(); r != nil && r != any(t) {
+			panic(r)
+		}
+		if t.err != nil {
+			err = t.err
+		}
+	}()
 	o := kv.DefaultOptions(dir)
 	o.BlockSize = 1 << 10
 	o.MemstoreSize = 64 << 10
@@ -58,8 +87,20 @@ func testStore(t *testing.T) string {
 	require.NoError(t, err)
 	frame := rec[len("kvencWAL")+1:]
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "wal", "00000000000000ff.log"), append(rec, frame...), 0o644))
-	return dir
+	return nil
 }
+
+// collectT is the require.TestingT of buildTestStore, which runs once
+// for every test: a failure becomes its error.
+type collectT struct{ err error }
+
+func (c *collectT) Errorf(format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf(format, args...)
+	}
+}
+
+func (c *collectT) FailNow() { panic(c) }
 
 // editBadger runs f on the store's Badger DB opened read-write.
 func editBadger(t *testing.T, dir string, f func(txn *badger.Txn) error) {
@@ -263,4 +304,12 @@ func TestOpenErrors(t *testing.T) {
 	code, out, _ := runCmd("verify", dir)
 	assert.Equal(t, exitFound, code)
 	assert.Regexp(t, regexp.QuoteMeta("unknown format version: segment meta version 9 (this kvenc reads 1 to 4)"), out)
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if testStoreDir != "" {
+		os.RemoveAll(testStoreDir)
+	}
+	os.Exit(code)
 }

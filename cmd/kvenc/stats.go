@@ -1,0 +1,335 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/kvenc/kvenc/blockenc"
+)
+
+const statsSynopsis = `DIR [--prefix P] [--json] [--blocks]
+
+Describes the kvenc store in DIR, opened read-only, from its registry entry,
+segment metas, block keys and WAL files: segments, blocks, cells, live and
+other bytes, how the blocks are made, dictionary sizes, what the WAL holds,
+the key layout and format versions. It reads no block unless --blocks asks
+for the value form of each (a read of every block's head).`
+
+// storeStats is what stats reports (and --json writes).
+type storeStats struct {
+	Dir             string          `json:"dir"`
+	Prefix          string          `json:"prefix"`
+	KeyLayout       int             `json:"key_layout"`
+	MetaVersions    map[string]int  `json:"meta_versions"` // "v4" -> segments
+	Segments        int             `json:"segments"`
+	Blocks          int             `json:"blocks"`
+	Cells           uint64          `json:"cells"`
+	Tombstones      uint64          `json:"tombstones"`
+	RangeTombstones int             `json:"range_tombstones"`
+	BlockBytes      int64           `json:"block_bytes"`
+	MetaBytes       int64           `json:"meta_bytes"`
+	DictBytes       int64           `json:"dict_bytes"`
+	Dicts           int             `json:"dicts"`
+	DiskBytes       int64           `json:"disk_bytes"`  // every file in DIR
+	LiveBytes       int64           `json:"live_bytes"`  // blocks and metas of the segments
+	OtherBytes      int64           `json:"other_bytes"` // disk - live: Badger's own files, space its GC has not given back, WAL files
+	GarbageBlocks   int             `json:"garbage_blocks"`
+	GarbageBytes    int64           `json:"garbage_bytes"`
+	Settings        []settingsGroup `json:"settings"`
+	BlockForms      []formGroup     `json:"block_forms,omitempty"`
+	SegmentList     []segStats      `json:"segment_list"`
+	WALFiles        []walFileStats  `json:"wal_files"`
+	WALInBadger     walStats        `json:"wal_in_badger"`
+	Problems        []string        `json:"problems,omitempty"`
+}
+
+type settingsGroup struct {
+	Settings string `json:"settings"`
+	Segments int    `json:"segments"`
+	Blocks   int    `json:"blocks"`
+	Bytes    int64  `json:"bytes"`
+}
+
+type formGroup struct {
+	Form   string `json:"form"`
+	Blocks int    `json:"blocks"`
+	Bytes  int64  `json:"bytes"`
+}
+
+type segStats struct {
+	ID              uint64 `json:"id"`
+	MetaVersion     int    `json:"meta_version"`
+	Blocks          int    `json:"blocks"`
+	Cells           uint64 `json:"cells"`
+	Keys            uint64 `json:"keys"`
+	Tombstones      uint64 `json:"tombstones"`
+	RangeTombstones int    `json:"range_tombstones"`
+	Bytes           int64  `json:"bytes"`
+	MinSeq          uint64 `json:"min_seq"`
+	MaxSeq          uint64 `json:"max_seq"`
+	WALSeq          uint64 `json:"wal_seq"`
+	Parts           int    `json:"parts"`
+	DictBytes       int    `json:"dict_bytes"`
+	FirstKey        string `json:"first_key"`
+	LastKey         string `json:"last_key"`
+}
+
+type walStats struct {
+	Records int    `json:"records"`
+	Bytes   int    `json:"bytes"`
+	Puts    int    `json:"puts"`
+	Deletes int    `json:"deletes"`
+	Ranges  int    `json:"range_deletes"`
+	MinSeq  uint64 `json:"min_seq"`
+	MaxSeq  uint64 `json:"max_seq"`
+}
+
+type walFileStats struct {
+	Name string `json:"name"`
+	walStats
+	TornBytes int    `json:"torn_bytes,omitempty"`
+	Err       string `json:"error,omitempty"`
+}
+
+func (w *walStats) add(r walRecord) {
+	if w.Records == 0 || r.seq < w.MinSeq {
+		w.MinSeq = r.seq
+	}
+	w.MaxSeq = max(w.MaxSeq, r.seq)
+	w.Records++
+	w.Bytes += r.bytes
+	w.Puts += r.puts
+	w.Deletes += r.deletes
+	w.Ranges += r.ranges
+}
+
+func runStats(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("stats", statsSynopsis, stderr)
+	asJSON := fs.Bool("json", false, "write JSON")
+	blocks := fs.Bool("blocks", false, "read every block's head for its value form")
+	v, err := openStoreArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	defer v.close()
+	st, err := collectStats(v, *blocks, stderr)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	printStats(stdout, st)
+	return nil
+}
+
+// settingsName describes a version 4 meta's block settings.
+func settingsName(m *segMeta) string {
+	if m.settings == nil {
+		return fmt.Sprintf("unknown (meta version %d does not record them)", m.version)
+	}
+	s, err := decodeSettings(m.settings)
+	if err != nil {
+		return fmt.Sprintf("unreadable: %v", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v %v level %d, restart %d", blockenc.Encoding(s.encoding), blockenc.Compression(s.compression), s.level, s.interval)
+	if s.flags&1 != 0 {
+		b.WriteString(", dedupe")
+	}
+	if s.flags&2 != 0 {
+		b.WriteString(", int values")
+	}
+	fmt.Fprintf(&b, ", %s blocks", sizeText(int64(s.blockSize)))
+	if s.dictSize >= 0 {
+		fmt.Fprintf(&b, ", dictionaries up to %s", sizeText(int64(s.dictSize)))
+	}
+	return b.String()
+}
+
+func collectStats(v *storeView, readBlocks bool, stderr io.Writer) (*storeStats, error) {
+	segs, err := v.segments()
+	if err != nil {
+		return nil, err
+	}
+	st := &storeStats{Dir: v.dir, Prefix: string(v.prefix), KeyLayout: keyLayout, MetaVersions: map[string]int{}}
+	settings := map[string]*settingsGroup{}
+	forms := map[string]*formGroup{}
+	var nblocks int
+	for _, s := range segs {
+		nblocks += len(s.blocks)
+	}
+	bar := newProgress(stderr, nblocks)
+	defer bar.done()
+	for _, s := range segs {
+		if s.meta == nil {
+			if s.metaErr != nil {
+				st.Problems = append(st.Problems, fmt.Sprintf("segment %d: %v", s.id, s.metaErr))
+			}
+			st.GarbageBlocks += len(s.blocks)
+			for _, r := range s.blocks {
+				st.GarbageBytes += int64(r.size)
+			}
+			continue
+		}
+		m := s.meta
+		ss := segStats{ID: s.id, MetaVersion: m.version, Cells: m.cells, Keys: m.keys, Tombstones: m.tombstones,
+			RangeTombstones: len(m.dels), MinSeq: m.minSeq, MaxSeq: m.maxSeq, WALSeq: m.walSeq, Parts: len(m.parts),
+			FirstKey: quote(m.firstKey), LastKey: quote(m.lastKey)}
+		for i, r := range s.blocks {
+			if bytesBefore(m.lastKey, r.last) { // after an extension cut short
+				st.GarbageBlocks++
+				st.GarbageBytes += int64(r.size)
+				continue
+			}
+			ss.Blocks++
+			ss.Bytes += int64(r.size)
+			if readBlocks {
+				bar.step(fmt.Sprintf("segment %d block %d", s.id, i))
+				b, err := v.block(r)
+				form := "unreadable"
+				if err == nil {
+					form, err = blockForm(b)
+				}
+				if err != nil {
+					st.Problems = append(st.Problems, fmt.Sprintf("segment %d block %d: %v", s.id, i, err))
+				}
+				g := forms[form]
+				if g == nil {
+					g = &formGroup{Form: form}
+					forms[form] = g
+				}
+				g.Blocks++
+				g.Bytes += int64(r.size)
+			}
+		}
+		if ss.Blocks != int(m.blocks) {
+			st.Problems = append(st.Problems, fmt.Sprintf("segment %d: its meta counts %d blocks, %d found (kvenc verify tells more)", s.id, m.blocks, ss.Blocks))
+		}
+		for _, pt := range m.parts {
+			if len(pt.dict) > 0 {
+				ss.DictBytes += len(pt.dict)
+				st.Dicts++
+			}
+		}
+		name := settingsName(m)
+		g := settings[name]
+		if g == nil {
+			g = &settingsGroup{Settings: name}
+			settings[name] = g
+		}
+		g.Segments++
+		g.Blocks += ss.Blocks
+		g.Bytes += ss.Bytes
+		st.MetaVersions[fmt.Sprintf("v%d", m.version)]++
+		st.Segments++
+		st.Blocks += ss.Blocks
+		st.Cells += m.cells
+		st.Tombstones += m.tombstones
+		st.RangeTombstones += len(m.dels)
+		st.BlockBytes += ss.Bytes
+		st.MetaBytes += int64(s.metaBytes)
+		st.DictBytes += int64(ss.DictBytes)
+		st.SegmentList = append(st.SegmentList, ss)
+	}
+	for _, g := range settings {
+		st.Settings = append(st.Settings, *g)
+	}
+	slices.SortFunc(st.Settings, func(a, b settingsGroup) int { return strings.Compare(a.Settings, b.Settings) })
+	for _, g := range forms {
+		st.BlockForms = append(st.BlockForms, *g)
+	}
+	slices.SortFunc(st.BlockForms, func(a, b formGroup) int { return strings.Compare(a.Form, b.Form) })
+	for _, f := range v.walFiles() {
+		fs := walFileStats{Name: f.name, TornBytes: f.torn}
+		for _, r := range f.records {
+			fs.add(r)
+		}
+		if f.err != nil {
+			fs.Err = f.err.Error()
+			st.Problems = append(st.Problems, fmt.Sprintf("%s: %v", f.name, f.err))
+		}
+		st.WALFiles = append(st.WALFiles, fs)
+	}
+	recs, errs := v.walInBadger()
+	for _, r := range recs {
+		st.WALInBadger.add(r)
+	}
+	for _, err := range errs {
+		st.Problems = append(st.Problems, err.Error())
+	}
+	st.DiskBytes = v.diskBytes()
+	st.LiveBytes = st.BlockBytes + st.MetaBytes
+	st.OtherBytes = st.DiskBytes - st.LiveBytes
+	return st, nil
+}
+
+// sizeText writes n bytes with a binary unit.
+func sizeText(n int64) string {
+	switch {
+	case n >= 10<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 10<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 10<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func perCell(n int64, cells uint64) float64 {
+	if cells == 0 {
+		return 0
+	}
+	return float64(n) / float64(cells)
+}
+
+func printStats(w io.Writer, st *storeStats) {
+	var versions []string
+	for v, n := range st.MetaVersions {
+		versions = append(versions, fmt.Sprintf("%s x%d", v, n))
+	}
+	slices.Sort(versions)
+	fmt.Fprintf(w, "store      %s prefix %q: key layout %d, segment metas %s\n", st.Dir, st.Prefix, st.KeyLayout, strings.Join(versions, " "))
+	fmt.Fprintf(w, "segments   %d: %d blocks, %d cells, %d tombstones, %d range tombstones\n", st.Segments, st.Blocks, st.Cells, st.Tombstones, st.RangeTombstones)
+	fmt.Fprintf(w, "bytes      blocks %s (%.2f per cell), metas %s, of which %d dictionaries %s\n", sizeText(st.BlockBytes), perCell(st.BlockBytes, st.Cells), sizeText(st.MetaBytes), st.Dicts, sizeText(st.DictBytes))
+	fmt.Fprintf(w, "disk       %s: live %s (blocks and metas), other %s (Badger's own files, space its GC has not given back, WAL files)\n", sizeText(st.DiskBytes), sizeText(st.LiveBytes), sizeText(st.OtherBytes))
+	fmt.Fprintf(w, "garbage    %d blocks, %s (without a meta, or after their meta's last key: kv's Open deletes them)\n", st.GarbageBlocks, sizeText(st.GarbageBytes))
+	for _, g := range st.Settings {
+		fmt.Fprintf(w, "settings   %s: %d segments, %d blocks, %s\n", g.Settings, g.Segments, g.Blocks, sizeText(g.Bytes))
+	}
+	for _, g := range st.BlockForms {
+		fmt.Fprintf(w, "blocks     %s: %d blocks, %s\n", g.Form, g.Blocks, sizeText(g.Bytes))
+	}
+	fmt.Fprintf(w, "\n%8s %4s %7s %9s %9s %7s %6s %10s %6s %15s %7s  %s\n", "segment", "meta", "blocks", "cells", "keys", "tombs", "ranges", "bytes", "dicts", "seqs", "walSeq", "keys from .. to")
+	for _, s := range st.SegmentList {
+		fmt.Fprintf(w, "%8d %4s %7d %9d %9d %7d %6d %10s %6s %15s %7d  %s .. %s\n", s.ID, fmt.Sprintf("v%d", s.MetaVersion), s.Blocks, s.Cells, s.Keys, s.Tombstones, s.RangeTombstones,
+			sizeText(s.Bytes), sizeText(int64(s.DictBytes)), fmt.Sprintf("%d..%d", s.MinSeq, s.MaxSeq), s.WALSeq, s.FirstKey, s.LastKey)
+	}
+	fmt.Fprintf(w, "\nWAL files  %d\n", len(st.WALFiles))
+	for _, f := range st.WALFiles {
+		fmt.Fprintf(w, "  %s: %s\n", f.Name, walText(f.walStats))
+		if f.TornBytes > 0 {
+			fmt.Fprintf(w, "    its last %d bytes are a frame cut short (a write that never completed)\n", f.TornBytes)
+		}
+		if f.Err != "" {
+			fmt.Fprintf(w, "    %s\n", f.Err)
+		}
+	}
+	fmt.Fprintf(w, "WAL in Badger  %s\n", walText(st.WALInBadger))
+	for _, p := range st.Problems {
+		fmt.Fprintf(w, "PROBLEM %s\n", p)
+	}
+}
+
+func walText(s walStats) string {
+	if s.Records == 0 {
+		return "no records"
+	}
+	return fmt.Sprintf("%d records of %s, seqs %d..%d: %d puts, %d deletes, %d range deletes", s.Records, sizeText(int64(s.Bytes)), s.MinSeq, s.MaxSeq, s.Puts, s.Deletes, s.Ranges)
+}
