@@ -2,10 +2,9 @@ package kv
 
 import (
 	"fmt"
-
-	"github.com/kvenc/kvenc/blockenc"
 	"testing"
 
+	"github.com/kvenc/kvenc/blockenc"
 	"github.com/stretchr/testify/require"
 )
 

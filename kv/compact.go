@@ -8,6 +8,7 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
+	"github.com/kvenc/kvenc/kv/internal/rangedel"
 )
 
 // maxCompactInputs bounds how many segments one background compaction
@@ -239,11 +240,11 @@ func (s *Store) compactRun(in []*segment, dropTombstones bool) error {
 		}
 		return w.add(c)
 	}
-	var dels []*rangeDels
+	var dels []*rangedel.Set
 	for _, g := range merge {
 		dels = append(dels, g.dels)
 	}
-	f := gcFilter{rp: rp, points: points, dropTombstones: dropTombstones, emit: emit, dels: unionRangeDels(dels...)}
+	f := gcFilter{rp: rp, points: points, dropTombstones: dropTombstones, emit: emit, dels: rangedel.Union(dels...)}
 	m := versionMerge{}
 	var walSeq uint64
 	for _, g := range in {

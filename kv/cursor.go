@@ -2,9 +2,8 @@ package kv
 
 import (
 	"bytes"
-	"sync"
-
 	"fmt"
+	"sync"
 
 	"github.com/kvenc/kvenc/kv/engine"
 )

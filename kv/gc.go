@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/rangedel"
 )
 
 // gcPoints returns the read point and every pinned read point (snapshots
@@ -41,7 +42,7 @@ type gcFilter struct {
 	points         []uint64
 	dropTombstones bool
 	emit           func(blockenc.Cell) error
-	dels           *rangeDels
+	dels           *rangedel.Set
 
 	key     []byte
 	hasKey  bool
@@ -58,14 +59,14 @@ func (f *gcFilter) add(c blockenc.Cell) error {
 		f.key = append(f.key[:0], c.Key...)
 		f.hasKey = true
 		f.prevSeq = ^uint64(0)
-		f.frag = f.dels.find(c.Key)
+		f.frag = f.dels.Find(c.Key)
 	} else if c.Seq >= f.prevSeq {
 		f.dropped++
 		return nil // the same cell from a second source
 	}
 	newer := f.prevSeq
 	if j := f.deleter(c.Seq); j >= 0 {
-		newer = min(newer, f.dels.frags[f.frag].seqs[j])
+		newer = min(newer, f.dels.Frags[f.frag].Seqs[j])
 	}
 	keep := c.Seq > f.rp || f.seen(c.Seq, newer)
 	f.prevSeq = c.Seq
@@ -91,7 +92,7 @@ func (f *gcFilter) deleter(seq uint64) int {
 	if f.frag < 0 {
 		return -1
 	}
-	seqs := f.dels.frags[f.frag].seqs
+	seqs := f.dels.Frags[f.frag].Seqs
 	for j := len(seqs) - 1; j >= 0; j-- {
 		if seqs[j] > seq {
 			return j
@@ -105,10 +106,10 @@ func (f *gcFilter) deleter(seq uint64) int {
 func (f *gcFilter) out(c blockenc.Cell) error {
 	if j := f.deleter(c.Seq); j >= 0 {
 		if f.needed == nil {
-			f.needed = make([][]bool, len(f.dels.frags))
+			f.needed = make([][]bool, len(f.dels.Frags))
 		}
 		if f.needed[f.frag] == nil {
-			f.needed[f.frag] = make([]bool, len(f.dels.frags[f.frag].seqs))
+			f.needed[f.frag] = make([]bool, len(f.dels.Frags[f.frag].Seqs))
 		}
 		f.needed[f.frag][j] = true
 	}
@@ -116,27 +117,27 @@ func (f *gcFilter) out(c blockenc.Cell) error {
 }
 
 // rangeDels returns the range tombstones the output needs, sorted by
-// sortRangeDels. When older cells may lie outside the cells filtered
+// rangedel.Sort. When older cells may lie outside the cells filtered
 // (!dropTombstones), that is all of them. Otherwise it is the fragments of
 // those that delete an emitted cell or are above the read point (their
 // writes are in flight), joined where they abut.
-func (f *gcFilter) rangeDels() []rangeDel {
+func (f *gcFilter) rangeDels() []rangedel.Tombstone {
 	if f.dels == nil {
 		return nil
 	}
 	if !f.dropTombstones {
-		dels := slices.Clone(f.dels.dels)
-		sortRangeDels(dels)
+		dels := slices.Clone(f.dels.Dels)
+		rangedel.Sort(dels)
 		return dels
 	}
-	return defragment(f.dels.frags, func(i int, seq uint64) bool {
+	return rangedel.Defragment(f.dels.Frags, func(i int, seq uint64) bool {
 		if seq > f.rp {
 			return true
 		}
 		if f.needed == nil || f.needed[i] == nil {
 			return false
 		}
-		return f.needed[i][slices.Index(f.dels.frags[i].seqs, seq)]
+		return f.needed[i][slices.Index(f.dels.Frags[i].Seqs, seq)]
 	})
 }
 

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kvenc/kvenc/blockenc"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata/ (a format change)")
@@ -47,7 +47,7 @@ func docWALRecord() []byte { return appendWAL(nil, 300, docWALOps()) }
 
 func docSegMeta() segMeta {
 	return segMeta{id: 7, walSeq: 300, minSeq: 1, maxSeq: 300, blocks: 2, cells: 1000, keys: 800, bytes: 40000,
-		firstKey: []byte("apple"), lastKey: []byte("pear"), dels: []rangeDel{rd("b", "d", 250)},
+		firstKey: []byte("apple"), lastKey: []byte("pear"), dels: []rangedel.Tombstone{rd("b", "d", 250)},
 		tombstones: 5, settings: docSettings(),
 		parts: []segPart{{blocks: 1, dict: []byte("|N|O|")}, {blocks: 1, dict: []byte("|A|R|")}}}
 }
@@ -164,7 +164,7 @@ func TestGoldenMeta(t *testing.T) {
 
 	// Range tombstones that are not what kv writes: an error, not a
 	// panic or a wrong answer.
-	for name, dels := range map[string][]rangeDel{
+	for name, dels := range map[string][]rangedel.Tombstone{
 		"empty range":       {rd("d", "b", 250)},
 		"equal bounds":      {rd("b", "b", 250)},
 		"seq above maxSeq":  {rd("b", "d", 301)},

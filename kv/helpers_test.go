@@ -2,12 +2,12 @@ package kv
 
 import (
 	"fmt"
-	"github.com/kvenc/kvenc/kv/engine"
 	"slices"
 	"sort"
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/kvenc/kvenc/kv/engine"
 	"github.com/stretchr/testify/require"
 )
 

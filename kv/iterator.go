@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
+	"github.com/kvenc/kvenc/kv/internal/rangedel"
 )
 
 // Iterator walks the live keys of a Store at one read point, forward in
@@ -40,7 +41,7 @@ type Iterator struct {
 	best  source
 	alone bool
 	// dels decides which cells the range tombstones of every source hide.
-	dels delCheck
+	dels rangedel.Check
 	// back: the last positioning move went backward, so the sources are
 	// positioned for Prev. positioned: a First, SeekGE, Last or SeekLT has
 	// run since NewIterator or SetBounds, so an Iterator that ran off one
@@ -81,7 +82,7 @@ func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
 		s.unpin(rp)
 		return it
 	}
-	var dels []*rangeDels
+	var dels []*rangedel.Set
 	// A memstore without cells gets no source: every write at or below
 	// rp has completed, its cells added, so none it gets later is seen.
 	if s.active.ms.Len() > 0 {
@@ -100,7 +101,7 @@ func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
 		it.srcs = append(it.srcs, &segSource{s: s, g: g, rp: rp, fill: true, bi: -1, iter: it})
 	}
 	dels = append(dels, s.segDels)
-	it.dels = newDelCheck(unionRangeDels(dels...), rp)
+	it.dels = rangedel.NewCheck(rangedel.Union(dels...), rp)
 	return it
 }
 
@@ -109,7 +110,7 @@ func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
 // Iterator's one visibility decision, whatever the direction.
 func (it *Iterator) live(c *blockenc.Cell) bool {
 	// Inlined: without range tombstones a cell costs one more nil test.
-	return c.Kind == blockenc.KindPut && (it.dels.r == nil || !it.dels.hides(c.Key, c.Seq))
+	return c.Kind == blockenc.KindPut && (it.dels.None() || !it.dels.Hides(c.Key, c.Seq))
 }
 
 // skipDeleted is called on c, a cell that is not live. When a range
@@ -119,7 +120,7 @@ func (it *Iterator) live(c *blockenc.Cell) bool {
 // so a deleted range costs a seek per source rather than a step per cell.
 // It reports whether it moved a source (c may then be stale).
 func (it *Iterator) skipDeleted(c *blockenc.Cell) bool {
-	f, cover, ok := it.dels.deleter(c.Key, c.Seq)
+	f, cover, ok := it.dels.Deleter(c.Key, c.Seq)
 	if !ok {
 		return false
 	}
@@ -133,11 +134,11 @@ func (it *Iterator) skipDeleted(c *blockenc.Cell) bool {
 		k := src.cur()
 		switch {
 		case k == nil:
-		case !it.back && bytes.Compare(k.Key, f.end) < 0:
-			src.seekGE(f.end)
+		case !it.back && bytes.Compare(k.Key, f.End) < 0:
+			src.seekGE(f.End)
 			moved = true
-		case it.back && bytes.Compare(k.Key, f.start) >= 0:
-			src.seekLT(f.start)
+		case it.back && bytes.Compare(k.Key, f.Start) >= 0:
+			src.seekLT(f.Start)
 			moved = true
 		}
 	}

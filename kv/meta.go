@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+
+	"github.com/kvenc/kvenc/kv/internal/rangedel"
 )
 
 // Segment meta format, version 4 (see the package doc):
@@ -43,7 +45,7 @@ type segMeta struct {
 	id, walSeq, minSeq, maxSeq uint64
 	blocks, cells, keys, bytes uint64
 	firstKey, lastKey          []byte
-	dels                       []rangeDel
+	dels                       []rangedel.Tombstone
 	tombstones                 uint64
 	settings                   []byte // nil: unknown (version 3 and older)
 	parts                      []segPart
@@ -76,11 +78,11 @@ func (m *segMeta) appendVersion(dst []byte, v byte) []byte {
 	if v >= 2 {
 		dst = binary.AppendUvarint(dst, uint64(len(m.dels)))
 		for _, d := range m.dels {
-			dst = binary.LittleEndian.AppendUint64(dst, d.seq)
-			dst = binary.AppendUvarint(dst, uint64(len(d.start)))
-			dst = append(dst, d.start...)
-			dst = binary.AppendUvarint(dst, uint64(len(d.end)))
-			dst = append(dst, d.end...)
+			dst = binary.LittleEndian.AppendUint64(dst, d.Seq)
+			dst = binary.AppendUvarint(dst, uint64(len(d.Start)))
+			dst = append(dst, d.Start...)
+			dst = binary.AppendUvarint(dst, uint64(len(d.End)))
+			dst = append(dst, d.End...)
 		}
 	}
 	switch {
@@ -232,7 +234,7 @@ func decodeMetaParts(body []byte, p *int, m *segMeta, readBytes func(string) ([]
 }
 
 // decodeMetaDels parses the range tombstones of a version 2 meta at *p.
-func decodeMetaDels(body []byte, p *int, minSeq, maxSeq uint64, bad func(int, string) error) ([]rangeDel, error) {
+func decodeMetaDels(body []byte, p *int, minSeq, maxSeq uint64, bad func(int, string) error) ([]rangedel.Tombstone, error) {
 	n, w := binary.Uvarint(body[*p:])
 	const minDel = 8 + 1 + 1 + 1 // seq, two lengths, a non-empty end
 	if w <= 0 || n > uint64(len(body)-*p-w)/minDel {
@@ -242,15 +244,15 @@ func decodeMetaDels(body []byte, p *int, minSeq, maxSeq uint64, bad func(int, st
 	if n == 0 {
 		return nil, nil
 	}
-	dels := make([]rangeDel, 0, n)
+	dels := make([]rangedel.Tombstone, 0, n)
 	for i := uint64(0); i < n; i++ {
 		at := *p
 		if len(body)-*p < 8 {
 			return nil, bad(at, fmt.Sprintf("range tombstone %d truncated", i))
 		}
-		d := rangeDel{seq: binary.LittleEndian.Uint64(body[*p:])}
+		d := rangedel.Tombstone{Seq: binary.LittleEndian.Uint64(body[*p:])}
 		*p += 8
-		for _, k := range []*[]byte{&d.start, &d.end} {
+		for _, k := range []*[]byte{&d.Start, &d.End} {
 			l, w := binary.Uvarint(body[*p:])
 			if w <= 0 || l > uint64(len(body)-*p-w) {
 				return nil, bad(*p, fmt.Sprintf("range tombstone %d: bad key length", i))
@@ -259,11 +261,11 @@ func decodeMetaDels(body []byte, p *int, minSeq, maxSeq uint64, bad func(int, st
 			*k = append([]byte{}, body[*p:*p+int(l)]...)
 			*p += int(l)
 		}
-		if bytes.Compare(d.start, d.end) >= 0 {
-			return nil, bad(at, fmt.Sprintf("range tombstone %d: empty range [%q, %q)", i, d.start, d.end))
+		if bytes.Compare(d.Start, d.End) >= 0 {
+			return nil, bad(at, fmt.Sprintf("range tombstone %d: empty range [%q, %q)", i, d.Start, d.End))
 		}
-		if d.seq < minSeq || d.seq > maxSeq {
-			return nil, bad(at, fmt.Sprintf("range tombstone %d: seq %d outside the segment's seqs %d..%d", i, d.seq, minSeq, maxSeq))
+		if d.Seq < minSeq || d.Seq > maxSeq {
+			return nil, bad(at, fmt.Sprintf("range tombstone %d: seq %d outside the segment's seqs %d..%d", i, d.Seq, minSeq, maxSeq))
 		}
 		dels = append(dels, d)
 	}

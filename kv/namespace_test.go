@@ -8,10 +8,9 @@ import (
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/kvenc/kvenc/blockenc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kvenc/kvenc/blockenc"
 )
 
 func memDB(t testing.TB) *badger.DB {

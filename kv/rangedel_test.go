@@ -2,56 +2,17 @@ package kv
 
 import (
 	"fmt"
-	"github.com/kvenc/kvenc/kv/internal/badgereng"
 	"slices"
 	"testing"
 
+	"github.com/kvenc/kvenc/kv/internal/badgereng"
+	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func rd(start, end string, seq uint64) rangeDel {
-	return rangeDel{start: []byte(start), end: []byte(end), seq: seq}
-}
-
-func TestFragmentDels(t *testing.T) {
-	r := newRangeDels([]rangeDel{rd("b", "f", 5), rd("d", "h", 9), rd("d", "h", 3), rd("h", "k", 9), rd("m", "n", 2)})
-	type frag struct {
-		start, end string
-		seqs       []uint64
-	}
-	var got []frag
-	for _, f := range r.frags {
-		got = append(got, frag{string(f.start), string(f.end), f.seqs})
-	}
-	assert.Equal(t, []frag{
-		{"b", "d", []uint64{5}},
-		{"d", "f", []uint64{9, 5, 3}},
-		{"f", "h", []uint64{9, 3}},
-		{"h", "k", []uint64{9}},
-		{"m", "n", []uint64{2}},
-	}, got)
-	for _, c := range []struct {
-		key  string
-		rp   uint64
-		want uint64
-	}{
-		{"a", 100, 0}, {"b", 100, 5}, {"b", 4, 0}, {"c", 5, 5}, {"d", 100, 9}, {"d", 8, 5}, {"e", 4, 3},
-		{"f", 8, 3}, {"g", 2, 0}, {"h", 9, 9}, {"j", 100, 9}, {"k", 100, 0}, {"l", 100, 0}, {"m", 2, 2}, {"n", 100, 0},
-	} {
-		assert.Equal(t, c.want, r.cover([]byte(c.key), c.rp), "cover(%q, %d)", c.key, c.rp)
-		d := newDelCheck(r, c.rp)
-		assert.Equal(t, c.want > 4, d.hides([]byte(c.key), 4), "hides(%q, 4) at %d", c.key, c.rp)
-	}
-	// Every fragment, then back: the tombstones merge again where they
-	// abut with the same seq.
-	all := defragment(r.frags, func(int, uint64) bool { return true })
-	assert.Equal(t, []rangeDel{rd("b", "f", 5), rd("d", "h", 3), rd("d", "k", 9), rd("m", "n", 2)}, all)
-	var nilSet *rangeDels
-	assert.Equal(t, uint64(0), nilSet.cover([]byte("a"), 10))
-	assert.Nil(t, newRangeDels(nil))
-	assert.Nil(t, unionRangeDels(nil, nil))
-	assert.Same(t, r, unionRangeDels(nil, r, nil))
+func rd(start, end string, seq uint64) rangedel.Tombstone {
+	return rangedel.Tombstone{Start: []byte(start), End: []byte(end), Seq: seq}
 }
 
 // fill puts key%04d for i in [0, n) at value v%04d.
@@ -278,8 +239,8 @@ func TestDeleteRangeCompactionFragments(t *testing.T) {
 	// key0010..key0039 are kept for the snapshot: the oldest tombstone
 	// over each (the second over key0010..key0029, the third beyond) is
 	// what the output needs, and the first deletes nothing kept.
-	seq2, seq3 := dels[0].seq, dels[1].seq
-	assert.Equal(t, []rangeDel{rd("key0010", "key0030", seq2), rd("key0030", "key0040", seq3)}, dels)
+	seq2, seq3 := dels[0].Seq, dels[1].Seq
+	assert.Equal(t, []rangedel.Tombstone{rd("key0010", "key0030", seq2), rd("key0030", "key0040", seq3)}, dels)
 	assert.Equal(t, seq2+1, seq3)
 	require.NoError(t, snap.Close())
 	require.NoError(t, s.Compact())

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
+	"github.com/kvenc/kvenc/kv/internal/rangedel"
 )
 
 // segment is one immutable sorted run of cells: blocks under
@@ -19,9 +20,9 @@ import (
 // of every block) is kept in memory, rebuilt at Open from the block keys.
 type segment struct {
 	meta      segMeta
-	blockKeys [][]byte   // Badger key of block i
-	lastKeys  [][]byte   // last key of block i (aliases blockKeys[i])
-	dels      *rangeDels // the range tombstones of meta.dels, fragmented
+	blockKeys [][]byte      // Badger key of block i
+	lastKeys  [][]byte      // last key of block i (aliases blockKeys[i])
+	dels      *rangedel.Set // the range tombstones of meta.dels, fragmented
 	// parts: the first block of each of meta.parts and its Dict (nil:
 	// the blocks carry their own), in block order.
 	parts []dictPart
@@ -39,7 +40,7 @@ type segLife struct {
 
 // newSegment returns a segment with meta m and a life of its own.
 func newSegment(m segMeta) *segment {
-	return &segment{meta: m, dels: newRangeDels(m.dels), segLife: new(segLife)}
+	return &segment{meta: m, dels: rangedel.New(m.dels), segLife: new(segLife)}
 }
 
 // overlaps reports whether any key in [lo, hi] may be in g: between its
@@ -50,7 +51,7 @@ func (g *segment) overlaps(lo, hi []byte) bool {
 		return true
 	}
 	for _, d := range m.dels {
-		if bytes.Compare(lo, d.end) < 0 && bytes.Compare(d.start, hi) <= 0 {
+		if bytes.Compare(lo, d.End) < 0 && bytes.Compare(d.Start, hi) <= 0 {
 			return true
 		}
 	}
@@ -742,17 +743,17 @@ func (w *segWriter) finish(walSeq uint64, replaces []*segment) (*segment, error)
 		return nil, fmt.Errorf("kv: segment %d meta: %w", w.meta.id, err)
 	}
 	w.seg.meta = w.meta
-	w.seg.dels = newRangeDels(w.meta.dels)
+	w.seg.dels = rangedel.New(w.meta.dels)
 	return w.seg, nil
 }
 
 // addRangeDels gives the segment the range tombstones dels (sorted by
-// sortRangeDels), to be written in its meta.
-func (w *segWriter) addRangeDels(dels []rangeDel) {
+// rangedel.Sort), to be written in its meta.
+func (w *segWriter) addRangeDels(dels []rangedel.Tombstone) {
 	w.meta.dels = dels
 	for _, d := range dels {
-		w.meta.minSeq = min(w.meta.minSeq, d.seq)
-		w.meta.maxSeq = max(w.meta.maxSeq, d.seq)
+		w.meta.minSeq = min(w.meta.minSeq, d.Seq)
+		w.meta.maxSeq = max(w.meta.maxSeq, d.Seq)
 	}
 }
 

@@ -40,7 +40,7 @@ func (s *Store) Stats() Stats {
 		st.Memstores++
 		st.MemCells += int64(mt.ms.Len())
 		st.MemBytes += mt.ms.Size()
-		st.RangeDels += int64(mt.dels.Load().len())
+		st.RangeDels += int64(mt.dels.Load().Len())
 	}
 	s.mu.RUnlock()
 	st.CacheBytes, st.CacheHits, st.CacheMisses = s.cache.stats()

@@ -14,6 +14,7 @@ import (
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
 	"github.com/kvenc/kvenc/kv/internal/badgereng"
+	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/kvenc/kvenc/memstore"
 	"github.com/kvenc/kvenc/mvcc"
 )
@@ -51,7 +52,7 @@ type Store struct {
 	frozen  []*memtable // newest first
 	segs    []*segment  // newest first (maxSeq descending)
 	// segDels is the union of the range tombstones of segs (segsChanged).
-	segDels *rangeDels
+	segDels *rangedel.Set
 	// obsolete segments were compacted away; their blocks are deleted once
 	// no iterator holds them.
 	obsolete []*segment
@@ -106,7 +107,7 @@ type memtable struct {
 	// Admission (reserve): the bytes in use plus the bounds of the writes
 	// in flight stay within capacity. admitted and finished sum the
 	// opsArenaBound of the writes admitted and of those done (added or
-	// failed); both only grow. rangeBytes sums the rangeDelBound of the
+	// failed); both only grow. rangeBytes sums the rangedel.Bound of the
 	// range tombstones added, which live beside the arena but count
 	// against it.
 	capacity   int64 // arena bytes kv admits (arena minus skl's head)
@@ -116,7 +117,7 @@ type memtable struct {
 	rangeBytes atomic.Int64
 	// dels holds the range tombstones, replaced whole (under delMu) by
 	// each DeleteRange; readers load it without a lock.
-	dels  atomic.Pointer[rangeDels]
+	dels  atomic.Pointer[rangedel.Set]
 	delMu sync.Mutex
 	// wal is the memtable's WAL file when the Store keeps its WAL in
 	// files (walFiles).
@@ -563,4 +564,27 @@ func (s *Store) Reclaim() error {
 		return nil
 	}
 	return s.dropGarbage(true, gcExplicit)
+}
+
+// segsChanged refragments the union of the segments' range tombstones
+// after s.segs changed (a flush or compaction installed a segment): once
+// per change, not per read. The caller holds s.mu for writing.
+func (s *Store) segsChanged() {
+	dels := make([]*rangedel.Set, 0, len(s.segs))
+	for _, g := range s.segs {
+		dels = append(dels, g.dels)
+	}
+	s.segDels = rangedel.Union(dels...)
+}
+
+// coverLocked returns the largest seq at or below rp of the range
+// tombstones over key in every memstore and segment (0 when none): the
+// versions of key below it are deleted for a reader at rp. The caller
+// holds s.mu.
+func (s *Store) coverLocked(key []byte, rp uint64) uint64 {
+	c := s.active.dels.Load().Cover(key, rp)
+	for _, mt := range s.frozen {
+		c = max(c, mt.dels.Load().Cover(key, rp))
+	}
+	return max(c, s.segDels.Cover(key, rp))
 }

@@ -10,10 +10,9 @@ import (
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/kvenc/kvenc/blockenc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kvenc/kvenc/blockenc"
 )
 
 func TestErrors(t *testing.T) {

@@ -7,10 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kvenc/kvenc/blockenc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kvenc/kvenc/blockenc"
 )
 
 // appendFrame appends a WAL file frame holding rec to b.

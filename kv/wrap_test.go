@@ -3,10 +3,10 @@ package kv
 import (
 	"bytes"
 	"fmt"
-	"github.com/kvenc/kvenc/kv/internal/badgereng"
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/kvenc/kvenc/kv/internal/badgereng"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

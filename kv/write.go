@@ -8,6 +8,7 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
+	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/kvenc/kvenc/memstore"
 )
 
@@ -126,7 +127,7 @@ func opsArenaBound(ops []op) int64 {
 	var n int64
 	for _, o := range ops {
 		if o.ranged {
-			n += rangeDelBound(o.key, o.value)
+			n += rangedel.Bound(o.key, o.value)
 			continue
 		}
 		n += memstore.CellArenaBound(blockenc.Cell{Key: o.key, Value: o.value, Kind: o.kind})
@@ -374,12 +375,12 @@ func cellValue(c blockenc.Cell, cover uint64) ([]byte, error) {
 // ends the write's admission, also when it fails.
 func (m *memtable) add(ops []op, seq uint64, need int64) error {
 	defer m.finished.Add(need)
-	var dels []rangeDel
+	var dels []rangedel.Tombstone
 	var delBytes int64
 	for _, o := range ops {
 		if o.ranged {
-			dels = append(dels, rangeDel{start: clone(o.key), end: clone(o.value), seq: seq})
-			delBytes += rangeDelBound(o.key, o.value)
+			dels = append(dels, rangedel.Tombstone{Start: clone(o.key), End: clone(o.value), Seq: seq})
+			delBytes += rangedel.Bound(o.key, o.value)
 			continue
 		}
 		if err := m.ms.Add(blockenc.Cell{Key: o.key, Value: o.value, Seq: seq, Kind: o.kind}); err != nil {
@@ -397,4 +398,17 @@ func (m *memtable) add(ops []op, seq uint64, need int64) error {
 // tombstones.
 func (m *memtable) empty() bool {
 	return m.ms.Len() == 0 && m.dels.Load() == nil
+}
+
+// addRangeDels adds the tombstones of one write to the memtable's (a new
+// set: readers holding the old one keep it).
+func (m *memtable) addRangeDels(add []rangedel.Tombstone) {
+	m.delMu.Lock()
+	defer m.delMu.Unlock()
+	old := m.dels.Load()
+	dels := make([]rangedel.Tombstone, 0, old.Len()+len(add))
+	if old != nil {
+		dels = append(dels, old.Dels...)
+	}
+	m.dels.Store(rangedel.New(append(dels, add...)))
 }

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/kvenc/kvenc/kv/internal/badgereng"
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/badgereng"
 	"github.com/kvenc/kvenc/memstore"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
