@@ -95,9 +95,9 @@ func (s *Store) segmentsDict(in []*segment) ([]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			sk, err := cb.seeker()
+			sk, err := cb.Seeker()
 			if err != nil {
-				rb.release()
+				rb.Release()
 				return nil, err
 			}
 			n := 0
@@ -111,8 +111,8 @@ func (s *Store) segmentsDict(in []*segment) ([]byte, error) {
 				n++
 			}
 			err = sk.Err()
-			cb.doneWith(sk, true)
-			rb.release()
+			cb.DoneWith(sk, true)
+			rb.Release()
 			if err != nil {
 				return nil, err
 			}

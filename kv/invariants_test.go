@@ -3,27 +3,10 @@ package kv
 import (
 	"testing"
 
+	"github.com/kvenc/kvenc/kv/internal/cache"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func TestBufPoolRefcount(t *testing.T) {
-	var p bufPool
-	r := p.get(5000)
-	require.Len(t, r.b, 5000)
-	require.Equal(t, 8192, cap(r.b), "cap")
-	r.retain()
-	r.release()
-	r.check() // still one reference
-	require.Zero(t, p.puts.Load(), "returned to the pool while referenced")
-	r.release()
-	require.EqualValues(t, 1, p.gets.Load(), "gets")
-	require.EqualValues(t, 1, p.puts.Load(), "puts")
-	mustPanic(t, "check after release", r.check)
-	mustPanic(t, "release after release", r.release)
-	big := p.get(2 << 20) // beyond the classes: not pooled
-	big.release()
-}
 
 func mustPanic(t *testing.T, what string, f func()) {
 	t.Helper()
@@ -49,9 +32,9 @@ func TestUseAfterReleaseFailsLoudly(t *testing.T) {
 	src.first()
 	require.NotNil(t, src.cur(), "source not on a block: %v", src.err())
 	require.NotNil(t, src.rb, "source not on a pooled block: %v", src.err())
-	rb, data := src.rb, src.rb.b
-	rb.release() // the bug: released while the source still reads it
-	if !invariants {
+	rb, data := src.rb, src.rb.B
+	rb.Release() // the bug: released while the source still reads it
+	if !cache.Invariants {
 		t.Log("use-after-release checks are on under -tags invariants only")
 		src.rb = nil
 		src.close()

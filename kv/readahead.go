@@ -100,10 +100,10 @@ func (it *segSource) startReader(i int) {
 				sp = s
 			default:
 			}
-			f := it.fetch(j, false, fill && streamed <= it.s.cache.max, &sp, cur)
+			f := it.fetch(j, false, fill && streamed <= it.s.cache.Max, &sp, cur)
 			if f.err == nil {
 				f.sk.Decompress()
-				streamed += f.cb.cost * (readerRun + scanRun) / readerRun
+				streamed += f.cb.Cost * (readerRun + scanRun) / readerRun
 			}
 			if !r.send(f) || f.err != nil {
 				return

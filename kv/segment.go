@@ -12,6 +12,7 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
+	"github.com/kvenc/kvenc/kv/internal/cache"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 )
 
@@ -127,9 +128,9 @@ func (g *segment) findBlock(key []byte) int {
 // and the Seeker from sp (may be nil) when it has them, and reads through
 // cur when it is not nil (a scan's blocks in order), else with a point
 // Get.
-func (s *Store) readBlock(g *segment, i int, fill, cold bool, sp *spare, cur *cursor) (*cachedBlock, *refBuf, error) {
+func (s *Store) readBlock(g *segment, i int, fill, cold bool, sp *spare, cur *cursor) (*cache.Block, *cache.RefBuf, error) {
 	t := blockTakes.Get().(*blockTake)
-	*t = blockTake{cached: fill && s.cache.max > 0, pool: &s.pool, sp: sp}
+	*t = blockTake{cached: fill && s.cache.Max > 0, pool: &s.pool, sp: sp}
 	var err error
 	if cur != nil {
 		err = cur.view(i, t)
@@ -145,13 +146,13 @@ func (s *Store) readBlock(g *segment, i int, fill, cold bool, sp *spare, cur *cu
 	cb, err := s.newCachedBlock(g, i, data, sp)
 	if err != nil {
 		if rb != nil {
-			rb.release()
+			rb.Release()
 		}
 		return nil, nil, err
 	}
 	if cached {
-		if got := s.cache.add(cb, cold); got != cb { // another reader's
-			cb.evicted()
+		if got := s.cache.Add(cb, cold); got != cb { // another reader's
+			cb.Evicted()
 			cb = got
 		}
 	}
@@ -163,9 +164,9 @@ func (s *Store) readBlock(g *segment, i int, fill, cold bool, sp *spare, cur *cu
 // exact-size slice for the cache (cached) or into a pooled buffer (rb).
 type blockTake struct {
 	cached bool
-	pool   *bufPool
+	pool   *cache.Pool
 	sp     *spare
-	rb     *refBuf
+	rb     *cache.RefBuf
 	data   []byte
 }
 
@@ -176,25 +177,23 @@ func (t *blockTake) View(v []byte) error {
 		t.data = append([]byte(nil), v...)
 	} else {
 		t.rb = t.sp.buffer(t.pool, len(v))
-		copy(t.rb.b, v)
-		t.data = t.rb.b
+		copy(t.rb.B, v)
+		t.data = t.rb.B
 	}
 	return nil
 }
 
 // newCachedBlock verifies data, block i of g, and wraps it with a Seeker
 // on it (sp's if it has one) in its first slot.
-func (s *Store) newCachedBlock(g *segment, i int, data []byte, sp *spare) (*cachedBlock, error) {
-	cb := &cachedBlock{id: blockID{seg: g.meta.id, block: i}, data: data, dict: g.dictFor(i)}
-	sk, err := sp.seeker(data, cb.dict)
+func (s *Store) newCachedBlock(g *segment, i int, data []byte, sp *spare) (*cache.Block, error) {
+	dict := g.dictFor(i)
+	sk, err := sp.seeker(data, dict)
 	if err != nil {
 		return nil, g.blockErr(i, err)
 	}
-	cb.slot[0].Store(sk)
-	cb.cost = blockCost(data, s.opts.BlockSize)
+	cb := cache.NewBlock(cache.ID{Seg: g.meta.id, Block: i}, data, dict, sk, s.opts.BlockSize)
 	if s.refcountHot {
-		cb.ref = &refBuf{}
-		cb.ref.refs.Store(1)
+		cb.Ref = cache.NewRef()
 	}
 	return cb, nil
 }
@@ -206,26 +205,26 @@ func (s *Store) newCachedBlock(g *segment, i int, data []byte, sp *spare) (*cach
 // one, so it would allocate a buffer and grow a new Seeker's buffers for
 // every block.
 type spare struct {
-	rb *refBuf
+	rb *cache.RefBuf
 	sk *blockenc.Seeker
 }
 
 // buffer returns sp's buffer, cut to n bytes, if sp has one that big, or
 // one from pool.
-func (sp *spare) buffer(pool *bufPool, n int) *refBuf {
-	if sp != nil && sp.rb != nil && cap(sp.rb.b) >= n {
+func (sp *spare) buffer(pool *cache.Pool, n int) *cache.RefBuf {
+	if sp != nil && sp.rb != nil && cap(sp.rb.B) >= n {
 		rb := sp.rb
 		sp.rb = nil
-		rb.b = rb.b[:n]
+		rb.B = rb.B[:n]
 		return rb
 	}
-	return pool.get(n)
+	return pool.Get(n)
 }
 
 // seeker returns a Seeker on data, sp's if it has one.
 func (sp *spare) seeker(data []byte, dict *blockenc.Dict) (*blockenc.Seeker, error) {
 	if sp == nil || sp.sk == nil {
-		return newSeeker(data, dict)
+		return cache.NewSeeker(data, dict)
 	}
 	sk := sp.sk
 	sp.sk = nil
@@ -237,7 +236,7 @@ func (sp *spare) seeker(data []byte, dict *blockenc.Dict) (*blockenc.Seeker, err
 
 // keep makes rb and sk, of an uncached block left, the spares if sp has
 // none, and otherwise gives them back to their pools.
-func (sp *spare) keep(rb *refBuf, sk *blockenc.Seeker) {
+func (sp *spare) keep(rb *cache.RefBuf, sk *blockenc.Seeker) {
 	if sp.rb != nil {
 		(&spare{rb, sk}).release()
 		return
@@ -248,10 +247,10 @@ func (sp *spare) keep(rb *refBuf, sk *blockenc.Seeker) {
 // release gives sp's buffer and Seeker back to their pools.
 func (sp *spare) release() {
 	if sp.rb != nil {
-		sp.rb.release()
+		sp.rb.Release()
 	}
 	if sp.sk != nil {
-		seekerPool.Put(sp.sk)
+		cache.Recycle(sp.sk)
 	}
 	*sp = spare{}
 }
@@ -284,10 +283,10 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 	if i < 0 {
 		return nil, 0, 0, false, nil
 	}
-	var cb *cachedBlock
-	if s.cache.max > 0 {
-		id := blockID{seg: g.meta.id, block: i}
-		if cb = s.cache.get(id); cb == nil && s.cache.admit(id) {
+	var cb *cache.Block
+	if s.cache.Max > 0 {
+		id := cache.ID{Seg: g.meta.id, Block: i}
+		if cb = s.cache.Get(id); cb == nil && s.cache.Admit(id) {
 			if cb, _, err = s.readBlock(g, i, true, false, nil, nil); err != nil {
 				return nil, 0, 0, false, err
 			}
@@ -296,19 +295,19 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 	if cb == nil {
 		return s.getUncached(g, i, key, rp, dst)
 	}
-	if cb.ref != nil { // refcountHot: HBase's scheme, for the benchmark
-		cb.ref.retain()
-		defer cb.ref.release()
+	if cb.Ref != nil { // refcountHot: HBase's scheme, for the benchmark
+		cb.Ref.Retain()
+		defer cb.Ref.Release()
 	}
-	sk, err := cb.seeker()
+	sk, err := cb.Seeker()
 	if err != nil {
 		return nil, 0, 0, false, fmt.Errorf("segment %d block %d: %w", g.meta.id, i, err)
 	}
-	val, kind, seq, found = lookup(sk, key, rp, dst, cb.ref)
+	val, kind, seq, found = lookup(sk, key, rp, dst, cb.Ref)
 	if err := sk.Err(); err != nil {
 		return nil, 0, 0, false, fmt.Errorf("segment %d block %d: %w", g.meta.id, i, err)
 	}
-	cb.putSeeker(sk)
+	cb.PutSeeker(sk)
 	return val, kind, seq, found, nil
 }
 
@@ -348,21 +347,21 @@ type blockLookup struct {
 var lookups = sync.Pool{New: func() any { return new(blockLookup) }}
 
 func (l *blockLookup) View(v []byte) error {
-	sk, err := newSeeker(v, l.dict)
+	sk, err := cache.NewSeeker(v, l.dict)
 	if err != nil {
 		l.err = err
 		return nil
 	}
 	l.val, l.kind, l.seq, l.found = lookup(sk, l.key, l.rp, l.val, nil)
 	l.err = sk.Err()
-	seekerPool.Put(sk)
+	cache.Recycle(sk)
 	return nil
 }
 
 // lookup finds in sk's block the newest version of key with Seq <= rp and
 // appends its value to dst. ref, if not nil, is checked per cell read
 // (refcountHot).
-func lookup(sk *blockenc.Seeker, key []byte, rp uint64, dst []byte, ref *refBuf) (val []byte, kind blockenc.Kind, seq uint64, found bool) {
+func lookup(sk *blockenc.Seeker, key []byte, rp uint64, dst []byte, ref *cache.RefBuf) (val []byte, kind blockenc.Kind, seq uint64, found bool) {
 	for ok := sk.SeekGE(key); ok; ok = sk.Next() {
 		c := sk.Cell()
 		if !bytes.Equal(c.Key, key) {
@@ -370,7 +369,7 @@ func lookup(sk *blockenc.Seeker, key []byte, rp uint64, dst []byte, ref *refBuf)
 		}
 		if c.Seq <= rp {
 			if ref != nil {
-				ref.check()
+				ref.Check()
 			}
 			return append(dst, c.Value...), c.Kind, c.Seq, true
 		}
@@ -633,8 +632,8 @@ func (w *segWriter) copyBlocks(g *segment) error {
 		}))
 		if err == nil {
 			var sk *blockenc.Seeker
-			if sk, err = newSeeker(data, g.dictFor(i)); err == nil {
-				seekerPool.Put(sk)
+			if sk, err = cache.NewSeeker(data, g.dictFor(i)); err == nil {
+				cache.Recycle(sk)
 			} else {
 				err = g.blockErr(i, err)
 			}
@@ -817,7 +816,7 @@ func (s *Store) deleteKeys(keys [][]byte) error {
 // deleteSegmentBlocks removes the blocks of a segment whose meta is gone:
 // every key under its id (those of the segments it extended too).
 func (s *Store) deleteSegmentBlocks(g *segment) error {
-	s.cache.dropSegment(g.meta.id)
+	s.cache.DropSegment(g.meta.id)
 	if err := s.dbClosed(); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/cache"
 	"github.com/kvenc/kvenc/memstore"
 )
 
@@ -73,8 +74,8 @@ type segSource struct {
 	streamed int64
 
 	bi  int // current block; len(blocks) when exhausted
-	cb  *cachedBlock
-	rb  *refBuf // pooled buffer of an uncached block, or nil
+	cb  *cache.Block
+	rb  *cache.RefBuf // pooled buffer of an uncached block, or nil
 	sk  *blockenc.Seeker
 	c   *blockenc.Cell // the Seeker's own cell: valid while sk is held
 	ok  bool
@@ -100,8 +101,8 @@ type segSource struct {
 // buffer holding it when it is not cached, and a Seeker on it; or the
 // error that stopped the read (inBlock: from the block's own bytes).
 type fetched struct {
-	cb      *cachedBlock
-	rb      *refBuf
+	cb      *cache.Block
+	rb      *cache.RefBuf
 	sk      *blockenc.Seeker
 	err     error
 	inBlock bool
@@ -110,13 +111,13 @@ type fetched struct {
 // release lets go of what f holds.
 func (f *fetched) release() {
 	if f.sk != nil {
-		f.cb.doneWith(f.sk, f.rb != nil)
+		f.cb.DoneWith(f.sk, f.rb != nil)
 	}
-	if f.cb != nil && f.cb.ref != nil {
-		f.cb.ref.release()
+	if f.cb != nil && f.cb.Ref != nil {
+		f.cb.Ref.Release()
 	}
 	if f.rb != nil {
-		f.rb.release()
+		f.rb.Release()
 	}
 	*f = fetched{}
 }
@@ -199,7 +200,7 @@ func (it *segSource) loadAs(i int, seek bool) bool {
 		it.ok = false
 		return false
 	}
-	if it.fill && it.s.closed.Load() && it.s.cache.get(blockID{it.g.meta.id, i}) == nil {
+	if it.fill && it.s.closed.Load() && it.s.cache.Get(cache.ID{Seg: it.g.meta.id, Block: i}) == nil {
 		it.dropAhead()
 		it.fail(fmt.Errorf("segment %d block %d: %w", it.g.meta.id, i, it.s.errClosed()))
 		return false
@@ -239,7 +240,7 @@ func (it *segSource) loadAs(i int, seek bool) bool {
 		}
 		return false
 	}
-	it.streamed += f.cb.cost
+	it.streamed += f.cb.Cost
 	it.cb, it.rb, it.sk = f.cb, f.rb, f.sk
 	return true
 }
@@ -249,32 +250,32 @@ func (it *segSource) loadAs(i int, seek bool) bool {
 // streaming through a store bigger than the cache: its next blocks would
 // evict one another before a reuse, so it reads them into pooled buffers
 // and leaves the cache to the blocks already in it.
-func (it *segSource) fillNext() bool { return it.fill && it.streamed <= it.s.cache.max }
+func (it *segSource) fillNext() bool { return it.fill && it.streamed <= it.s.cache.Max }
 
 // fetch reads block i: from the cache, or from Badger into the cache
 // (fill; a seek only at the block's second miss) or into a pooled buffer.
 // It takes the buffer and Seeker of sp when it needs them. It reads only
 // what does not change under it, so that a reader goroutine can run it.
 func (it *segSource) fetch(i int, seek, fill bool, sp *spare, cur *cursor) fetched {
-	id := blockID{it.g.meta.id, i}
-	cb := it.s.cache.get(id)
-	var rb *refBuf
+	id := cache.ID{Seg: it.g.meta.id, Block: i}
+	cb := it.s.cache.Get(id)
+	var rb *cache.RefBuf
 	if cb == nil {
-		fill = fill && (!seek || it.s.cache.admit(id))
+		fill = fill && (!seek || it.s.cache.Admit(id))
 		var err error
 		if cb, rb, err = it.s.readBlock(it.g, i, fill, !seek, sp, cur); err != nil {
 			return fetched{err: err}
 		}
 	}
-	sk, err := cb.seeker()
+	sk, err := cb.Seeker()
 	if err != nil {
 		if rb != nil {
-			rb.release()
+			rb.Release()
 		}
 		return fetched{err: err, inBlock: true}
 	}
-	if cb.ref != nil {
-		cb.ref.retain()
+	if cb.Ref != nil {
+		cb.Ref.Retain()
 	}
 	return fetched{cb: cb, rb: rb, sk: sk}
 }
@@ -317,8 +318,8 @@ func (it *segSource) next() {
 	if !it.ok {
 		return
 	}
-	if invariants && it.rb != nil {
-		it.rb.check() // before the Seeker reads the buffer again
+	if cache.Invariants && it.rb != nil {
+		it.rb.Check() // before the Seeker reads the buffer again
 	}
 	if it.all || it.g.meta.keys == it.g.meta.cells {
 		// Every cell, or one version per key: no older version to skip.
@@ -349,11 +350,11 @@ func (it *segSource) settle(on bool) {
 			continue
 		}
 		it.c = it.sk.Cell() // no copy per cell: the Seeker keeps it in place
-		if invariants && it.rb != nil {
-			it.rb.check()
+		if cache.Invariants && it.rb != nil {
+			it.rb.Check()
 		}
-		if it.cb.ref != nil {
-			it.cb.ref.check()
+		if it.cb.Ref != nil {
+			it.cb.Ref.Check()
 		}
 		if it.all || it.c.Seq <= it.rp {
 			it.ok = true
@@ -397,8 +398,8 @@ func (it *segSource) prev() {
 	if !it.ok {
 		return
 	}
-	if invariants && it.rb != nil {
-		it.rb.check()
+	if cache.Invariants && it.rb != nil {
+		it.rb.Check()
 	}
 	if it.all || it.g.meta.keys == it.g.meta.cells {
 		it.settleBack(it.sk.Prev())
@@ -441,8 +442,8 @@ func (it *segSource) settleBack(on bool) {
 			continue
 		}
 		c := it.sk.Cell()
-		if invariants && it.rb != nil {
-			it.rb.check()
+		if cache.Invariants && it.rb != nil {
+			it.rb.Check()
 		}
 		if it.all {
 			it.land(c)
@@ -492,8 +493,8 @@ func (it *segSource) settleBack(on bool) {
 // land makes c, the seeker's cell, the current one.
 func (it *segSource) land(c *blockenc.Cell) {
 	it.c = c
-	if it.cb.ref != nil {
-		it.cb.ref.check()
+	if it.cb.Ref != nil {
+		it.cb.Ref.Check()
 	}
 	it.ok = true
 }

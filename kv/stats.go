@@ -43,7 +43,7 @@ func (s *Store) Stats() Stats {
 		st.RangeDels += int64(mt.dels.Load().Len())
 	}
 	s.mu.RUnlock()
-	st.CacheBytes, st.CacheHits, st.CacheMisses = s.cache.stats()
+	st.CacheBytes, st.CacheHits, st.CacheMisses = s.cache.Stats()
 	st.Flushes = s.flushes.Load()
 	st.Compactions = s.compactions.Load()
 	if s.wal != nil {
@@ -54,7 +54,7 @@ func (s *Store) Stats() Stats {
 		st.Snapshots += n
 	}
 	s.snapMu.Unlock()
-	st.BufsOut = s.pool.gets.Load() - s.pool.puts.Load()
+	st.BufsOut = s.pool.Out()
 	s.errMu.Lock()
 	st.BackgroundErr = s.bgErr
 	s.errMu.Unlock()

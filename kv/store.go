@@ -14,6 +14,7 @@ import (
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
 	"github.com/kvenc/kvenc/kv/internal/badgereng"
+	"github.com/kvenc/kvenc/kv/internal/cache"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/kvenc/kvenc/memstore"
 	"github.com/kvenc/kvenc/mvcc"
@@ -38,8 +39,8 @@ type Store struct {
 	foreign     int64
 	foreignKeys [][]byte
 	tracker     *mvcc.Tracker
-	cache       *blockCache
-	pool        bufPool
+	cache       *cache.Cache
+	pool        cache.Pool
 	cursors     cursors // the open cursors of scans
 	// refcountHot makes every block visit take a reference and every cell
 	// access check it (HBase's design): only for the benchmark that measures
@@ -266,7 +267,7 @@ func newStore(eng engine.Engine, id any, opts Options, walDir string) (*Store, e
 		eng:     eng,
 		walDir:  walDir,
 		keys:    newKeys(opts.Prefix),
-		cache:   newBlockCache(opts.CacheSize),
+		cache:   cache.New(opts.CacheSize),
 		snaps:   make(map[uint64]int),
 		kick:    make(chan struct{}, 1),
 		quit:    make(chan struct{}),

@@ -1,8 +1,8 @@
-//go:build !invariants
+//go:build Invariants
 
-package kv
+package cache
 
-// invariants is true under -tags invariants (make test sets it): released
+// Invariants is true under -tags invariants (make test sets it): released
 // buffers are poisoned and every access to a block read through a pooled
 // buffer checks that the buffer is still live, panicking if not.
-const invariants = false
+const Invariants = true
