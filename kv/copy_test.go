@@ -122,7 +122,7 @@ func TestCompactCopiesAndMerges(t *testing.T) {
 	require.NoError(t, s.Delete([]byte("key019999")))
 	delete(m, "key019999")
 	require.NoError(t, s.Flush())
-	// A tombstone over no key: in a segment of its own, which no other
+	// A tombstone over no Key: in a segment of its own, which no other
 	// one reaches into, but not copied, as it can go.
 	require.NoError(t, s.Delete([]byte("key900000")))
 	require.NoError(t, s.Flush())

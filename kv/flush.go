@@ -119,7 +119,7 @@ func (s *Store) flushMemtable(mt *memtable) error {
 	// Errors here are harmless: Open skips and deletes records at or
 	// below walSeq.
 	if s.wal != nil {
-		if err := s.wal.flushed(mt); err != nil {
+		if err := s.wal.Flushed(&mt.wal, mt.hi); err != nil {
 			return err
 		}
 	}
@@ -181,7 +181,7 @@ func (s *Store) extendable(lo, settings []byte) *segment {
 
 // deleteWAL deletes the WAL records with seqs in (lo, hi] from the
 // engine. It stops at a key in the WAL's range that is not a WAL record's
-// (a foreign key: never deleted).
+// (a foreign Key: never deleted).
 func (s *Store) deleteWAL(lo, hi uint64) error {
 	if hi <= lo {
 		return nil
@@ -331,7 +331,7 @@ func (s *Store) Close() error {
 	s.mu.Lock() // wait for reads in flight
 	s.mu.Unlock()
 	if s.wal != nil {
-		s.wal.closeAll()
+		s.wal.CloseAll()
 	}
 	if err == nil {
 		s.errMu.Lock()

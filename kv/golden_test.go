@@ -1,31 +1,21 @@
 package kv
 
 import (
-	"bytes"
 	"encoding/binary"
-	"encoding/hex"
-	"flag"
 	"hash/crc32"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/golden"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata/ (a format change)")
-
 // The worked examples of the package doc, derived by hand from the format
 // description, without the CRC trailer.
 const (
-	docWAL = `02 2c01000000000000 03
-		01 05 6170706c65 03 726564
-		00 04 70656172
-		02 01 62 01 64`
 	docMeta = `04 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
 		0200000000000000 e803000000000000 2003000000000000 409c000000000000
 		05 6170706c65 04 70656172
@@ -34,16 +24,6 @@ const (
 		0c 01 05 02 09 03 10 808001 808004
 		02 01 05 7c4e7c4f7c 01 05 7c417c527c`
 )
-
-func docWALOps() []op {
-	return []op{
-		{key: []byte("apple"), value: []byte("red"), kind: blockenc.KindPut},
-		{key: []byte("pear"), kind: blockenc.KindDelete},
-		{key: []byte("b"), value: []byte("d"), kind: blockenc.KindDelete, ranged: true},
-	}
-}
-
-func docWALRecord() []byte { return appendWAL(nil, 300, docWALOps()) }
 
 func docSegMeta() segMeta {
 	return segMeta{id: 7, walSeq: 300, minSeq: 1, maxSeq: 300, blocks: 2, cells: 1000, keys: 800, bytes: 40000,
@@ -58,77 +38,15 @@ func docSettings() []byte {
 	return o.blockSettings(o.compactionBlock())
 }
 
-func unhex(t *testing.T, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(strings.Join(strings.Fields(s), ""))
-	require.NoError(t, err)
-	return b
-}
-
-// checkGolden compares got with testdata/name (rewriting it with -rewrite)
-// and reports the first differing offset.
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *rewrite {
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err)
-	if !bytes.Equal(got, want) {
-		i := 0
-		for i < len(got) && i < len(want) && got[i] == want[i] {
-			i++
-		}
-		require.Failf(t, "golden file differs", "%s: first difference at offset %d (got %d bytes, want %d): a format change needs -rewrite", name, i, len(got), len(want))
-	}
-}
-
-func TestGoldenWAL(t *testing.T) {
-	rec := docWALRecord()
-	require.Equal(t, unhex(t, docWAL), rec[:len(rec)-4], "WAL record against the package doc")
-	checkGolden(t, "wal-v2.bin", rec)
-	assert.Len(t, rec, walSize(docWALOps()))
-	long := []op{{key: bytes.Repeat([]byte("k"), 200), value: bytes.Repeat([]byte("v"), 20000), kind: blockenc.KindPut}}
-	assert.Len(t, appendWAL(nil, 1<<40, long), walSize(long))
-	seq, ops, err := decodeWAL(rec)
-	require.NoError(t, err)
-	assert.Equal(t, uint64(300), seq)
-	want := docWALOps()
-	want[1].key = []byte("pear")
-	assert.Equal(t, want, ops)
-	// Every truncation and every flipped byte is ErrCorrupt.
-	requireDecodeCorrupt(t, rec, func(b []byte) error { _, _, err := decodeWAL(b); return err })
-
-	// Version 1 records (no DeleteRange) are still read; a DeleteRange
-	// in one is refused.
-	v1, err := os.ReadFile(filepath.Join("testdata", "wal-v1.bin"))
-	require.NoError(t, err)
-	seq, ops, err = decodeWAL(v1)
-	require.NoError(t, err)
-	assert.Equal(t, uint64(300), seq)
-	assert.Equal(t, docWALOps()[:2], ops)
-	requireDecodeCorrupt(t, v1, func(b []byte) error { _, _, err := decodeWAL(b); return err })
-	bad := appendWAL(nil, 300, docWALOps())
-	bad[0] = 1
-	bad = binary.LittleEndian.AppendUint32(bad[:len(bad)-4], crc32.Checksum(bad[:len(bad)-4], crcTable))
-	_, _, err = decodeWAL(bad)
-	requireCorrupt(t, err, "DeleteRange in a version 1 record")
-	// An empty range is corrupt.
-	bad = appendWAL(nil, 300, []op{{key: []byte("d"), value: []byte("b"), kind: blockenc.KindDelete, ranged: true}})
-	_, _, err = decodeWAL(bad)
-	requireCorrupt(t, err, "empty range")
-}
-
 func TestGoldenMeta(t *testing.T) {
 	m := docSegMeta()
 	b := m.append(nil)
-	require.Equal(t, unhex(t, docMeta), b[:len(b)-4], "meta against the package doc")
-	checkGolden(t, "meta-v4.bin", b)
+	require.Equal(t, golden.Unhex(t, docMeta), b[:len(b)-4], "meta against the package doc")
+	golden.Check(t, "meta-v4.bin", b)
 	got, err := decodeMeta(b)
 	require.NoError(t, err)
 	assert.Equal(t, m, got)
-	requireDecodeCorrupt(t, b, func(b []byte) error { _, err := decodeMeta(b); return err })
+	golden.RequireDecodeCorrupt(t, b, func(b []byte) error { _, err := decodeMeta(b); return err })
 
 	// Version 3 metas (one dictionary, no tombstone count, no settings)
 	// are still read, as one part.
@@ -140,7 +58,7 @@ func TestGoldenMeta(t *testing.T) {
 	got, err = decodeMeta(v3)
 	require.NoError(t, err)
 	assert.Equal(t, m, got)
-	requireDecodeCorrupt(t, v3, func(b []byte) error { _, err := decodeMeta(b); return err })
+	golden.RequireDecodeCorrupt(t, v3, func(b []byte) error { _, err := decodeMeta(b); return err })
 
 	// Version 2 metas (no dictionary) are still read.
 	v2, err := os.ReadFile(filepath.Join("testdata", "meta-v2.bin"))
@@ -150,7 +68,7 @@ func TestGoldenMeta(t *testing.T) {
 	got, err = decodeMeta(v2)
 	require.NoError(t, err)
 	assert.Equal(t, m, got)
-	requireDecodeCorrupt(t, v2, func(b []byte) error { _, err := decodeMeta(b); return err })
+	golden.RequireDecodeCorrupt(t, v2, func(b []byte) error { _, err := decodeMeta(b); return err })
 
 	// Version 1 metas (no range tombstones) are still read.
 	v1, err := os.ReadFile(filepath.Join("testdata", "meta-v1.bin"))
@@ -160,7 +78,7 @@ func TestGoldenMeta(t *testing.T) {
 	got, err = decodeMeta(v1)
 	require.NoError(t, err)
 	assert.Equal(t, m, got)
-	requireDecodeCorrupt(t, v1, func(b []byte) error { _, err := decodeMeta(b); return err })
+	golden.RequireDecodeCorrupt(t, v1, func(b []byte) error { _, err := decodeMeta(b); return err })
 
 	// Range tombstones that are not what kv writes: an error, not a
 	// panic or a wrong answer.
@@ -199,11 +117,11 @@ func TestKeyLayout(t *testing.T) {
 		{k.meta(7), "50 00 6d 0000000000000007"},
 		{registryKey([]byte("P")), "ff 6b76656e632f73746f72652f 50"},
 	} {
-		require.Equal(t, unhex(t, c.want), c.got)
+		require.Equal(t, golden.Unhex(t, c.want), c.got)
 		all = binary.AppendUvarint(all, uint64(len(c.got)))
 		all = append(all, c.got...)
 	}
-	checkGolden(t, "keys-v2.bin", all)
+	golden.Check(t, "keys-v2.bin", all)
 	for _, key := range [][]byte{k.wal(1, 0), k.block(1, nil), k.block(1, []byte("x")), k.meta(1)} {
 		assert.True(t, k.own(key), "%q", key)
 	}
@@ -230,40 +148,6 @@ func TestOverlaps(t *testing.T) {
 	} {
 		assert.Equal(t, c.want, overlaps([]byte(c.p), []byte(c.q)), "%q %q", c.p, c.q)
 	}
-}
-
-// requireDecodeCorrupt checks that decode fails with ErrCorrupt on every
-// truncation of b and on b with any one byte flipped.
-func requireDecodeCorrupt(t *testing.T, b []byte, decode func([]byte) error) {
-	t.Helper()
-	for i := range b {
-		requireCorrupt(t, decode(b[:i]), "truncated to %d", i)
-		c := bytes.Clone(b)
-		c[i] ^= 0x10
-		requireCorrupt(t, decode(c), "byte %d flipped", i)
-	}
-}
-
-// FuzzDecodeWAL: arbitrary bytes decode to an error wrapping ErrCorrupt
-// or to ops that encode to a record that decodes to them again.
-func FuzzDecodeWAL(f *testing.F) {
-	f.Add(docWALRecord())
-	if v1, err := os.ReadFile(filepath.Join("testdata", "wal-v1.bin")); err == nil {
-		f.Add(v1)
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		seq, ops, err := decodeWAL(b)
-		if err != nil {
-			requireCorrupt(t, err)
-			return
-		}
-		again := appendWAL(nil, seq, ops)
-		require.Len(t, again, walSize(ops))
-		seq2, ops2, err := decodeWAL(again)
-		require.NoError(t, err)
-		require.Equal(t, seq, seq2)
-		require.Equal(t, ops, ops2)
-	})
 }
 
 // FuzzDecodeMeta: arbitrary bytes decode to an error wrapping ErrCorrupt

@@ -97,7 +97,7 @@ func (m model) rangeOf(lo, hi []byte) [][2]string {
 }
 
 // requireGet requires a Get's result, got and err, to match the model at
-// key: the model's value, or ErrNotFound where the model has none.
+// Key: the model's value, or ErrNotFound where the model has none.
 // msgAndArgs is a testify message; the key and got are added to it.
 func requireGet(t testing.TB, got []byte, err error, m model, key string, msgAndArgs ...any) {
 	t.Helper()

@@ -106,7 +106,7 @@ func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
 }
 
 // live reports whether c, the newest version of its key at the read
-// point, is a live value: a Put that no range tombstone hides. It is the
+// point, is a live Value: a Put that no range tombstone hides. It is the
 // Iterator's one visibility decision, whatever the direction.
 func (it *Iterator) live(c *blockenc.Cell) bool {
 	// Inlined: without range tombstones a cell costs one more nil test.

@@ -34,6 +34,9 @@ import (
 // every block (read as one part, never copied); version 2 is version 3
 // without dictLen and dict, version 1 version 2 without the dels count and
 // the dels. All are still read.
+// crcTable is CRC-32C (Castagnoli), the checksum of the meta.
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
 const (
 	metaVersion   = 4
 	metaVersionV3 = 3

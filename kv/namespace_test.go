@@ -9,6 +9,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/wal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -164,9 +165,9 @@ func layout1Keys(t *testing.T, db *badger.DB, prefix string, withMeta bool) map[
 	if withMeta {
 		keys[string(binary.BigEndian.AppendUint64(append(append([]byte(nil), p...), 'm'), 1))] = string(m.append(nil))
 	}
-	wal := binary.BigEndian.AppendUint64(append(append([]byte(nil), p...), 'w'), 2)
-	wal = binary.BigEndian.AppendUint16(wal, 0)
-	keys[string(wal)] = string(appendWAL(nil, 2, []op{{key: []byte("bob"), value: []byte("2"), kind: blockenc.KindPut}}))
+	walKey := binary.BigEndian.AppendUint64(append(append([]byte(nil), p...), 'w'), 2)
+	walKey = binary.BigEndian.AppendUint16(walKey, 0)
+	keys[string(walKey)] = string(wal.Append(nil, 2, []wal.Op{{Key: []byte("bob"), Value: []byte("2"), Kind: blockenc.KindPut}}))
 	setKeys(t, db, keys)
 	return keys
 }

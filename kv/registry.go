@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/kvenc/kvenc/kv/engine"
+	"github.com/kvenc/kvenc/kv/internal/wal"
 )
 
 // registryPrefix starts the registry entry of every Store of a DB:
@@ -24,7 +25,7 @@ var open = struct {
 }{m: map[any]map[string]bool{}}
 
 // overlaps reports whether the namespaces of stores with prefixes p and q
-// share a key: one of p+Separator and q+Separator is a prefix of the other.
+// share a Key: one of p+Separator and q+Separator is a prefix of the other.
 func overlaps(p, q []byte) bool {
 	return bytes.Equal(p, q) || hasNSPrefix(p, q) || hasNSPrefix(q, p)
 }
@@ -205,11 +206,11 @@ func layout1Value(tag byte, rest, v []byte) bool {
 		if len(rest) != 10 || binary.BigEndian.Uint16(rest[8:]) != 0 {
 			return false
 		}
-		if seq, _, err := decodeWAL(v); err == nil {
+		if seq, _, err := wal.Decode(v); err == nil {
 			return seq == binary.BigEndian.Uint64(rest)
 		}
 		// A record of more than one chunk: its header.
-		return len(v) >= 9 && v[0] == walVersion && binary.LittleEndian.Uint64(v[1:]) == binary.BigEndian.Uint64(rest)
+		return len(v) >= 9 && v[0] == wal.Version && binary.LittleEndian.Uint64(v[1:]) == binary.BigEndian.Uint64(rest)
 	}
 	return false
 }

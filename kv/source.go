@@ -322,7 +322,7 @@ func (it *segSource) next() {
 		it.rb.Check() // before the Seeker reads the buffer again
 	}
 	if it.all || it.g.meta.keys == it.g.meta.cells {
-		// Every cell, or one version per key: no older version to skip.
+		// Every cell, or one version per Key: no older version to skip.
 		it.settle(it.sk.Next())
 		return
 	}
@@ -405,7 +405,7 @@ func (it *segSource) prev() {
 		it.settleBack(it.sk.Prev())
 		return
 	}
-	// Leave the current key: its newer versions (above the read point)
+	// Leave the current Key: its newer versions (above the read point)
 	// sit before it, in the same block (blocks are cut between keys).
 	it.key = append(it.key[:0], it.c.Key...)
 	on := it.sk.Prev()

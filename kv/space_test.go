@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/kvenc/kvenc/kv/internal/wal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -72,12 +73,12 @@ func countWALRecords(t testing.TB, s *Store) int {
 	if s.wal == nil {
 		return n
 	}
-	files, err := filepath.Glob(filepath.Join(s.wal.dir, "*"+walSuffix))
+	files, err := filepath.Glob(filepath.Join(s.wal.Path(), "*"+wal.Suffix))
 	require.NoError(t, err)
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		require.NoError(t, err)
-		recs, err := decodeWALFile(b)
+		recs, err := wal.DecodeFile(b)
 		require.NoError(t, err)
 		n += len(recs)
 	}

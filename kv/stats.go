@@ -47,7 +47,7 @@ func (s *Store) Stats() Stats {
 	st.Flushes = s.flushes.Load()
 	st.Compactions = s.compactions.Load()
 	if s.wal != nil {
-		st.WALBytes = s.wal.written.Load()
+		st.WALBytes = s.wal.Written()
 	}
 	s.snapMu.Lock()
 	for _, n := range s.snaps {

@@ -16,6 +16,7 @@ import (
 	"github.com/kvenc/kvenc/kv/internal/badgereng"
 	"github.com/kvenc/kvenc/kv/internal/cache"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
+	"github.com/kvenc/kvenc/kv/internal/wal"
 	"github.com/kvenc/kvenc/memstore"
 	"github.com/kvenc/kvenc/mvcc"
 )
@@ -68,7 +69,7 @@ type Store struct {
 	// walInEngine: WAL records may be in the engine (wal is nil, or Open
 	// found some, written by an earlier version).
 	walDir      string
-	wal         *walFiles
+	wal         *wal.Files
 	walInEngine bool
 	dropAlways  bool
 	nextSegID   atomic.Uint64
@@ -122,7 +123,7 @@ type memtable struct {
 	delMu sync.Mutex
 	// wal is the memtable's WAL file when the Store keeps its WAL in
 	// files (walFiles).
-	wal walFile
+	wal wal.File
 }
 
 func newMemtable(size int64, lo uint64) *memtable {
@@ -383,7 +384,7 @@ func sortSegs(segs []*segment) {
 
 func (s *Store) replayWAL(walSeq, last uint64) error {
 	var stale [][]byte
-	var recs []walRec // whole records above walSeq
+	var recs []wal.Rec // whole records above walSeq
 	var cur []byte
 	curSeq := uint64(0)
 	err := s.scanPrefix(s.keys.tag(tagWAL), func(it engine.Iter) error {
@@ -400,7 +401,7 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 		}
 		if chunk == 0 {
 			if cur != nil {
-				recs = append(recs, walRec{curSeq, cur})
+				recs = append(recs, wal.Rec{Seq: curSeq, B: cur})
 			}
 			cur, curSeq = []byte{}, seq
 		} else if seq != curSeq || cur == nil {
@@ -412,7 +413,7 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 		}))
 	})
 	if cur != nil {
-		recs = append(recs, walRec{curSeq, cur})
+		recs = append(recs, wal.Rec{Seq: curSeq, B: cur})
 	}
 	if err != nil {
 		return fmt.Errorf("kv: open: WAL: %w", err)
@@ -422,24 +423,24 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 	// the WAL prefix: Badger keeps them as long as any Store wrote them.
 	s.walInEngine = s.walDir == "" || len(recs) > 0
 	if s.walDir != "" {
-		w, frecs, err := openWALFiles(s.walDir, s.opts.SyncWrites, walSeq)
+		w, frecs, err := wal.OpenFiles(s.walDir, s.opts.SyncWrites, walSeq)
 		if err != nil {
 			return err
 		}
 		s.wal = w
 		recs = append(recs, frecs...)
-		slices.SortFunc(recs, func(a, b walRec) int { return cmp.Compare(a.seq, b.seq) })
-		recs = slices.CompactFunc(recs, func(a, b walRec) bool { return a.seq == b.seq })
+		slices.SortFunc(recs, func(a, b wal.Rec) int { return cmp.Compare(a.Seq, b.Seq) })
+		recs = slices.CompactFunc(recs, func(a, b wal.Rec) bool { return a.Seq == b.Seq })
 	}
 	s.active = newMemtable(s.opts.MemstoreSize, walSeq)
 	replayed := walSeq
 	for _, rec := range recs {
-		seq, ops, err := decodeWAL(rec.b)
+		seq, ops, err := wal.Decode(rec.B)
 		if err != nil {
-			return fmt.Errorf("kv: open: WAL seq %d: %w", rec.seq, err)
+			return fmt.Errorf("kv: open: WAL seq %d: %w", rec.Seq, err)
 		}
-		if seq != rec.seq {
-			return fmt.Errorf("%w: WAL record under seq %d says seq %d", ErrCorrupt, rec.seq, seq)
+		if seq != rec.Seq {
+			return fmt.Errorf("%w: WAL record under seq %d says seq %d", ErrCorrupt, rec.Seq, seq)
 		}
 		need := opsArenaBound(ops)
 		if !s.active.reserve(need) {

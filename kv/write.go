@@ -9,6 +9,7 @@ import (
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
+	"github.com/kvenc/kvenc/kv/internal/wal"
 	"github.com/kvenc/kvenc/memstore"
 )
 
@@ -21,7 +22,7 @@ const maxFrozen = 2
 // wins, also over an earlier DeleteRange that covers the key. A Batch is
 // not safe for concurrent use; it copies what it is given.
 type Batch struct {
-	ops []op
+	ops []wal.Op
 	// buf holds the copies of the keys and values of ops. When it is
 	// full a larger one replaces it; the ops keep pointing into the old
 	// one. Reset keeps the latest for the next ops.
@@ -47,12 +48,12 @@ func (s *Store) NewBatch() *Batch { return &Batch{} }
 
 // Put adds a Put of key to value (both copied).
 func (b *Batch) Put(key, value []byte) {
-	b.ops = append(b.ops, op{key: b.copy(key), value: b.copy(value), kind: blockenc.KindPut})
+	b.ops = append(b.ops, wal.Op{Key: b.copy(key), Value: b.copy(value), Kind: blockenc.KindPut})
 }
 
 // Delete adds a Delete of key (copied).
 func (b *Batch) Delete(key []byte) {
-	b.ops = append(b.ops, op{key: b.copy(key), kind: blockenc.KindDelete})
+	b.ops = append(b.ops, wal.Op{Key: b.copy(key), Kind: blockenc.KindDelete})
 }
 
 // DeleteRange adds a deletion of every key in [start, end) (both copied):
@@ -65,10 +66,10 @@ func (b *Batch) DeleteRange(start, end []byte) {
 	if bytes.Compare(start, end) >= 0 {
 		return
 	}
-	b.ops = slices.DeleteFunc(b.ops, func(o op) bool {
-		return !o.ranged && bytes.Compare(start, o.key) <= 0 && bytes.Compare(o.key, end) < 0
+	b.ops = slices.DeleteFunc(b.ops, func(o wal.Op) bool {
+		return !o.Ranged && bytes.Compare(start, o.Key) <= 0 && bytes.Compare(o.Key, end) < 0
 	})
-	b.ops = append(b.ops, op{key: b.copy(start), value: b.copy(end), kind: blockenc.KindDelete, ranged: true})
+	b.ops = append(b.ops, wal.Op{Key: b.copy(start), Value: b.copy(end), Kind: blockenc.KindDelete, Ranged: true})
 }
 
 // Len returns the number of operations in the batch.
@@ -86,12 +87,12 @@ func clone(b []byte) []byte { return append(make([]byte, 0, len(b)), b...) }
 
 // Put sets key to value.
 func (s *Store) Put(key, value []byte) error {
-	return s.write([]op{{key: key, value: value, kind: blockenc.KindPut}})
+	return s.write([]wal.Op{{Key: key, Value: value, Kind: blockenc.KindPut}})
 }
 
 // Delete removes key (writes a tombstone).
 func (s *Store) Delete(key []byte) error {
-	return s.write([]op{{key: key, kind: blockenc.KindDelete}})
+	return s.write([]wal.Op{{Key: key, Kind: blockenc.KindDelete}})
 }
 
 // DeleteRange deletes every key in [start, end): start inclusive, end
@@ -123,29 +124,29 @@ func (s *Store) Apply(b *Batch) error {
 // opsArenaBound is the memstore bytes ops may take. A DeleteRange is kept
 // beside the memstore's arena, but counts against its size so that a
 // memstore of many range tombstones fills up and flushes too.
-func opsArenaBound(ops []op) int64 {
+func opsArenaBound(ops []wal.Op) int64 {
 	var n int64
 	for _, o := range ops {
-		if o.ranged {
-			n += rangedel.Bound(o.key, o.value)
+		if o.Ranged {
+			n += rangedel.Bound(o.Key, o.Value)
 			continue
 		}
-		n += memstore.CellArenaBound(blockenc.Cell{Key: o.key, Value: o.value, Kind: o.kind})
+		n += memstore.CellArenaBound(blockenc.Cell{Key: o.Key, Value: o.Value, Kind: o.Kind})
 	}
 	return n
 }
 
 // write is the write path: seq, WAL record, memstore, complete.
-func (s *Store) write(ops []op) error {
+func (s *Store) write(ops []wal.Op) error {
 	for i, o := range ops {
-		if len(o.key) > MaxKeySize {
-			return fmt.Errorf("%w: op %d: key of %d bytes exceeds MaxKeySize %d", ErrTooLarge, i, len(o.key), MaxKeySize)
+		if len(o.Key) > MaxKeySize {
+			return fmt.Errorf("%w: op %d: key of %d bytes exceeds MaxKeySize %d", ErrTooLarge, i, len(o.Key), MaxKeySize)
 		}
-		if o.ranged && len(o.value) > MaxKeySize {
-			return fmt.Errorf("%w: op %d: range end of %d bytes exceeds MaxKeySize %d", ErrTooLarge, i, len(o.value), MaxKeySize)
+		if o.Ranged && len(o.Value) > MaxKeySize {
+			return fmt.Errorf("%w: op %d: range end of %d bytes exceeds MaxKeySize %d", ErrTooLarge, i, len(o.Value), MaxKeySize)
 		}
-		if len(o.value) > MaxValueSize {
-			return fmt.Errorf("%w: op %d: value of %d bytes exceeds MaxValueSize %d", ErrTooLarge, i, len(o.value), MaxValueSize)
+		if len(o.Value) > MaxValueSize {
+			return fmt.Errorf("%w: op %d: value of %d bytes exceeds MaxValueSize %d", ErrTooLarge, i, len(o.Value), MaxValueSize)
 		}
 	}
 	if err := s.failed(); err != nil {
@@ -175,17 +176,17 @@ func (s *Store) write(ops []op) error {
 	}
 	w := s.tracker.Begin()
 	seq := w.Seq()
-	// The record goes after walFrameLen bytes of room, where a WAL file
+	// The record goes after wal.FrameLen bytes of room, where a WAL file
 	// writes its length.
-	buf := getWALBuf(walFrameLen + walSize(ops))
-	frame := appendWAL(append(*buf, make([]byte, walFrameLen)...), seq, ops)
+	buf := wal.GetBuf(wal.FrameLen + wal.Size(ops))
+	frame := wal.Append(append(*buf, make([]byte, wal.FrameLen)...), seq, ops)
 	*buf = frame
 	var addErr error
 	added, err := s.logWAL(mt, seq, frame, func() { addErr = mt.add(ops, seq, need) })
 	// The WAL is done with the record: the file write returned, or
 	// Badger's commit copied it into its value log or memtable.
-	recLen := len(frame) - walFrameLen
-	putWALBuf(buf)
+	recLen := len(frame) - wal.FrameLen
+	wal.PutBuf(buf)
 	switch {
 	case err != nil && added:
 		// The ops are in the memstore, invisible until w completes: fail
@@ -216,7 +217,7 @@ func (s *Store) write(ops []op) error {
 }
 
 // logWAL writes the WAL record of seq, which frame holds after
-// walFrameLen bytes of room, and calls add, which puts its ops into mt.
+// wal.FrameLen bytes of room, and calls add, which puts its ops into mt.
 // With WAL files it appends the frame to mt's file, then calls add.
 // Otherwise it writes the record's chunks in one engine batch: with an
 // engine that commits asynchronously (engine.AsyncWriter: Open in
@@ -229,19 +230,19 @@ func (s *Store) write(ops []op) error {
 // a record larger than a transaction); added reports whether it was.
 func (s *Store) logWAL(mt *memtable, seq uint64, frame []byte, add func()) (added bool, err error) {
 	if s.wal != nil {
-		if err := s.wal.appendRecord(mt, frame); err != nil {
+		if err := s.wal.Append(&mt.wal, frame); err != nil {
 			return false, err
 		}
 		add()
 		return true, nil
 	}
-	rec := frame[walFrameLen:]
+	rec := frame[wal.FrameLen:]
 	if err := s.eng.Err(); err != nil {
 		return false, err
 	}
 	var b engine.Batch
-	for c := 0; c*walChunk < len(rec); c++ {
-		chunk := rec[c*walChunk : min(len(rec), (c+1)*walChunk)]
+	for c := 0; c*wal.Chunk < len(rec); c++ {
+		chunk := rec[c*wal.Chunk : min(len(rec), (c+1)*wal.Chunk)]
 		b.Set(s.keys.wal(seq, uint16(c)), chunk)
 	}
 	if s.async == nil {
@@ -373,17 +374,17 @@ func cellValue(c blockenc.Cell, cover uint64) ([]byte, error) {
 // add adds the ops of one write admitted with reserve(need), at seq, to
 // the memtable: cells to the memstore, range tombstones beside it. It
 // ends the write's admission, also when it fails.
-func (m *memtable) add(ops []op, seq uint64, need int64) error {
+func (m *memtable) add(ops []wal.Op, seq uint64, need int64) error {
 	defer m.finished.Add(need)
 	var dels []rangedel.Tombstone
 	var delBytes int64
 	for _, o := range ops {
-		if o.ranged {
-			dels = append(dels, rangedel.Tombstone{Start: clone(o.key), End: clone(o.value), Seq: seq})
-			delBytes += rangedel.Bound(o.key, o.value)
+		if o.Ranged {
+			dels = append(dels, rangedel.Tombstone{Start: clone(o.Key), End: clone(o.Value), Seq: seq})
+			delBytes += rangedel.Bound(o.Key, o.Value)
 			continue
 		}
-		if err := m.ms.Add(blockenc.Cell{Key: o.key, Value: o.value, Seq: seq, Kind: o.kind}); err != nil {
+		if err := m.ms.Add(blockenc.Cell{Key: o.Key, Value: o.Value, Seq: seq, Kind: o.Kind}); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,4 @@
-package kv
+package wal
 
 import (
 	"bytes"
@@ -12,54 +12,54 @@ import (
 
 // WAL record format, version 2 (see the package doc):
 //
-//	record := version u8 (=2) | seq u64 LE | count uv | op * count | crc32c u32 LE
-//	op     := kind u8 | klen uv | key | [vlen uv | value] (Put and DeleteRange only)
+//	record := version u8 (=2) | seq u64 LE | count uv | Op * count | crc32c u32 LE
+//	Op     := kind u8 | klen uv | key | [vlen uv | value] (Put and DeleteRange only)
 //
 // kind: 1 Put (the value), 0 Delete, 2 DeleteRange (key the start, value
 // the end). Version 1 is the same without DeleteRange; it is still read.
-// The record is stored in chunks of at most walChunk bytes under
+// The record is stored in chunks of at most Chunk bytes under
 // N+'w'+seq+chunk (N: the namespace) (chunk 0, 1, ...), all written in one Badger transaction.
 const (
-	walVersion   = 2
-	walVersionV1 = 1
-	walChunk     = 256 << 10
+	Version   = 2
+	VersionV1 = 1
+	Chunk     = 256 << 10
 )
 
-// The op kinds of a WAL record: part of the format, never reuse.
+// The Op kinds of a WAL record: part of the format, never reuse.
 const (
-	walDelete      = 0
-	walPut         = 1
-	walDeleteRange = 2
+	kindDelete      = 0
+	kindPut         = 1
+	kindDeleteRange = 2
 )
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
-// op is one Put, Delete or DeleteRange of a batch. A DeleteRange (ranged)
+// Op is one Put, Delete or DeleteRange of a batch. A DeleteRange (ranged)
 // deletes [key, value).
-type op struct {
-	key, value []byte
-	kind       blockenc.Kind
-	ranged     bool
+type Op struct {
+	Key, Value []byte
+	Kind       blockenc.Kind
+	Ranged     bool
 }
 
 // walKind is o's kind byte in a WAL record.
-func (o op) walKind() byte {
+func (o Op) walKind() byte {
 	switch {
-	case o.ranged:
-		return walDeleteRange
-	case o.kind == blockenc.KindPut:
-		return walPut
+	case o.Ranged:
+		return kindDeleteRange
+	case o.Kind == blockenc.KindPut:
+		return kindPut
 	}
-	return walDelete
+	return kindDelete
 }
 
-// walSize returns the length of the WAL record of ops.
-func walSize(ops []op) int {
+// Size returns the length of the WAL record of ops.
+func Size(ops []Op) int {
 	n := 1 + 8 + uvarintLen(uint64(len(ops))) + 4
 	for _, o := range ops {
-		n += 1 + uvarintLen(uint64(len(o.key))) + len(o.key)
-		if o.walKind() != walDelete {
-			n += uvarintLen(uint64(len(o.value))) + len(o.value)
+		n += 1 + uvarintLen(uint64(len(o.Key))) + len(o.Key)
+		if o.walKind() != kindDelete {
+			n += uvarintLen(uint64(len(o.Value))) + len(o.Value)
 		}
 	}
 	return n
@@ -81,8 +81,8 @@ var walBufs sync.Pool // *[]byte
 // maxPooledWAL is the largest record buffer walBufs keeps.
 const maxPooledWAL = 4 << 20
 
-// getWALBuf returns an empty buffer with room for n bytes.
-func getWALBuf(n int) *[]byte {
+// GetBuf returns an empty buffer with room for n bytes.
+func GetBuf(n int) *[]byte {
 	if p, _ := walBufs.Get().(*[]byte); p != nil {
 		if cap(*p) >= n {
 			*p = (*p)[:0]
@@ -94,36 +94,36 @@ func getWALBuf(n int) *[]byte {
 	return &b
 }
 
-// putWALBuf returns a buffer from getWALBuf for reuse; nothing may hold it.
-func putWALBuf(p *[]byte) {
+// PutBuf returns a buffer from GetBuf for reuse; nothing may hold it.
+func PutBuf(p *[]byte) {
 	if cap(*p) <= maxPooledWAL {
 		walBufs.Put(p)
 	}
 }
 
-// appendWAL appends the WAL record of seq and ops to dst.
-func appendWAL(dst []byte, seq uint64, ops []op) []byte {
+// Append appends the WAL record of seq and ops to dst.
+func Append(dst []byte, seq uint64, ops []Op) []byte {
 	start := len(dst)
-	dst = append(dst, walVersion)
+	dst = append(dst, Version)
 	dst = binary.LittleEndian.AppendUint64(dst, seq)
 	dst = binary.AppendUvarint(dst, uint64(len(ops)))
 	for _, o := range ops {
 		k := o.walKind()
 		dst = append(dst, k)
-		dst = binary.AppendUvarint(dst, uint64(len(o.key)))
-		dst = append(dst, o.key...)
-		if k != walDelete {
-			dst = binary.AppendUvarint(dst, uint64(len(o.value)))
-			dst = append(dst, o.value...)
+		dst = binary.AppendUvarint(dst, uint64(len(o.Key)))
+		dst = append(dst, o.Key...)
+		if k != kindDelete {
+			dst = binary.AppendUvarint(dst, uint64(len(o.Value)))
+			dst = append(dst, o.Value...)
 		}
 	}
 	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:], crcTable))
 }
 
-// decodeWAL parses a whole record. The ops alias rec.
-func decodeWAL(rec []byte) (uint64, []op, error) {
+// Decode parses a whole record. The ops alias rec.
+func Decode(rec []byte) (uint64, []Op, error) {
 	bad := func(off int, what string) error {
-		return fmt.Errorf("%w: WAL record offset %d: %s", ErrCorrupt, off, what)
+		return fmt.Errorf("%w: WAL record offset %d: %s", blockenc.ErrCorrupt, off, what)
 	}
 	if len(rec) < 1+8+1+4 {
 		return 0, nil, bad(0, fmt.Sprintf("%d bytes", len(rec)))
@@ -133,17 +133,17 @@ func decodeWAL(rec []byte) (uint64, []op, error) {
 		return 0, nil, bad(len(body), fmt.Sprintf("checksum %#08x, trailer says %#08x", got, want))
 	}
 	version := body[0]
-	if version != walVersion && version != walVersionV1 {
+	if version != Version && version != VersionV1 {
 		return 0, nil, bad(0, fmt.Sprintf("version %d (this version reads 1 and 2)", version))
 	}
 	seq := binary.LittleEndian.Uint64(body[1:])
 	p := 9
 	n, w := binary.Uvarint(body[p:])
 	if w <= 0 || n > uint64(len(body)) {
-		return 0, nil, bad(p, "bad op count")
+		return 0, nil, bad(p, "bad Op count")
 	}
 	p += w
-	ops := make([]op, 0, n)
+	ops := make([]Op, 0, n)
 	readBytes := func() ([]byte, bool) {
 		l, w := binary.Uvarint(body[p:])
 		if w <= 0 || l > uint64(len(body)-p-w) {
@@ -156,32 +156,32 @@ func decodeWAL(rec []byte) (uint64, []op, error) {
 	}
 	for i := uint64(0); i < n; i++ {
 		if p >= len(body) {
-			return 0, nil, bad(p, "truncated op")
+			return 0, nil, bad(p, "truncated Op")
 		}
-		var o op
+		var o Op
 		k := body[p]
 		switch {
-		case k == walPut:
-			o.kind = blockenc.KindPut
-		case k == walDelete:
-			o.kind = blockenc.KindDelete
-		case k == walDeleteRange && version >= 2:
-			o.kind, o.ranged = blockenc.KindDelete, true
+		case k == kindPut:
+			o.Kind = blockenc.KindPut
+		case k == kindDelete:
+			o.Kind = blockenc.KindDelete
+		case k == kindDeleteRange && version >= 2:
+			o.Kind, o.Ranged = blockenc.KindDelete, true
 		default:
-			return 0, nil, bad(p, fmt.Sprintf("op kind %d (version %d)", k, version))
+			return 0, nil, bad(p, fmt.Sprintf("Op kind %d (version %d)", k, version))
 		}
 		p++
 		var ok bool
-		if o.key, ok = readBytes(); !ok {
+		if o.Key, ok = readBytes(); !ok {
 			return 0, nil, bad(p, "bad key length")
 		}
-		if k != walDelete {
-			if o.value, ok = readBytes(); !ok {
+		if k != kindDelete {
+			if o.Value, ok = readBytes(); !ok {
 				return 0, nil, bad(p, "bad value length")
 			}
 		}
-		if o.ranged && bytes.Compare(o.key, o.value) >= 0 {
-			return 0, nil, bad(p, fmt.Sprintf("empty range [%q, %q)", o.key, o.value))
+		if o.Ranged && bytes.Compare(o.Key, o.Value) >= 0 {
+			return 0, nil, bad(p, fmt.Sprintf("empty range [%q, %q)", o.Key, o.Value))
 		}
 		ops = append(ops, o)
 	}

@@ -1,0 +1,303 @@
+package wal
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kvenc/kvenc/blockenc"
+)
+
+// WAL file format, version 1: see the package doc (WAL file). A Store
+// that Open opened on a directory keeps its WAL in the subdirectory
+// Dir, one file per memstore.
+const (
+	Dir         = "wal"
+	Suffix      = ".log"
+	magic       = "kvencWAL"
+	FileVersion = 1
+	headerLen   = len(magic) + 1
+	FrameLen    = 4 // the length before each record
+)
+
+// Header returns the bytes a WAL file starts with.
+func Header() []byte { return append([]byte(magic), FileVersion) }
+
+// AppendFrame appends to dst the frame of a WAL file that holds rec.
+func AppendFrame(dst, rec []byte) []byte {
+	return append(binary.LittleEndian.AppendUint32(dst, uint32(len(rec))), rec...)
+}
+
+// Rec is a whole WAL record and its seq.
+type Rec struct {
+	Seq uint64
+	B   []byte
+}
+
+// Written returns the bytes written to the files since OpenFiles.
+func (w *Files) Written() int64 { return w.written.Load() }
+
+// Path returns the directory of the files.
+func (w *Files) Path() string { return w.dir }
+
+// Files is the WAL of a Store on a directory: the files of the
+// memstores (File, one per memtable), and the files found at Open whose
+// records the replayed memstores hold (old), removed as those flush.
+type Files struct {
+	dir  string
+	sync bool // SyncWrites: fsync after each record
+
+	written atomic.Int64 // bytes written to the files
+
+	mu   sync.Mutex
+	next uint64     // number of the next file
+	old  []oldFile  // files found at Open, by their highest seq
+	open []*os.File // files not yet closed, closed by closeAll
+}
+
+// oldFile is a WAL file found at Open and the highest seq it holds.
+type oldFile struct {
+	path string
+	max  uint64
+}
+
+// File is the WAL file of one memtable, created at its first record.
+type File struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+	err  error // a failed write: the file takes no more records
+}
+
+// OpenFiles reads the WAL files in dir/Dir (creating it) and
+// returns the WAL and the records above walSeq, in file order. It removes
+// the files holding none, and keeps the others (old) until the memstores
+// replayed from them are flushed.
+func OpenFiles(dir string, syncWrites bool, walSeq uint64) (*Files, []Rec, error) {
+	w := &Files{dir: filepath.Join(dir, Dir), sync: syncWrites}
+	if err := os.MkdirAll(w.dir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("wal: directory: %w", err)
+	}
+	ents, err := os.ReadDir(w.dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("wal: directory: %w", err)
+	}
+	var recs []Rec
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, Suffix) || !e.Type().IsRegular() {
+			continue
+		}
+		n, err := strconv.ParseUint(strings.TrimSuffix(name, Suffix), 16, 64)
+		if err != nil {
+			continue // not a WAL file: never read or removed
+		}
+		w.next = max(w.next, n+1)
+		path := filepath.Join(w.dir, name)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("wal: file %s: %w", name, err)
+		}
+		frecs, err := DecodeFile(b)
+		if err != nil {
+			return nil, nil, fmt.Errorf("wal: file %s: %w", name, err)
+		}
+		var hi uint64
+		for _, r := range frecs {
+			hi = max(hi, r.Seq)
+			if r.Seq > walSeq {
+				recs = append(recs, r)
+			}
+		}
+		w.old = append(w.old, oldFile{path, hi})
+	}
+	if err := w.remove(w.takeOld(walSeq)); err != nil {
+		return nil, nil, err
+	}
+	return w, recs, nil
+}
+
+// DecodeFile returns the records of a WAL file (they alias b). A last
+// frame cut short, or whose record does not decode, is a write the
+// process did not finish: it is left out.
+func DecodeFile(b []byte) ([]Rec, error) {
+	if len(b) < headerLen {
+		if !bytes.HasPrefix(Header(), b) {
+			return nil, fmt.Errorf("%w: %d bytes, not a WAL file header", blockenc.ErrCorrupt, len(b))
+		}
+		return nil, nil // created, header cut short
+	}
+	if string(b[:len(magic)]) != magic {
+		return nil, fmt.Errorf("%w: magic %q", blockenc.ErrCorrupt, b[:len(magic)])
+	}
+	if v := b[len(magic)]; v != FileVersion {
+		return nil, fmt.Errorf("%w: WAL file version %d (this version reads %d)", blockenc.ErrCorrupt, v, FileVersion)
+	}
+	var recs []Rec
+	for off := headerLen; off < len(b); {
+		if len(b)-off < FrameLen {
+			break // torn length
+		}
+		n := int(binary.LittleEndian.Uint32(b[off:]))
+		if n > len(b)-off-FrameLen {
+			break // torn record
+		}
+		end := off + FrameLen + n
+		rec := b[off+FrameLen : end : end]
+		seq, _, err := Decode(rec)
+		if err != nil {
+			if end == len(b) {
+				break // the last record, torn
+			}
+			return nil, fmt.Errorf("offset %d: %w", off, err)
+		}
+		recs = append(recs, Rec{Seq: seq, B: rec})
+		off = end
+	}
+	return recs, nil
+}
+
+// Append writes one frame (FrameLen bytes of room, then the record) to
+// f, a memstore's file, creating it first.
+func (w *Files) Append(f *File, frame []byte) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return f.err
+	}
+	if f.f == nil {
+		if err := w.create(f); err != nil {
+			return err
+		}
+	}
+	binary.LittleEndian.PutUint32(frame, uint32(len(frame)-FrameLen))
+	if err := w.write(f, frame); err != nil {
+		return f.fail(err)
+	}
+	return nil
+}
+
+// create makes f's file and writes its header.
+func (w *Files) create(f *File) error {
+	w.mu.Lock()
+	n := w.next
+	w.next++
+	w.mu.Unlock()
+	f.path = filepath.Join(w.dir, fmt.Sprintf("%016x%s", n, Suffix))
+	fd, err := os.OpenFile(f.path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return f.fail(err)
+	}
+	f.f = fd
+	w.mu.Lock()
+	w.open = append(w.open, fd)
+	w.mu.Unlock()
+	if w.sync {
+		// The file's name must survive a crash too.
+		err = syncDir(w.dir)
+	}
+	if err == nil {
+		err = w.write(f, Header())
+	}
+	if err != nil {
+		return f.fail(err)
+	}
+	return nil
+}
+
+// write writes b to f's file, counting the bytes written, and fsyncs it
+// with SyncWrites.
+func (w *Files) write(f *File, b []byte) error {
+	n, err := f.f.Write(b)
+	w.written.Add(int64(n))
+	if err == nil && w.sync {
+		err = f.f.Sync()
+	}
+	return err
+}
+
+// fail makes err, of f's file, the error of every later record.
+func (f *File) fail(err error) error {
+	f.err = fmt.Errorf("wal: file %s: %w", filepath.Base(f.path), err)
+	return f.err
+}
+
+// syncDir fsyncs the directory dir, so that the names of the files
+// created in it are durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Flushed removes f, the file of a memstore now in a segment, and the
+// files found at Open whose records are all at or below hi, the
+// memstore's last seq.
+func (w *Files) Flushed(f *File, hi uint64) error {
+	f.mu.Lock()
+	fd, path := f.f, f.path
+	f.f = nil
+	f.err = errors.New("wal: file of a flushed memstore")
+	f.mu.Unlock()
+	var paths []string
+	if fd != nil {
+		w.mu.Lock()
+		w.open = slices.DeleteFunc(w.open, func(x *os.File) bool { return x == fd })
+		w.mu.Unlock()
+		fd.Close()
+		paths = append(paths, path)
+	}
+	return w.remove(append(paths, w.takeOld(hi)...))
+}
+
+// takeOld returns the files found at Open whose records are all at or
+// below hi and forgets them.
+func (w *Files) takeOld(hi uint64) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var paths []string
+	w.old = slices.DeleteFunc(w.old, func(o oldFile) bool {
+		if o.max <= hi {
+			paths = append(paths, o.path)
+			return true
+		}
+		return false
+	})
+	return paths
+}
+
+// remove deletes the files paths.
+func (w *Files) remove(paths []string) error {
+	for _, p := range paths {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("wal: cleanup: %w", err)
+		}
+	}
+	return nil
+}
+
+// CloseAll closes the files still open (Close); they stay for the next
+// Open to replay.
+func (w *Files) CloseAll() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, fd := range w.open {
+		fd.Close()
+	}
+	w.open = nil
+}
