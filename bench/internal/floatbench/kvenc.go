@@ -1,15 +1,41 @@
 package floatbench
 
-import "errors"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kvenc/kvenc/blockenc/shapeshift"
+)
 
 // KvencName is the name of kvenc's codec in the tables.
 const KvencName = "kvenc"
 
-// ErrPending is returned by kvenc's codec in a build whose shapeshift has
-// no float columns yet.
-var ErrPending = errors.New("kvenc float columns pending")
-
-// KvencCodec is kvenc's float column codec.
+// KvencCodec is kvenc's float column codec: shapeshift.EncodeFloat64 with
+// its default options; Decode is DecodeFloat64.
 func KvencCodec() Codec {
-	return Codec{Name: KvencName, Encode: func([]float64) (Encoded, error) { return nil, ErrPending }}
+	return Codec{Name: KvencName, Encode: func(values []float64) (Encoded, error) {
+		return kvencEnc(shapeshift.EncodeFloat64(nil, values, shapeshift.DefaultOptions())), nil
+	}}
+}
+
+type kvencEnc []byte
+
+func (e kvencEnc) Bits() float64 { return float64(8 * len(e)) }
+
+func (e kvencEnc) Decode(dst []float64) ([]float64, error) { return shapeshift.DecodeFloat64(dst, e) }
+
+// Forms lists the column's chunk forms with their counts ("Decimal:1").
+func (e kvencEnc) Forms() (string, error) {
+	c, err := shapeshift.OpenFloat64(e)
+	if err != nil {
+		return "", err
+	}
+	comp := c.Composition()
+	var parts []string
+	for f := shapeshift.Form(0); f.IsValid(); f++ {
+		if n := comp[f]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s:%d", f, n))
+		}
+	}
+	return strings.Join(parts, " "), nil
 }

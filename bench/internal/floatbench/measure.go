@@ -25,7 +25,13 @@ type Result struct {
 	Bits           float64 // encoded bits
 	Encode, Decode float64
 	Lossy          string
+	Forms          string // the chunk forms, for codecs that have them
 	Err            error
+}
+
+// former is an encoding made of chunks of several forms.
+type former interface {
+	Forms() (string, error)
 }
 
 // BitsPerValue is the encoded size in bits per value.
@@ -47,6 +53,9 @@ func Measure(vecs []Vector, codecs []Codec, count int, step func(string)) []Resu
 			}
 			if err == nil && len(got) != len(v.Values) {
 				err = fmt.Errorf("decoded %d values for %d", len(got), len(v.Values))
+			}
+			if f, ok := enc.(former); ok && err == nil {
+				r.Forms, err = f.Forms()
 			}
 			if err != nil {
 				r.Err = fmt.Errorf("%s on %s: %w", c.Name, v.Name, err)
