@@ -19,7 +19,7 @@ import (
 
 // walGolden is kv's pinned WAL file: one record, seq 300 (Put "apple",
 // Delete "pear", DeleteRange ["b", "d")).
-const walGolden = "../../kv/testdata/walfile-v1.bin"
+const walGolden = "../../kv/internal/wal/testdata/walfile-v1.bin"
 
 var (
 	testStoreOnce sync.Once
