@@ -24,6 +24,9 @@ func (s *Store) Compact() error {
 	if s.closed.Load() {
 		return s.errClosed()
 	}
+	if s.opts.ReadOnly {
+		return s.errReadOnly("Compact")
+	}
 	if err := s.flushAll(); err != nil {
 		return err
 	}

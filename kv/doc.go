@@ -20,6 +20,8 @@
 //	                                          with the block's last cell key
 //	N 'm' | segment id u64                 -> segment meta
 //	R | P                                  -> registry entry: layout u8 (=2)
+//	                                          | engine data (none on Badger;
+//	                                          the writer's lease on TiKV)
 //
 // R is ff "kvenc/store/" (ff 6b76656e632f73746f72652f): one key per Store
 // of the DB, outside every namespace (R holds no 00 byte and a Prefix that

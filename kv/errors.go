@@ -30,6 +30,13 @@ var (
 	// ErrFormat: the Store under the Prefix was written in a format this
 	// version does not read (the error says which and what to do).
 	ErrFormat = errors.New("kv: unsupported store format")
+	// ErrReadOnly: a write (Put, Apply, Flush, Compact) on a Store opened
+	// with Options.ReadOnly.
+	ErrReadOnly = errors.New("kv: read-only store")
+	// ErrLeaseLost: the writer's lease on the Prefix (Options.Lease) ran
+	// out or another writer took the Prefix over: the write failed and the
+	// Store writes nothing more; reopen it to write again.
+	ErrLeaseLost = errors.New("kv: lease lost")
 )
 
 // Limits on one cell. A value is stored whole in one block, and a block

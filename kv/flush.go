@@ -19,7 +19,15 @@ func (s *Store) Flush() error {
 	if s.closed.Load() {
 		return s.errClosed()
 	}
+	if s.opts.ReadOnly {
+		return s.errReadOnly("Flush")
+	}
 	return s.flushAll()
+}
+
+// errReadOnly is the error of a write (op) on a ReadOnly Store.
+func (s *Store) errReadOnly(op string) error {
+	return fmt.Errorf("%w: %s on the Store with Prefix %q", ErrReadOnly, op, s.opts.Prefix)
 }
 
 func (s *Store) flushAll() error {

@@ -3,6 +3,7 @@ package kv
 import (
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/blockenc"
@@ -85,6 +86,20 @@ type Options struct {
 	// GC rewrites or deletes whole files and never the newest one, so
 	// smaller files give space back sooner. Default 16 MiB.
 	ValueLogFileSize int64
+	// ReadOnly opens a Store that reads the segments its writer has
+	// flushed and writes nothing: no claim on the Prefix (the registry
+	// entry must exist), no WAL replay (writes not yet flushed are not
+	// seen), no flush or compaction; Put, Apply, Flush and Compact fail
+	// with ErrReadOnly, and Refresh picks up the segments flushed since.
+	// It suits an engine that other processes write (OpenEngine), or a
+	// DB the caller opened read-only (Wrap). Default false.
+	ReadOnly bool
+	// Lease is how long a writer's claim on the Prefix lasts without
+	// renewal, for engines shared by several processes (a TiKV cluster:
+	// the writer renews it in the background; a writer that lost it
+	// fails with ErrLeaseLost, and another may take the Prefix over once
+	// it has lapsed). Badger ignores it. Default DefaultLease (10 s).
+	Lease time.Duration
 	// Badger, if set, adjusts the Badger options Open derived from the
 	// fields above (for example a smaller MemTableSize) before opening.
 	// Default nil.
@@ -106,6 +121,7 @@ const (
 	// Memory).
 	DefaultBadgerMemTableSize = 16 << 20
 	maxBlockSize              = 256 << 10
+	DefaultLease              = 10 * time.Second
 )
 
 // DefaultBlockOptions returns kv's block options: Columnar (restart
@@ -200,6 +216,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if !o.Block.Compression.IsValid() {
 		return o, fmt.Errorf("%w: Block.Compression %d is not one of 0..%d (%v..%v)", ErrInvalidOptions, o.Block.Compression, blockenc.LZ4Dict, blockenc.NoCompression, blockenc.LZ4Dict)
+	}
+	if o.Lease == 0 {
+		o.Lease = DefaultLease
+	}
+	if o.Lease < 0 {
+		return o, fmt.Errorf("%w: negative Lease %v", ErrInvalidOptions, o.Lease)
 	}
 	if o.BlockSize == 0 {
 		o.BlockSize = DefaultBlockSize

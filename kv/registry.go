@@ -91,12 +91,7 @@ func registerIn(eng engine.Engine, prefix []byte) error {
 				ErrPrefixInUse, prefix, newKeys(prefix).ns, q, newKeys(q).ns)
 		}
 		found = true
-		return it.Value(engine.ViewFunc(func(v []byte) error {
-			if len(v) != 1 || v[0] != layoutVersion {
-				return fmt.Errorf("%w: registry entry of Prefix %q says key layout %x (this version reads layout %d)", ErrFormat, prefix, v, layoutVersion)
-			}
-			return nil
-		}))
+		return it.Value(engine.ViewFunc(func(v []byte) error { return checkLayout(prefix, v) }))
 	})
 	if err != nil || found {
 		return err
@@ -107,6 +102,28 @@ func registerIn(eng engine.Engine, prefix []byte) error {
 	var b engine.Batch
 	b.Set(registryKey(prefix), []byte{layoutVersion})
 	return eng.Write(&b)
+}
+
+// checkLayout checks v, the registry entry of prefix: the key layout
+// version, then what the engine keeps there (a lease), which kv ignores.
+func checkLayout(prefix, v []byte) error {
+	if len(v) < 1 || v[0] != layoutVersion {
+		return fmt.Errorf("%w: registry entry of Prefix %q says key layout %x (this version reads layout %d)", ErrFormat, prefix, v, layoutVersion)
+	}
+	return nil
+}
+
+// registeredIn checks that a Store of this layout is registered under
+// prefix in eng, for a ReadOnly Store, which claims nothing.
+func registeredIn(eng engine.Engine, prefix []byte) error {
+	if err := eng.Err(); err != nil {
+		return fmt.Errorf("kv: open store %q: %w", prefix, err)
+	}
+	err := eng.Get(registryKey(prefix), engine.ViewFunc(func(v []byte) error { return checkLayout(prefix, v) }))
+	if errors.Is(err, engine.ErrNotFound) {
+		return fmt.Errorf("%w: ReadOnly: no Store registered under Prefix %q", ErrNotFound, prefix)
+	}
+	return err
 }
 
 // scanKeys calls f on an iterator over the keys of eng that start with p, at

@@ -178,6 +178,12 @@ func Open(opts Options) (*Store, error) {
 		// must be below ValueThreshold, which Badger caps at 1 MiB.
 		bo = bo.WithValueThreshold(1 << 20)
 	}
+	if opts.ReadOnly {
+		if opts.Dir == "" {
+			return nil, fmt.Errorf("%w: ReadOnly of an in-memory Store", ErrInvalidOptions)
+		}
+		bo = bo.WithReadOnly(true)
+	}
 	if opts.Badger != nil {
 		bo = opts.Badger(bo)
 	}
@@ -258,7 +264,14 @@ func OpenEngine(eng engine.Engine, opts Options) (*Store, error) {
 // eng is on, for the claims of this process (register); walDir, if not
 // "", is the directory of the WAL files (else the WAL is in eng).
 func newStore(eng engine.Engine, id any, opts Options, walDir string) (*Store, error) {
-	release, err := register(eng, id, opts.Prefix)
+	release := func() {}
+	var err error
+	if opts.ReadOnly {
+		opts.CompactionTrigger = -1
+		err = registeredIn(eng, opts.Prefix)
+	} else {
+		release, err = register(eng, id, opts.Prefix)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -289,15 +302,49 @@ func newStore(eng engine.Engine, id any, opts Options, walDir string) (*Store, e
 }
 
 // recover loads the segments, removes segments without a meta, and replays
-// the WAL records above the last flushed seq.
+// the WAL records above the last flushed seq. A ReadOnly Store only loads
+// the segments.
 func (s *Store) recover() error {
+	l, err := s.loadSegments(s.addForeign)
+	if err == nil {
+		err = s.findForeign()
+	}
+	if err != nil {
+		return fmt.Errorf("kv: open: %w", err)
+	}
+	s.segs = l.segs
+	s.segsChanged()
+	s.nextSegID.Store(l.maxID)
+	if s.opts.ReadOnly {
+		s.active = newMemtable(s.opts.MemstoreSize, l.last)
+		s.tracker = mvcc.NewTracker(l.last)
+		return nil
+	}
+	if err := s.deleteKeys(l.orphans); err != nil {
+		return err
+	}
+	return s.replayWAL(l.walSeq, l.last)
+}
+
+// segsFound is what loadSegments found in the engine.
+type segsFound struct {
+	segs []*segment // newest first
+	// maxID is the largest segment id seen, walSeq the largest WAL seq a
+	// segment holds, last the largest seq of any segment.
+	maxID, walSeq, last uint64
+	// orphans are blocks without a meta, or past their meta's last key.
+	orphans [][]byte
+}
+
+// loadSegments reads every segment meta and block key of the Store,
+// calling foreign on each key under their tags not in the Store's format.
+func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
+	var l segsFound
 	metas := map[uint64]*segment{}
-	var maxID, walSeq, last uint64
-	var orphans [][]byte
 	err := s.scanPrefix(s.keys.tag(tagMeta), func(it engine.Iter) error {
 		k := it.Key()
 		if !s.keys.own(k) {
-			s.addForeign(k)
+			foreign(k)
 			return nil
 		}
 		id := binary.BigEndian.Uint64(k[len(k)-8:])
@@ -317,9 +364,9 @@ func (s *Store) recover() error {
 			return err
 		}
 		metas[id] = g
-		maxID = max(maxID, id)
-		walSeq = max(walSeq, m.walSeq)
-		last = max(last, m.maxSeq, m.walSeq)
+		l.maxID = max(l.maxID, id)
+		l.walSeq = max(l.walSeq, m.walSeq)
+		l.last = max(l.last, m.maxSeq, m.walSeq)
 		return nil
 	})
 	if err == nil {
@@ -327,17 +374,17 @@ func (s *Store) recover() error {
 		err = s.scanPrefix(segPrefix, func(it engine.Iter) error {
 			k := bytes.Clone(it.Key())
 			if !s.keys.own(k) {
-				s.addForeign(k)
+				foreign(k)
 				return nil
 			}
 			id := binary.BigEndian.Uint64(k[len(segPrefix):])
-			maxID = max(maxID, id)
+			l.maxID = max(l.maxID, id)
 			// A block without a meta, or past its meta's last key, is
 			// one of a segment or an extension (extendSegWriter) whose
 			// meta was never written.
 			g, last := metas[id], k[len(segPrefix)+8:]
 			if g == nil || bytes.Compare(last, g.meta.lastKey) > 0 {
-				orphans = append(orphans, k)
+				l.orphans = append(l.orphans, k)
 				return nil
 			}
 			g.blockKeys = append(g.blockKeys, k)
@@ -345,25 +392,60 @@ func (s *Store) recover() error {
 			return nil
 		})
 	}
-	if err == nil {
-		err = s.findForeign()
-	}
 	if err != nil {
-		return fmt.Errorf("kv: open: %w", err)
+		return l, err
 	}
 	for _, g := range metas {
 		if uint64(len(g.blockKeys)) != g.meta.blocks {
-			return fmt.Errorf("%w: segment %d has %d blocks, its meta says %d", ErrCorrupt, g.meta.id, len(g.blockKeys), g.meta.blocks)
+			return l, fmt.Errorf("%w: segment %d has %d blocks, its meta says %d", ErrCorrupt, g.meta.id, len(g.blockKeys), g.meta.blocks)
 		}
-		s.segs = append(s.segs, g)
+		l.segs = append(l.segs, g)
 	}
-	sortSegs(s.segs)
+	sortSegs(l.segs)
+	return l, nil
+}
+
+// Refresh makes a ReadOnly Store see the segments its writer has flushed
+// since Open or the last Refresh (and no longer those compacted away).
+// Snapshots and Iterators taken before keep what they saw. On an engine
+// that reads at a moment (TiKV) the Store reads at the moment of its last
+// Refresh, so a segment the writer compacts away
+// stays readable; on Badger a read of a segment the writer has since
+// compacted and deleted fails until the next Refresh. On a Store that
+// writes, Refresh does nothing.
+func (s *Store) Refresh() error {
+	if s.closed.Load() {
+		return s.errClosed()
+	}
+	if !s.opts.ReadOnly {
+		return nil
+	}
+	if r, ok := s.eng.(engine.Refresher); ok {
+		if err := r.Refresh(); err != nil {
+			return fmt.Errorf("kv: refresh: %w", err)
+		}
+	}
+	l, err := s.loadSegments(func([]byte) {})
+	if err != nil {
+		return fmt.Errorf("kv: refresh: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	had := make(map[uint64]*segment, len(s.segs))
+	for _, g := range s.segs {
+		had[g.meta.id] = g
+	}
+	for i, g := range l.segs {
+		// A segment unchanged keeps its segsFound parts (dictionary, cached
+		// blocks); an extended one (more blocks) is the new one.
+		if o := had[g.meta.id]; o != nil && o.meta.blocks == g.meta.blocks && o.meta.maxSeq == g.meta.maxSeq {
+			l.segs[i] = o
+		}
+	}
+	s.segs = l.segs
 	s.segsChanged()
-	s.nextSegID.Store(maxID)
-	if err := s.deleteKeys(orphans); err != nil {
-		return err
-	}
-	return s.replayWAL(walSeq, last)
+	s.tracker.Advance(l.last)
+	return nil
 }
 
 // sortSegs orders segments newest first.
@@ -555,6 +637,9 @@ func (s *Store) Reclaim() error {
 	defer s.userOps.RUnlock()
 	if s.closed.Load() {
 		return s.errClosed()
+	}
+	if s.opts.ReadOnly {
+		return s.errReadOnly("Reclaim")
 	}
 	if err := s.dbClosed(); err != nil {
 		return err

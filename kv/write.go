@@ -152,6 +152,9 @@ func (s *Store) write(ops []wal.Op) error {
 	if err := s.failed(); err != nil {
 		return err
 	}
+	if s.opts.ReadOnly {
+		return s.errReadOnly("write")
+	}
 	need := opsArenaBound(ops)
 	var mt *memtable
 	for {

@@ -113,3 +113,17 @@ func (t *Tracker) WritePoint() uint64 {
 	defer t.mu.Unlock()
 	return t.writePoint
 }
+
+// Advance moves the write and read points up to last when no write is in
+// flight and they are below it, for a reader that follows the seqs of a
+// writer elsewhere (a read-only Store). It reports whether it did.
+func (t *Tracker) Advance(last uint64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.writePoint != t.readPoint.Load() || last <= t.writePoint {
+		return false
+	}
+	t.writePoint = last
+	t.readPoint.Store(last)
+	return true
+}

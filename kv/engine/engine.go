@@ -27,8 +27,8 @@
 // are snapshots may cache one as long as this holds.
 //
 // Features only some engines have are optional interfaces, found by a
-// type assertion: AsyncWriter (a write that overlaps the caller's work)
-// and Reclaimer (space of deleted keys given back on request, as Badger's
+// type assertion: AsyncWriter (a write that overlaps the caller's work),
+// Refresher (reads pinned at a moment) and Reclaimer (space of deleted keys given back on request, as Badger's
 // DropPrefix and value-log GC).
 //
 // Errors: ErrNotFound for a missing key, ErrTooLarge for a batch beyond
@@ -134,6 +134,17 @@ type Iter interface {
 // write's cells into the memstore overlaps their commit.
 type AsyncWriter interface {
 	WriteAsync(b *Batch, done func(error)) error
+}
+
+// Refresher is an engine whose reads may lag the writes of others (a
+// snapshot of a distributed store, Badger's lent read transactions). kv
+// calls Refresh from Store.Refresh of a ReadOnly Store, before it lists
+// the segments: reads from then on see at least every write committed
+// before the call. An engine may read at that moment until the next
+// Refresh (TiKV does), so the segments listed stay readable while their
+// writer compacts them away.
+type Refresher interface {
+	Refresh() error
 }
 
 // Reclaimer is an engine that gives back the space of deleted keys only

@@ -269,6 +269,14 @@ func (e *Engine) CollectGarbage(files int, ratio float64) {
 // Shared reports whether the DB is the caller's (Wrap).
 func (e *Engine) Shared() bool { return !e.own }
 
+// Refresh makes the next reads see every commit to the DB so far, also
+// those of other writers (engine.Refresher): the lent transactions begun
+// before are discarded.
+func (e *Engine) Refresh() error {
+	e.txns.invalidate()
+	return nil
+}
+
 // Close discards the lent transactions and, for an owned DB, closes it.
 func (e *Engine) Close() error {
 	e.txns.close()
