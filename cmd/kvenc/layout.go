@@ -95,24 +95,22 @@ func (w *walker) note(format string, args ...any) {
 	fmt.Fprintf(w.out, "%8s  %s\n", "", fmt.Sprintf(format, args...))
 }
 
-// quote shows a key or value: text when it is printable, else hex.
-func quote(b []byte) string {
-	const max = 40
+// quote shows a key or value, its first 40 bytes: text when printable,
+// else hex.
+func quote(b []byte) string { return quoteN(b, 40) }
+
+// quoteN is quote of the first n bytes of b (all of them when n < 0).
+func quoteN(b []byte, n int) string {
 	cut := ""
-	if len(b) > max {
-		b, cut = b[:max], fmt.Sprintf("..(%d bytes)", len(b))
+	if n >= 0 && len(b) > n {
+		b, cut = b[:n], fmt.Sprintf("..(%d bytes)", len(b))
 	}
-	printable := true
 	for _, c := range b {
 		if c < 0x20 || c > 0x7e {
-			printable = false
-			break
+			return "0x" + hex.EncodeToString(b) + cut
 		}
 	}
-	if printable {
-		return strconv.Quote(string(b)) + cut
-	}
-	return "0x" + hex.EncodeToString(b) + cut
+	return strconv.Quote(string(b)) + cut
 }
 
 // printLayout prints block field by field; d is the Dict the block may be

@@ -46,6 +46,7 @@ commands:
            kv.Options per goal (--csv FILE --key N, or --badger DIR)
   block    print one block's bytes field by field (a file of block bytes)
   stats    describe a store from its metas: segments, blocks, bytes, settings, WAL
+  dump     print a store's cells in key order (newest live versions, or every version)
   verify   check every block, meta and WAL file of a store (exit 1 on a problem)
 
 "kvenc <command> -h" lists a command's flags.
@@ -71,6 +72,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runVerify(args[1:], stdout, stderr)
 	case "stats":
 		err = runStats(args[1:], stdout, stderr)
+	case "dump":
+		err = runDump(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

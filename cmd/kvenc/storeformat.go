@@ -141,6 +141,14 @@ type walRecord struct {
 	seq                   uint64
 	puts, deletes, ranges int
 	bytes                 int
+	ops                   []walOp // alias the record's bytes
+}
+
+// walOp is one operation of a WAL record: kind 1 Put (key, value), 0
+// Delete (key), 2 DeleteRange (key the start, value the end).
+type walOp struct {
+	kind       int
+	key, value []byte
 }
 
 func decodeWALRecord(b []byte) (walRecord, error) {
@@ -158,15 +166,13 @@ func decodeWALRecord(b []byte) (walRecord, error) {
 	for i := 0; i < n && c.err == nil; i++ {
 		switch k := c.u8(); {
 		case k == 1:
-			c.bytes()
-			c.bytes()
+			r.ops = append(r.ops, walOp{kind: k, key: c.bytes(), value: c.bytes()})
 			r.puts++
 		case k == 0:
-			c.bytes()
+			r.ops = append(r.ops, walOp{kind: k, key: c.bytes()})
 			r.deletes++
 		case k == 2 && r.version >= 2:
-			c.bytes()
-			c.bytes()
+			r.ops = append(r.ops, walOp{kind: k, key: c.bytes(), value: c.bytes()})
 			r.ranges++
 		default:
 			c.fail("op %d: kind %d", i, k)
