@@ -13,10 +13,12 @@ NEW       ?= bench/out/new.txt
 
 all: test
 
-# test: what CI runs (.ci/run). gofmt, vet and the race-enabled tests of both
-# modules, with the invariants build tag on. Must stay under 10 minutes on 2 cores.
+# test: what CI runs (.ci/run). gofmt, vet and the race-enabled tests of every
+# module (the library, kvtikv on client-go's in-process TiKV mock, bench), with
+# the invariants build tag on. Must stay under 10 minutes on 2 cores.
 test: fmt-check vet
 	$(GO) test -race -tags invariants -timeout 9m ./...
+	@if [ -f kvtikv/go.mod ]; then cd kvtikv && $(GO) test -race -tags invariants -timeout 5m ./...; fi
 	@if [ -f bench/go.mod ]; then cd bench && $(GO) test -race -tags invariants -timeout 9m ./...; fi
 	@# The dbgen-based tests skip themselves under -race (dbgen's 300 MB text
 	@# pool takes minutes there); they run here without it.
@@ -27,6 +29,7 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
+	@if [ -f kvtikv/go.mod ]; then cd kvtikv && $(GO) vet ./...; fi
 	@if [ -f bench/go.mod ]; then cd bench && $(GO) vet ./...; fi
 
 # fuzz: every Fuzz target in every package of the library module, FUZZTIME each.
