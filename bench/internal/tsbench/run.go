@@ -23,9 +23,10 @@ var Spans = []struct {
 // timed queries cycle through them.
 const Queries = 16
 
-// Result is one engine's numbers. Query and QuerySamples are per span,
-// in the order of Spans: the median ns per query and the mean samples a
-// query returns. Err, when set, means the engine failed (an error, or a
+// Result is one engine's numbers. Query, QueryRounds and QuerySamples are
+// per span, in the order of Spans: the median ns per query, the ns per
+// query of every round (the engines take turns round by round) and the
+// mean samples a query returns. Err, when set, means the engine failed (an error, or a
 // query that did not return the samples stored) and its numbers are not
 // reported.
 type Result struct {
@@ -36,6 +37,7 @@ type Result struct {
 	DiskBytes    int64         // the directory after the last Close
 	Disk         []Part        // DiskBytes by part
 	Query        []float64
+	QueryRounds  [][]float64
 	QuerySamples []float64
 	Err          error
 }
@@ -88,6 +90,7 @@ func Run(dir string, series []Series, count int, step func(string)) []Result {
 		r := &results[k]
 		r.Engine, r.Samples = en.Name, Samples(series)
 		r.Query, r.QuerySamples = nanSlice(len(Spans)), nanSlice(len(Spans))
+		r.QueryRounds = make([][]float64, len(Spans))
 		e, err := load(filepath.Join(dir, en.Name), en.Open, series, r, step)
 		if err == nil {
 			err = check(e, series, ws, r)
@@ -104,14 +107,23 @@ func Run(dir string, series []Series, count int, step func(string)) []Result {
 			subjects = append(subjects, measure.Subject{Name: en.Name + "/" + sp.Name, Fn: queryBench(e, series, ws[i])})
 		}
 	}
-	res := measure.Rounds(subjects, count, step)
+	rounds := map[string][]float64{} // ns per query of every round, by subject
+	for range max(count, 1) {
+		for _, sub := range subjects {
+			rounds[sub.Name] = append(rounds[sub.Name], measure.Run(sub.Fn).NsPerOp)
+			if step != nil {
+				step(sub.Name)
+			}
+		}
+	}
 	for k, e := range engines {
 		if e == nil {
 			continue
 		}
 		r := &results[k]
 		for i, sp := range Spans {
-			r.Query[i] = res[r.Engine+"/"+sp.Name].NsPerOp
+			r.QueryRounds[i] = rounds[r.Engine+"/"+sp.Name]
+			r.Query[i] = measure.MedianOf(r.QueryRounds[i])
 		}
 		if err := e.Close(); err != nil {
 			r.Err = fmt.Errorf("%s: close: %w", r.Engine, err)

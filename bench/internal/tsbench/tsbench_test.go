@@ -57,6 +57,7 @@ func TestRun(t *testing.T) {
 		assert.Equal(t, 600.0, r.QuerySamples[1], "%s: a day's window holds every sample", r.Engine)
 		for i := range Spans {
 			assert.Positive(t, r.Query[i], r.Engine)
+			assert.Len(t, r.QueryRounds[i], 1, r.Engine)
 		}
 	}
 	partNames := func(r Result) []string {
