@@ -85,7 +85,7 @@ func TestAllOnTinyData(t *testing.T) {
 		{"floats_goals", "goal", 9, 1},
 		{"floats_all", "file", 2 * 4, 2},
 		{"timeseries", "engine", 2 + 1, 1},
-		{"timeseries_bytes", "part", 7, 1},
+		{"timeseries_bytes", "part", 8, 1},
 		{"timeseries_goals", "goal", 4, 1},
 		{"store", "dataset", 2 * len(storebench.Engines()), 2},
 		{"store_load", "dataset", 2 * len(storebench.Engines()), 2},

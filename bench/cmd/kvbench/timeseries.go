@@ -120,11 +120,13 @@ func tsBytesTable(kvr, prom tsbench.Result, bd tsbench.Breakdown) *report.Table 
 	add("  keys and block overhead", bd.KeysOnly)
 	add("  values", bd.NoSeq-bd.KeysOnly)
 	add("  seqs", bd.Blocks-bd.NoSeq)
+	add("values as a float column per block", bd.FloatValues)
 	add("kvenc store beyond its blocks (disk - blocks)", perSample(kvr, kvr.DiskBytes)-bd.Blocks)
 	add("prometheus timestamps in XOR chunks", bd.PromTimestamps)
 	add("prometheus blocks", perSample(prom, blockBytes(prom)))
 	t.Note("blocks re-encoded with blockenc at kv's defaults (Columnar, LZ4Dict, level %d, %d-byte blocks, %d blocks) without a segment dictionary;", kv.DefaultCompactionLevel, kv.DefaultBlockSize, bd.BlockCount)
-	t.Note("again with every seq 0 (seqs = the difference) and with every value the same (values = the difference).")
+	t.Note("again with every seq 0 (seqs = the difference) and with every value the same (values = the difference);")
+	t.Note("the float column: each block's values through shapeshift.EncodeFloat64, what a float value form of the blocks would hold.")
 	return t
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/kvenc/kvenc/bench/internal/floatbench"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/blockenc/shapeshift"
 	"github.com/kvenc/kvenc/kv"
 )
 
@@ -22,10 +23,15 @@ import (
 // chunks (120 samples each) per sample: the chunk bytes of the timestamps
 // with every value 0, less the 2-byte chunk header and the values' bits (64
 // for the first, 1 for each repeat).
+//
+// FloatValues is what the values of each block take as one kvenc float
+// column (shapeshift.EncodeFloat64, default options), per sample: what a
+// block would store for them as floats instead of 8-byte values.
 type Breakdown struct {
 	Blocks, NoSeq, KeysOnly float64 // bytes per sample
 	BlockCount              int
 	PromTimestamps          float64 // bytes per sample
+	FloatValues             float64 // bytes per sample
 }
 
 // MeasureBreakdown encodes the series' cells as kvenc's store holds them
@@ -40,16 +46,16 @@ func MeasureBreakdown(series []Series) (Breakdown, error) {
 	var b Breakdown
 	var err error
 	var blocks int
-	if b.Blocks, blocks, err = encodedBytes(sorted, true, true); err != nil {
+	if b.Blocks, b.FloatValues, blocks, err = encodedBytes(sorted, true, true); err != nil {
 		return b, err
 	}
-	if b.NoSeq, _, err = encodedBytes(sorted, false, true); err != nil {
+	if b.NoSeq, _, _, err = encodedBytes(sorted, false, true); err != nil {
 		return b, err
 	}
-	if b.KeysOnly, _, err = encodedBytes(sorted, false, false); err != nil {
+	if b.KeysOnly, _, _, err = encodedBytes(sorted, false, false); err != nil {
 		return b, err
 	}
-	b.Blocks, b.NoSeq, b.KeysOnly, b.BlockCount = b.Blocks/n, b.NoSeq/n, b.KeysOnly/n, blocks
+	b.Blocks, b.NoSeq, b.KeysOnly, b.FloatValues, b.BlockCount = b.Blocks/n, b.NoSeq/n, b.KeysOnly/n, b.FloatValues/n, blocks
 	b.PromTimestamps, err = promTimestampBits(series)
 	b.PromTimestamps /= 8 * n
 	return b, err
@@ -70,21 +76,25 @@ func promTimestampBits(series []Series) (float64, error) {
 	return float64(bits), nil
 }
 
-// encodedBytes returns the bytes of the blocks of every cell and how many
-// blocks there are.
-func encodedBytes(series []Series, seqs, values bool) (float64, int, error) {
+// encodedBytes returns the bytes of the blocks of every cell, the bytes of
+// their values as one float column per block, and how many blocks there
+// are.
+func encodedBytes(series []Series, seqs, values bool) (total, floats float64, blocks int, err error) {
 	o := kv.DefaultBlockOptions()
 	o.CompressionLevel = kv.DefaultCompactionLevel
 	enc := blockenc.NewEncoder(o)
-	total, blocks := 0, 0
+	var vals []float64
+	var col []byte
 	finish := func() error {
 		blk, err := enc.Finish()
 		if err != nil {
 			return err
 		}
-		total += len(blk)
+		col = shapeshift.EncodeFloat64(col[:0], vals, shapeshift.DefaultOptions())
+		total, floats = total+float64(len(blk)), floats+float64(len(col))
 		blocks++
 		enc.Reset()
+		vals = vals[:0]
 		return nil
 	}
 	var key, val []byte
@@ -100,19 +110,18 @@ func encodedBytes(series []Series, seqs, values bool) (float64, int, error) {
 				c.Seq = uint64(i) + 1
 			}
 			if err := enc.Add(c); err != nil {
-				return 0, 0, err
+				return 0, 0, 0, err
 			}
+			vals = append(vals, s.V[i])
 			if enc.Size() >= kv.DefaultBlockSize {
 				if err := finish(); err != nil {
-					return 0, 0, err
+					return 0, 0, 0, err
 				}
 			}
 		}
 	}
 	if enc.Len() > 0 {
-		if err := finish(); err != nil {
-			return 0, 0, err
-		}
+		err = finish()
 	}
-	return float64(total), blocks, nil
+	return total, floats, blocks, err
 }

@@ -80,6 +80,8 @@ func TestBreakdown(t *testing.T) {
 	assert.Positive(t, b.KeysOnly)
 	assert.Less(t, b.Blocks, 8.0+12+8, "below the raw value, key and seq")
 	assert.Positive(t, b.BlockCount)
+	assert.Positive(t, b.FloatValues)
+	assert.Less(t, b.FloatValues, 8.0, "cms files are decimals")
 	// Jittered timestamps: a delta of delta within ±2000 ms takes the
 	// 14-bit bucket (2 bytes) in XOR chunks; the first two of a chunk more.
 	assert.InDelta(t, 2.0, b.PromTimestamps, 0.1)
