@@ -14,7 +14,7 @@ import (
 	"github.com/kvenc/kvenc/blockenc"
 )
 
-const dumpSynopsis = `DIR [--prefix P] [--from K] [--to K] [--reverse] [--versions] [--format text|hex|json] [--limit N]
+const dumpSynopsis = `DIR [--prefix P] [--from K] [--to K] [--hex] [--reverse] [--versions] [--format text|hex|json] [--limit N]
 
 Prints the cells of the kvenc store in DIR, opened read-only, in key order:
 the newest live version of each key (what a read sees now: tombstones and
@@ -30,6 +30,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	versions := fs.Bool("versions", false, "every version, with seqs and kinds, and the range tombstones")
 	format := fs.String("format", "text", "text, hex or json (one object a line)")
 	limit := fs.Int("limit", 0, "print at most this many cells (0: all)")
+	hexBounds := fs.Bool("hex", false, "--from and --to are hex (binary keys)")
 	v, err := openStoreArgs(fs, args)
 	if err != nil {
 		return err
@@ -39,11 +40,19 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: --format %q is not text, hex or json", errUsage, *format)
 	}
 	var lo, hi []byte
-	if *from != "" {
-		lo = []byte(*from)
-	}
-	if *to != "" {
-		hi = []byte(*to)
+	for _, b := range []struct {
+		flag string
+		dst  *[]byte
+	}{{*from, &lo}, {*to, &hi}} {
+		switch {
+		case b.flag == "":
+		case *hexBounds:
+			if *b.dst, err = hex.DecodeString(b.flag); err != nil {
+				return fmt.Errorf("%w: --from/--to %q: %v", errUsage, b.flag, err)
+			}
+		default:
+			*b.dst = []byte(b.flag)
+		}
 	}
 	d, err := newDumper(v, lo, hi, *reverse)
 	if err != nil {

@@ -82,6 +82,7 @@ func TestDump(t *testing.T) {
 	slices.Reverse(sub)
 	assert.Equal(t, sub, dumpLines(t, dir, "--from", "row000090", "--to", "row000160", "--reverse"))
 	assert.Equal(t, want[:3], dumpLines(t, dir, "--limit", "3"))
+	assert.Equal(t, want[i:j], dumpLines(t, dir, "--hex", "--from", "726f77303030303930", "--to", "726f77303030313630"))
 	assert.Equal(t, rev[:2], dumpLines(t, dir, "--limit", "2", "--reverse"))
 }
 
