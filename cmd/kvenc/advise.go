@@ -10,7 +10,7 @@ import (
 	"github.com/kvenc/kvenc/blockenc"
 )
 
-const adviseSynopsis = `(--csv FILE --key N[:W],... [--value N] | --badger DIR [--prefix P]) [flags]
+const adviseSynopsis = `(--csv FILE --key N[:W],... [--value N] | --badger DIR [--prefix P] | --store DIR [--prefix P]) [flags]
 
 Encodes a sample of your cells with each block encoding, compression,
 level, block size and dictionary setting worth trying, times SeekGE, Next
@@ -41,7 +41,8 @@ func runAdvise(args []string, stdout, stderr io.Writer) error {
 	sep := fs.String("sep", "", "field separator (default: tab for .tsv and .tab files, else comma)")
 	fs.BoolVar(&src.header, "header", false, "skip the file's first row")
 	badgerDir := fs.String("badger", "", "read cells from this Badger directory (opened read-only)")
-	prefix := fs.String("prefix", "", "with --badger: only keys with this prefix")
+	storeDir := fs.String("store", "", "read cells from the kvenc store in this directory (opened read-only)")
+	prefix := prefixFlag(fs)
 	fs.IntVar(&src.limit, "cells", 100_000, "sample: the first this many rows or keys")
 	gets := fs.Int("gets", 2000, "point reads timed per round")
 	rounds := fs.Int("rounds", 3, "timing rounds (the median is reported)")
@@ -53,8 +54,8 @@ func runAdvise(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case len(pos) > 0:
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
-	case (src.path == "") == (*badgerDir == ""):
-		return fmt.Errorf("%w: give one of --csv FILE or --badger DIR", errUsage)
+	case btoi(src.path != "")+btoi(*badgerDir != "")+btoi(*storeDir != "") != 1:
+		return fmt.Errorf("%w: give one of --csv FILE, --badger DIR or --store DIR", errUsage)
 	case src.limit < 1 || *gets < 1 || *rounds < 1:
 		return fmt.Errorf("%w: --cells, --gets and --rounds must be positive", errUsage)
 	}
@@ -73,12 +74,15 @@ func runAdvise(args []string, stdout, stderr io.Writer) error {
 		}
 		cells, err = readCSV(src)
 		from = src.path
-	} else {
-		cells, err = readBadger(*badgerDir, []byte(*prefix), src.limit)
+	} else if *badgerDir != "" {
+		cells, err = readBadger(*badgerDir, []byte(prefix.s), src.limit)
 		from = *badgerDir
-		if *prefix != "" {
-			from += fmt.Sprintf(" prefix %q", *prefix)
+		if prefix.s != "" {
+			from += fmt.Sprintf(" prefix %q", prefix.s)
 		}
+	} else {
+		cells, err = readStore(*storeDir, prefix.get(), src.limit)
+		from = "kvenc store " + *storeDir
 	}
 	if err != nil {
 		return err
@@ -89,6 +93,13 @@ func runAdvise(args []string, stdout, stderr io.Writer) error {
 	}
 	printAdvice(stdout, from, cells, results)
 	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // adviseCells measures every candidate on cells, drawing progress on

@@ -37,7 +37,7 @@ func TestUsage(t *testing.T) {
 	assert.Contains(t, stderr, `unknown command "frobnicate"`)
 	code, _, stderr = runCmd("advise")
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, stderr, "give one of --csv FILE or --badger DIR")
+	assert.Contains(t, stderr, "give one of --csv FILE, --badger DIR or --store DIR")
 	code, _, stderr = runCmd("advise", "--csv", "x.csv", "--key", "a")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, `"a" is not a column number`)
@@ -312,6 +312,19 @@ func TestAdviseBadger(t *testing.T) {
 	code, _, stderr = runCmd("advise", "--badger", t.TempDir())
 	assert.Equal(t, exitFound, code)
 	assert.Contains(t, stderr, "is not a Badger directory")
+}
+
+func TestAdviseStore(t *testing.T) {
+	dir := testStore(t)
+	code, out, stderr := runCmd("advise", "--store", dir, "--quick", "--gets", "50", "--rounds", "1")
+	require.Equal(t, exitOK, code, stderr)
+	// The flushed cells a read sees (the WAL's are not flushed): the
+	// rows of testStoreLive.
+	assert.Contains(t, out, fmt.Sprintf("sample: %d cells from kvenc store %s", len(testStoreLive())-1, dir))
+	cells, err := readStore(dir, []byte("kv"), 3)
+	require.NoError(t, err)
+	require.Len(t, cells, 3)
+	assert.Equal(t, "row000001", string(cells[0].Key))
 }
 
 func TestAdviseRefusesKvencStore(t *testing.T) {

@@ -8,6 +8,7 @@
 //	kvenc block FILE [--dict FILE]
 //	kvenc advise --csv FILE --key N[:W],... [--value N] [flags]
 //	kvenc advise --badger DIR [--prefix P] [flags]
+//	kvenc advise --store DIR [--prefix P] [flags]
 //
 // stats describes a store from its segment metas, block keys and WAL
 // files (it reads no block unless --blocks asks). verify reads every meta,
@@ -23,7 +24,7 @@
 // on those blocks, and prints the table, the winner per goal (smallest,
 // fastest Get, fastest scan, balanced) and the kv.Options that give each,
 // as Go code. The cells come from a CSV or TSV file (key columns, value
-// the rest or one column) or from a plain Badger directory.
+// the rest or one column), a plain Badger directory or a kvenc store.
 //
 // kvenc opens every directory read-only (a store open in another process
 // is refused: Badger's lock) and never writes to it. It reads the store
@@ -56,7 +57,7 @@ const usage = `usage: kvenc <command> [flags]
 
 commands:
   advise   measure block options on a sample of your cells and print the best
-           kv.Options per goal (--csv FILE --key N, or --badger DIR)
+           kv.Options per goal (--csv FILE --key N, --badger DIR or --store DIR)
   block    print one block's bytes field by field (a file of block bytes)
   stats    describe a store from its metas: segments, blocks, bytes, settings, WAL
   dump     print a store's cells in key order (newest live versions, or every version)

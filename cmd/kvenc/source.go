@@ -17,6 +17,7 @@ import (
 	badger "github.com/dgraph-io/badger/v4"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv"
 )
 
 // seqsPerBatch: cells read from a file get the seqs a load in write
@@ -248,7 +249,7 @@ func readBadger(dir string, prefix []byte, limit int) ([]blockenc.Cell, error) {
 		isStore := reg.Valid()
 		reg.Close()
 		if isStore {
-			return fmt.Errorf("%s is a kvenc store, not a plain Badger directory: its cells are in encoded blocks", dir)
+			return fmt.Errorf("%s is a kvenc store, not a plain Badger directory: read its cells with --store", dir)
 		}
 		o := badger.DefaultIteratorOptions
 		o.Prefix = prefix
@@ -287,4 +288,39 @@ func openBadgerReadOnly(dir string) (*badger.DB, error) {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	return db, nil
+}
+
+// readStore reads the first limit live cells of the kvenc store under
+// prefix in dir, opened read-only (what its writer has flushed), with the
+// seqs of a load in batches (the Iterator shows no seqs).
+func readStore(dir string, prefix []byte, limit int) ([]blockenc.Cell, error) {
+	if prefix == nil {
+		v, err := openStoreView(dir, nil)
+		if err != nil {
+			return nil, err
+		}
+		prefix = v.prefix
+		if err := v.close(); err != nil {
+			return nil, err
+		}
+	}
+	o := kv.DefaultOptions(dir)
+	o.Prefix, o.ReadOnly = prefix, true
+	s, err := kv.Open(o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	defer s.Close()
+	var cells []blockenc.Cell
+	it := s.NewIterator(kv.IterOptions{})
+	for ok := it.First(); ok && len(cells) < limit; ok = it.Next() {
+		cells = append(cells, blockenc.Cell{Key: bytes.Clone(it.Key()), Value: bytes.Clone(it.Value()), Seq: uint64(len(cells)/seqsPerBatch + 1), Kind: blockenc.KindPut})
+	}
+	if err := it.Close(); err != nil {
+		return nil, err
+	}
+	if len(cells) == 0 {
+		return nil, fmt.Errorf("%s: the store under prefix %q holds no cells", dir, prefix)
+	}
+	return cells, nil
 }
