@@ -9,6 +9,7 @@ import (
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 )
 
 // maxCompactInputs bounds how many segments one background compaction
@@ -53,7 +54,7 @@ func (s *Store) garbageDue(wal bool) bool {
 	var live int64
 	s.mu.RLock()
 	for _, g := range s.segs {
-		live += int64(g.meta.bytes)
+		live += int64(g.Meta.Bytes)
 	}
 	s.mu.RUnlock()
 	n := s.garbage.Load()
@@ -132,7 +133,7 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 // version per key, no tombstone (point or range), its blocks were made
 // with settings (blockSettings), and no other input's keys or range
 // tombstones reach into g's keys.
-func copyable(g *segment, in []*segment, settings []byte) bool {
+func copyable(g *segment.Segment, in []*segment.Segment, settings []byte) bool {
 	return final(g, settings) && !anyOverlaps(in, g)
 }
 
@@ -143,9 +144,9 @@ func copyable(g *segment, in []*segment, settings []byte) bool {
 // them copies: see final) and hold disjoint key ranges, so that a load in
 // key order copies each block fewer times. Adjacent segments hold
 // adjacent seq ranges, so the merged segment does too.
-func pickTier(segs []*segment, settings []byte) []*segment {
+func pickTier(segs []*segment.Segment, settings []byte) []*segment.Segment {
 	for i := range segs {
-		sum := segs[i].meta.bytes + 1
+		sum := segs[i].Meta.Bytes + 1
 		copyRun := final(segs[i], settings)
 		j := i + 1
 		for j < len(segs) && j-i < maxCompactInputs {
@@ -155,10 +156,10 @@ func pickTier(segs []*segment, settings []byte) []*segment {
 			if copyRun {
 				limit = sum
 			}
-			if next.meta.bytes+1 > limit {
+			if next.Meta.Bytes+1 > limit {
 				break
 			}
-			sum += next.meta.bytes + 1
+			sum += next.Meta.Bytes + 1
 			j++
 		}
 		if j-i >= 2 {
@@ -170,16 +171,16 @@ func pickTier(segs []*segment, settings []byte) []*segment {
 
 // final reports whether a compaction would copy the blocks of g when no
 // other input reaches into its keys (see copyable).
-func final(g *segment, settings []byte) bool {
-	m := &g.meta
-	return m.cells > 0 && m.keys == m.cells && m.tombstones == 0 && len(m.dels) == 0 && bytes.Equal(m.settings, settings)
+func final(g *segment.Segment, settings []byte) bool {
+	m := &g.Meta
+	return m.Cells > 0 && m.Keys == m.Cells && m.Tombstones == 0 && len(m.Dels) == 0 && bytes.Equal(m.Settings, settings)
 }
 
 // anyOverlaps reports whether a key of g may be in one of segs (g itself
 // left out).
-func anyOverlaps(segs []*segment, g *segment) bool {
+func anyOverlaps(segs []*segment.Segment, g *segment.Segment) bool {
 	for _, h := range segs {
-		if h != g && h.overlaps(g.meta.firstKey, g.meta.lastKey) {
+		if h != g && h.Overlaps(g.Meta.FirstKey, g.Meta.LastKey) {
 			return true
 		}
 	}
@@ -193,9 +194,9 @@ func (s *Store) compact(all bool) error {
 	s.compactMu.Lock()
 	defer s.compactMu.Unlock()
 	s.mu.RLock()
-	segs := append([]*segment(nil), s.segs...)
+	segs := append([]*segment.Segment(nil), s.segs...)
 	s.mu.RUnlock()
-	var in []*segment
+	var in []*segment.Segment
 	if all {
 		if len(segs) == 0 {
 			return nil
@@ -213,11 +214,11 @@ func (s *Store) compact(all bool) error {
 // run, so when it ends with the oldest segment. The blocks of an input that
 // the merge would leave as they are (copyable) are copied, not decoded and
 // compressed again. The caller holds compactMu.
-func (s *Store) compactRun(in []*segment, dropTombstones bool) error {
+func (s *Store) compactRun(in []*segment.Segment, dropTombstones bool) error {
 	s.compacting.Store(true)
 	defer s.compacting.Store(false)
 	settings := s.opts.blockSettings(s.opts.compactionBlock())
-	var copies, merge []*segment
+	var copies, merge []*segment.Segment
 	for _, g := range in {
 		if copyable(g, in, settings) {
 			copies = append(copies, g)
@@ -225,7 +226,7 @@ func (s *Store) compactRun(in []*segment, dropTombstones bool) error {
 			merge = append(merge, g)
 		}
 	}
-	slices.SortFunc(copies, func(a, b *segment) int { return bytes.Compare(a.meta.firstKey, b.meta.firstKey) })
+	slices.SortFunc(copies, func(a, b *segment.Segment) int { return bytes.Compare(a.Meta.FirstKey, b.Meta.FirstKey) })
 	dict, err := s.segmentsDict(merge)
 	if err != nil {
 		return err
@@ -235,7 +236,7 @@ func (s *Store) compactRun(in []*segment, dropTombstones bool) error {
 	// The merged cells go between the copied segments, which no other
 	// input's keys or range tombstones reach into.
 	emit := func(c blockenc.Cell) error {
-		for len(copies) > 0 && bytes.Compare(copies[0].meta.firstKey, c.Key) < 0 {
+		for len(copies) > 0 && bytes.Compare(copies[0].Meta.FirstKey, c.Key) < 0 {
 			if err := w.copyBlocks(copies[0]); err != nil {
 				return err
 			}
@@ -245,13 +246,13 @@ func (s *Store) compactRun(in []*segment, dropTombstones bool) error {
 	}
 	var dels []*rangedel.Set
 	for _, g := range merge {
-		dels = append(dels, g.dels)
+		dels = append(dels, g.Dels)
 	}
 	f := gcFilter{rp: rp, points: points, dropTombstones: dropTombstones, emit: emit, dels: rangedel.Union(dels...)}
 	m := versionMerge{}
 	var walSeq uint64
 	for _, g := range in {
-		walSeq = max(walSeq, g.meta.walSeq)
+		walSeq = max(walSeq, g.Meta.WALSeq)
 	}
 	for _, g := range merge {
 		m.srcs = append(m.srcs, &segSource{s: s, g: g, rp: math.MaxUint64, all: true, bi: -1})
@@ -273,21 +274,21 @@ func (s *Store) compactRun(in []*segment, dropTombstones bool) error {
 	if err != nil {
 		return err
 	}
-	gone := make(map[*segment]bool, len(in))
+	gone := make(map[*segment.Segment]bool, len(in))
 	for _, g := range in {
 		gone[g] = true
 	}
 	s.mu.Lock()
-	keep := []*segment{out}
+	keep := []*segment.Segment{out}
 	for _, g := range s.segs {
 		if gone[g] {
-			g.obsolete.Store(true)
+			g.Obsolete.Store(true)
 			s.obsolete = append(s.obsolete, g)
 		} else {
 			keep = append(keep, g)
 		}
 	}
-	sortSegs(keep)
+	segment.Sort(keep)
 	s.segs = keep
 	s.segsChanged()
 	s.mu.Unlock()

@@ -6,25 +6,26 @@ import (
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // segBlocks returns the bytes of every block of g, in order.
-func segBlocks(t *testing.T, s *Store, g *segment) []string {
+func segBlocks(t *testing.T, s *Store, g *segment.Segment) []string {
 	t.Helper()
 	var out []string
-	for i := range g.blockKeys {
+	for i := range g.BlockKeys {
 		require.NoError(t, s.viewBlock(g, i, viewFn(func(v []byte) { out = append(out, string(v)) })))
 	}
 	return out
 }
 
 // liveSegs returns the Store's segments, newest first.
-func liveSegs(s *Store) []*segment {
+func liveSegs(s *Store) []*segment.Segment {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return append([]*segment(nil), s.segs...)
+	return append([]*segment.Segment(nil), s.segs...)
 }
 
 // putDescending writes d in runs of n cells, the last run first, and
@@ -61,9 +62,9 @@ func TestCompactCopiesBlocks(t *testing.T) {
 			var blocks []string
 			dicts := map[string]bool{}
 			for _, g := range segs { // newest first: key order
-				require.Equal(t, want, g.meta.settings, "segment %d settings", g.meta.id)
-				require.Len(t, g.meta.parts, 1)
-				dicts[string(g.meta.parts[0].dict)] = true
+				require.Equal(t, want, g.Meta.Settings, "segment %d settings", g.Meta.ID)
+				require.Len(t, g.Meta.Parts, 1)
+				dicts[string(g.Meta.Parts[0].Dict)] = true
 				blocks = append(blocks, segBlocks(t, s, g)...)
 			}
 			parts := len(segs)
@@ -76,11 +77,11 @@ func TestCompactCopiesBlocks(t *testing.T) {
 			out := liveSegs(s)
 			require.Len(t, out, 1)
 			g := out[0]
-			assert.Len(t, g.parts, parts, "parts: one per distinct dictionary copied in a row")
+			assert.Len(t, g.Parts, parts, "parts: one per distinct dictionary copied in a row")
 			requireDicts(t, g, true)
 			assert.Equal(t, blocks, segBlocks(t, s, g), "blocks copied as they were")
-			assert.Equal(t, uint64(len(d.keys)), g.meta.cells)
-			assert.Equal(t, uint64(len(d.keys)), g.meta.keys)
+			assert.Equal(t, uint64(len(d.keys)), g.Meta.Cells)
+			assert.Equal(t, uint64(len(d.keys)), g.Meta.Keys)
 			requireAll(t, s, d)
 			require.NoError(t, s.Close())
 
@@ -88,7 +89,7 @@ func TestCompactCopiesBlocks(t *testing.T) {
 			defer s.Close()
 			out = liveSegs(s)
 			require.Len(t, out, 1)
-			assert.Len(t, out[0].parts, parts)
+			assert.Len(t, out[0].Parts, parts)
 			requireAll(t, s, d)
 		})
 	}
@@ -129,26 +130,26 @@ func TestCompactCopiesAndMerges(t *testing.T) {
 	segs := liveSegs(s)
 	require.Len(t, segs, 5)
 	b, a, c, del, lone := segs[4], segs[3], segs[2], segs[1], segs[0]
-	require.Equal(t, s.opts.blockSettings(s.opts.compactionBlock()), lone.meta.settings)
-	assert.Equal(t, uint64(1), lone.meta.tombstones)
+	require.Equal(t, s.opts.blockSettings(s.opts.compactionBlock()), lone.Meta.Settings)
+	assert.Equal(t, uint64(1), lone.Meta.Tombstones)
 	want := s.opts.blockSettings(s.opts.compactionBlock())
-	require.Equal(t, want, a.meta.settings)
-	require.Equal(t, want, b.meta.settings)
-	require.NotEqual(t, want, c.meta.settings, "a flush over keys a segment holds")
-	require.NotEqual(t, want, del.meta.settings)
-	assert.Equal(t, uint64(0), c.meta.tombstones)
-	assert.Equal(t, uint64(1), del.meta.tombstones)
+	require.Equal(t, want, a.Meta.Settings)
+	require.Equal(t, want, b.Meta.Settings)
+	require.NotEqual(t, want, c.Meta.Settings, "a flush over keys a segment holds")
+	require.NotEqual(t, want, del.Meta.Settings)
+	assert.Equal(t, uint64(0), c.Meta.Tombstones)
+	assert.Equal(t, uint64(1), del.Meta.Tombstones)
 	aBlocks := segBlocks(t, s, a)
 
 	require.NoError(t, s.Compact())
 	out := liveSegs(s)
 	require.Len(t, out, 1)
 	g := out[0]
-	require.Len(t, g.parts, 2, "a's part, then the merged one")
+	require.Len(t, g.Parts, 2, "a's part, then the merged one")
 	assert.Equal(t, aBlocks, segBlocks(t, s, g)[:len(aBlocks)], "a's blocks copied as they were")
-	assert.Equal(t, len(aBlocks), g.parts[1].first)
-	assert.Equal(t, uint64(len(m)), g.meta.cells, "older versions and the tombstone dropped")
-	assert.Equal(t, uint64(0), g.meta.tombstones)
+	assert.Equal(t, len(aBlocks), g.Parts[1].First)
+	assert.Equal(t, uint64(len(m)), g.Meta.Cells, "older versions and the tombstone dropped")
+	assert.Equal(t, uint64(0), g.Meta.Tombstones)
 	check := func(s *Store) {
 		got, err := scan(s.NewIterator(IterOptions{}))
 		require.NoError(t, err)
@@ -171,28 +172,28 @@ func TestCompactCopiesAndMerges(t *testing.T) {
 func TestPickTier(t *testing.T) {
 	o := DefaultOptions("")
 	settings := o.blockSettings(o.compactionBlock())
-	seg := func(id int, mb uint64, lo, hi string, final bool) *segment {
-		m := segMeta{id: uint64(id), bytes: mb << 20, cells: 10, keys: 10, firstKey: []byte(lo), lastKey: []byte(hi)}
+	seg := func(id int, mb uint64, lo, hi string, final bool) *segment.Segment {
+		m := segment.Meta{ID: uint64(id), Bytes: mb << 20, Cells: 10, Keys: 10, FirstKey: []byte(lo), LastKey: []byte(hi)}
 		if final {
-			m.settings = settings
+			m.Settings = settings
 		}
-		return newSegment(m)
+		return segment.New(m)
 	}
-	ids := func(segs []*segment) (out []uint64) {
+	ids := func(segs []*segment.Segment) (out []uint64) {
 		for _, g := range segs {
-			out = append(out, g.meta.id)
+			out = append(out, g.Meta.ID)
 		}
 		return out
 	}
 	// Newest first: a load in key order, the oldest segment a tier
 	// already.
-	load := []*segment{seg(4, 7, "m", "n", true), seg(3, 7, "k", "l", true), seg(2, 7, "i", "j", true), seg(1, 28, "a", "h", true)}
+	load := []*segment.Segment{seg(4, 7, "m", "n", true), seg(3, 7, "k", "l", true), seg(2, 7, "i", "j", true), seg(1, 28, "a", "h", true)}
 	assert.Equal(t, []uint64{4, 3, 2}, ids(pickTier(load, settings)), "copies only")
-	notFinal := []*segment{seg(4, 7, "m", "n", false), seg(3, 7, "k", "l", true), seg(2, 7, "i", "j", true), seg(1, 28, "a", "h", true)}
+	notFinal := []*segment.Segment{seg(4, 7, "m", "n", false), seg(3, 7, "k", "l", true), seg(2, 7, "i", "j", true), seg(1, 28, "a", "h", true)}
 	assert.Equal(t, []uint64{4, 3, 2, 1}, ids(pickTier(notFinal, settings)), "a segment a compaction rewrites")
-	overlap := []*segment{seg(4, 7, "m", "n", true), seg(3, 7, "k", "l", true), seg(2, 7, "i", "j", true), seg(1, 28, "a", "j", true)}
+	overlap := []*segment.Segment{seg(4, 7, "m", "n", true), seg(3, 7, "k", "l", true), seg(2, 7, "i", "j", true), seg(1, 28, "a", "j", true)}
 	assert.Equal(t, []uint64{4, 3, 2, 1}, ids(pickTier(overlap, settings)), "overlapping keys")
-	assert.Nil(t, pickTier([]*segment{seg(2, 1, "b", "c", true), seg(1, 7, "a", "a", true)}, settings), "no tier")
+	assert.Nil(t, pickTier([]*segment.Segment{seg(2, 1, "b", "c", true), seg(1, 7, "a", "a", true)}, settings), "no tier")
 }
 
 // TestFlushExtends: a load in key order makes one segment, each flush
@@ -219,11 +220,11 @@ func TestFlushExtends(t *testing.T) {
 	require.Greater(t, st.Flushes, int64(2))
 	require.Equal(t, 1, st.Segments)
 	g := liveSegs(s)[0]
-	assert.Equal(t, s.opts.blockSettings(s.opts.compactionBlock()), g.meta.settings)
-	assert.Len(t, g.parts, 1, "one dictionary")
+	assert.Equal(t, s.opts.blockSettings(s.opts.compactionBlock()), g.Meta.Settings)
+	assert.Len(t, g.Parts, 1, "one dictionary")
 	requireDicts(t, g, true)
-	assert.Equal(t, uint64(len(d.keys)), g.meta.cells)
-	assert.True(t, final(g, g.meta.settings))
+	assert.Equal(t, uint64(len(d.keys)), g.Meta.Cells)
+	assert.True(t, final(g, g.Meta.Settings))
 	requireAll(t, s, d)
 	got, err := scan(snap.NewIterator(IterOptions{}))
 	require.NoError(t, err)
@@ -237,7 +238,7 @@ func TestFlushExtends(t *testing.T) {
 
 	// Blocks past the meta's last key, as an extension that crashed
 	// before its meta leaves them.
-	left := s.keys.block(g.meta.id, []byte("zzz"))
+	left := s.keys.block(g.Meta.ID, []byte("zzz"))
 	require.NoError(t, badgerDB(s).Update(func(txn *badger.Txn) error { return txn.Set(left, []byte("a block")) }))
 	require.NoError(t, s.Close())
 	s = dictStore(t, dir, 4<<10)

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/kvenc/kvenc/kv/engine"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 )
 
 // cursor reads the blocks of one segment in order, for a scan, through
@@ -22,7 +23,7 @@ import (
 // open (cursors.shut), after which reads fail with ErrClosed.
 type cursor struct {
 	s       *Store
-	g       *segment
+	g       *segment.Segment
 	reverse bool
 
 	mu     sync.Mutex // held by a read and by close
@@ -46,7 +47,7 @@ type cursors struct {
 // newCursor returns a cursor on the blocks of g, read forward or, with
 // reverse, backward, or nil when the Store is closing (reads then take
 // the way without one and fail with its error).
-func (s *Store) newCursor(g *segment, reverse bool) *cursor {
+func (s *Store) newCursor(g *segment.Segment, reverse bool) *cursor {
 	r := &s.cursors
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -104,7 +105,7 @@ func (c *cursor) view(i int, v engine.Viewer) error {
 	if c.closed {
 		return c.s.errClosed()
 	}
-	key := c.g.blockKeys[i]
+	key := c.g.BlockKeys[i]
 	fresh := c.it == nil
 	if fresh {
 		if err := c.open(); err != nil {
@@ -117,12 +118,12 @@ func (c *cursor) view(i int, v engine.Viewer) error {
 	}
 	if !c.it.Valid() || !bytes.Equal(c.it.Key(), key) {
 		if err := c.it.Err(); err != nil {
-			return c.g.readErr(i, err)
+			return c.g.ReadErr(i, err)
 		}
-		return c.g.missing(i)
+		return c.g.Missing(i)
 	}
 	if err := c.it.Value(v); err != nil {
-		return c.g.readErr(i, err)
+		return c.g.ReadErr(i, err)
 	}
 	return nil
 }
@@ -150,7 +151,7 @@ func (c *cursor) open() (err error) {
 	if err := c.s.dbClosed(); err != nil {
 		return err
 	}
-	id := c.g.meta.id
+	id := c.g.Meta.ID
 	c.it, err = c.s.eng.NewIter(engine.IterOptions{Lower: c.s.keys.segment(id), Upper: c.s.keys.segment(id + 1), Reverse: c.reverse})
 	if err != nil {
 		return fmt.Errorf("kv: store %q: %w", c.s.opts.Prefix, err)

@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/stretchr/testify/require"
 )
 
 // cursorStore is a Store with one segment of many blocks, and the bytes
 // of every block as a point Get reads them.
-func cursorStore(t *testing.T) (*Store, *segment, [][]byte) {
+func cursorStore(t *testing.T) (*Store, *segment.Segment, [][]byte) {
 	t.Helper()
 	s := mustOpen(t, testOptions(t.TempDir()))
 	for i := range 3000 {
@@ -21,8 +22,8 @@ func cursorStore(t *testing.T) (*Store, *segment, [][]byte) {
 	require.NoError(t, s.Compact())
 	require.Len(t, s.segs, 1)
 	g := s.segs[0]
-	require.Greater(t, len(g.blockKeys), 20, "blocks")
-	want := make([][]byte, len(g.blockKeys))
+	require.Greater(t, len(g.BlockKeys), 20, "blocks")
+	want := make([][]byte, len(g.BlockKeys))
 	for i := range want {
 		require.NoError(t, s.viewBlock(g, i, viewFn(func(v []byte) { want[i] = slices.Clone(v) })))
 	}
@@ -77,7 +78,7 @@ func TestCursorMissingBlock(t *testing.T) {
 	s, g, want := cursorStore(t)
 	defer s.Close()
 	const gone = 5
-	require.NoError(t, badgerDB(s).Update(func(txn *badger.Txn) error { return txn.Delete(g.blockKeys[gone]) }))
+	require.NoError(t, badgerDB(s).Update(func(txn *badger.Txn) error { return txn.Delete(g.BlockKeys[gone]) }))
 	for _, reverse := range []bool{false, true} {
 		c := s.newCursor(g, reverse)
 		for k := range 2*gone + 1 {

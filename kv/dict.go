@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 )
 
 // Segment dictionaries (see the package doc): a flush samples the values
@@ -71,14 +72,14 @@ func (s *Store) memtableDict(mt *memtable) []byte {
 
 // segmentsDict samples the values of up to dictBlocks blocks spread over
 // in, each input's share by its block count.
-func (s *Store) segmentsDict(in []*segment) ([]byte, error) {
+func (s *Store) segmentsDict(in []*segment.Segment) ([]byte, error) {
 	if !s.opts.segmentDicts() {
 		return nil, nil
 	}
 	var blocks, cells int64
 	for _, g := range in {
-		blocks += int64(len(g.blockKeys))
-		cells += int64(g.meta.cells)
+		blocks += int64(len(g.BlockKeys))
+		cells += int64(g.Meta.Cells)
 	}
 	if blocks == 0 {
 		return nil, nil
@@ -87,7 +88,7 @@ func (s *Store) segmentsDict(in []*segment) ([]byte, error) {
 	var vals [][]byte
 	var sampled int64
 	for _, g := range in {
-		nb := len(g.blockKeys)
+		nb := len(g.BlockKeys)
 		k := int((int64(nb)*dictBlocks + blocks - 1) / blocks)
 		for j := 0; j < k && j < nb; j++ {
 			i := j * nb / k

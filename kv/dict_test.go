@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/stretchr/testify/require"
 )
 
@@ -58,7 +59,7 @@ func segBytes(s *Store) (n uint64) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, g := range s.segs {
-		n += g.meta.bytes
+		n += g.Meta.Bytes
 	}
 	return n
 }
@@ -76,15 +77,15 @@ func TestSegmentDict(t *testing.T) {
 		segs := liveSegs(s)
 		require.Len(t, segs, 5)
 		for _, g := range segs {
-			require.Len(t, g.parts, 1)
+			require.Len(t, g.Parts, 1)
 			if dictSize < 0 {
-				require.Nil(t, g.dictFor(0))
-				require.Empty(t, g.meta.parts[0].dict)
+				require.Nil(t, g.DictFor(0))
+				require.Empty(t, g.Meta.Parts[0].Dict)
 				continue
 			}
-			require.NotNil(t, g.dictFor(0))
-			require.GreaterOrEqual(t, len(g.meta.parts[0].dict), minDict)
-			require.LessOrEqual(t, len(g.meta.parts[0].dict), DefaultDictSize)
+			require.NotNil(t, g.DictFor(0))
+			require.GreaterOrEqual(t, len(g.Meta.Parts[0].Dict), minDict)
+			require.LessOrEqual(t, len(g.Meta.Parts[0].Dict), DefaultDictSize)
 		}
 		requireAll(t, s, d)
 		require.NoError(t, s.Compact())
@@ -110,12 +111,12 @@ func TestSegmentDict(t *testing.T) {
 
 // requireDicts checks that every part of g has a dictionary (want) or
 // none has.
-func requireDicts(t *testing.T, g *segment, want bool) {
+func requireDicts(t *testing.T, g *segment.Segment, want bool) {
 	t.Helper()
-	require.NotEmpty(t, g.parts)
-	for i, p := range g.parts {
-		require.Equal(t, want, p.dict != nil, "part %d", i)
-		require.Equal(t, want, len(g.meta.parts[i].dict) > 0, "part %d", i)
+	require.NotEmpty(t, g.Parts)
+	for i, p := range g.Parts {
+		require.Equal(t, want, p.Dict != nil, "part %d", i)
+		require.Equal(t, want, len(g.Meta.Parts[i].Dict) > 0, "part %d", i)
 	}
 }
 
@@ -142,15 +143,15 @@ func TestSegmentDictMismatch(t *testing.T) {
 	putAll(t, s, d)
 	require.NoError(t, s.Compact())
 	s.mu.RLock()
-	m := s.segs[0].meta
+	m := s.segs[0].Meta
 	s.mu.RUnlock()
-	require.NotEmpty(t, m.parts[0].dict)
-	m.parts = slices.Clone(m.parts)
-	bad := slices.Clone(m.parts[0].dict)
+	require.NotEmpty(t, m.Parts[0].Dict)
+	m.Parts = slices.Clone(m.Parts)
+	bad := slices.Clone(m.Parts[0].Dict)
 	bad[len(bad)/2] ^= 1
-	m.parts[0].dict = bad
+	m.Parts[0].Dict = bad
 	require.NoError(t, badgerDB(s).Update(func(txn *badger.Txn) error {
-		return txn.Set(s.keys.meta(m.id), m.append(nil))
+		return txn.Set(s.keys.meta(m.ID), m.Append(nil))
 	}))
 	require.NoError(t, s.Close())
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 )
 
 // Flush writes every memstore to a segment: the active one is frozen, then
@@ -65,7 +66,7 @@ func (s *Store) flushMemtable(mt *memtable) error {
 	}
 	rp, points := s.gcPoints()
 	block, lo, final := s.flushBlock(mt)
-	var ext *segment // the segment the flush extends, if any
+	var ext *segment.Segment // the segment the flush extends, if any
 	if final && !s.compacting.Load() {
 		// compactMu keeps compactions off the segment extended. It is
 		// held only briefly unless a compaction runs, and a flush does not
@@ -78,7 +79,7 @@ func (s *Store) flushMemtable(mt *memtable) error {
 	switch d := s.flushDict; {
 	case ext != nil:
 		if d == nil {
-			d = ext.parts[len(ext.parts)-1].dict
+			d = ext.Parts[len(ext.Parts)-1].Dict
 		}
 		w = s.extendSegWriter(ext, block, d)
 	case final && d != nil:
@@ -117,10 +118,10 @@ func (s *Store) flushMemtable(mt *memtable) error {
 	}
 	if ext != nil {
 		// ext's blocks are g's: it leaves the set, not obsolete.
-		s.segs = slices.DeleteFunc(s.segs, func(x *segment) bool { return x == ext })
+		s.segs = slices.DeleteFunc(s.segs, func(x *segment.Segment) bool { return x == ext })
 	}
 	s.segs = append(s.segs, g)
-	sortSegs(s.segs)
+	segment.Sort(s.segs)
 	s.segsChanged()
 	s.mu.Unlock()
 	s.flushes.Add(1)
@@ -161,7 +162,7 @@ func (s *Store) flushBlock(mt *memtable) (block blockenc.Options, lo []byte, fin
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, g := range s.segs {
-		if g.overlaps(lo, hi) {
+		if g.Overlaps(lo, hi) {
 			return s.opts.Block, nil, false
 		}
 	}
@@ -174,14 +175,14 @@ func (s *Store) flushBlock(mt *memtable) (block blockenc.Options, lo []byte, fin
 // (see final) with those settings and its keys all sort before lo. A load
 // in key order so makes one segment, which no compaction copies before
 // the load ends. The caller holds flushMu and compactMu.
-func (s *Store) extendable(lo, settings []byte) *segment {
+func (s *Store) extendable(lo, settings []byte) *segment.Segment {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if len(s.segs) == 0 {
 		return nil
 	}
 	g := s.segs[0]
-	if !final(g, settings) || bytes.Compare(g.meta.lastKey, lo) >= 0 {
+	if !final(g, settings) || bytes.Compare(g.Meta.LastKey, lo) >= 0 {
 		return nil
 	}
 	return g
@@ -256,10 +257,10 @@ func (s *Store) reap() error {
 	s.compactMu.Lock()
 	defer s.compactMu.Unlock()
 	s.mu.Lock()
-	var dead []*segment
+	var dead []*segment.Segment
 	keep := s.obsolete[:0]
 	for _, g := range s.obsolete {
-		if g.refs.Load() == 0 {
+		if g.Refs.Load() == 0 {
 			dead = append(dead, g)
 		} else {
 			keep = append(keep, g)
@@ -272,9 +273,9 @@ func (s *Store) reap() error {
 			return err
 		}
 		s.mu.Lock()
-		s.deadSegs = append(s.deadSegs, g.meta.id)
+		s.deadSegs = append(s.deadSegs, g.Meta.ID)
 		s.mu.Unlock()
-		s.garbage.Add(int64(g.meta.bytes))
+		s.garbage.Add(int64(g.Meta.Bytes))
 	}
 	return nil
 }

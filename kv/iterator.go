@@ -8,6 +8,7 @@ import (
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 )
 
 // Iterator walks the live keys of a Store at one read point, forward in
@@ -25,7 +26,7 @@ type Iterator struct {
 	lower  []byte
 	upper  []byte
 	srcs   []source
-	segs   []*segment
+	segs   []*segment.Segment
 	key    []byte
 	val    []byte
 	valid  bool
@@ -96,7 +97,7 @@ func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
 		dels = append(dels, mt.dels.Load())
 	}
 	for _, g := range s.segs {
-		g.refs.Add(1)
+		g.Refs.Add(1)
 		it.segs = append(it.segs, g)
 		it.srcs = append(it.srcs, &segSource{s: s, g: g, rp: rp, fill: true, bi: -1, iter: it})
 	}
@@ -546,7 +547,7 @@ func (it *Iterator) Close() error {
 	}
 	reap := false
 	for _, g := range it.segs {
-		if g.refs.Add(-1) == 0 && g.obsolete.Load() {
+		if g.Refs.Add(-1) == 0 && g.Obsolete.Load() {
 			reap = true
 		}
 	}

@@ -39,7 +39,7 @@ func TestIteratorReverseVersions(t *testing.T) {
 	s.mu.RLock()
 	multi := false
 	for _, g := range s.segs {
-		multi = multi || g.meta.cells > g.meta.keys
+		multi = multi || g.Meta.Cells > g.Meta.Keys
 	}
 	s.mu.RUnlock()
 	require.True(t, multi, "no segment holds several versions of a key")

@@ -9,6 +9,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/kvenc/kvenc/kv/internal/wal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -157,13 +158,13 @@ func layout1Keys(t *testing.T, db *badger.DB, prefix string, withMeta bool) map[
 	require.NoError(t, enc.Add(blockenc.Cell{Key: []byte("alice"), Value: []byte("1"), Seq: 1, Kind: blockenc.KindPut}))
 	blk, err := enc.Finish()
 	require.NoError(t, err)
-	m := segMeta{id: 1, walSeq: 1, minSeq: 1, maxSeq: 1, blocks: 1, cells: 1, keys: 1, bytes: uint64(len(blk)),
-		firstKey: []byte("alice"), lastKey: []byte("alice")}
+	m := segment.Meta{ID: 1, WALSeq: 1, MinSeq: 1, MaxSeq: 1, Blocks: 1, Cells: 1, Keys: 1, Bytes: uint64(len(blk)),
+		FirstKey: []byte("alice"), LastKey: []byte("alice")}
 	keys := map[string]string{}
 	block := binary.BigEndian.AppendUint64(append(append([]byte(nil), p...), 's'), 1)
 	keys[string(append(block, "alice"...))] = string(blk)
 	if withMeta {
-		keys[string(binary.BigEndian.AppendUint64(append(append([]byte(nil), p...), 'm'), 1))] = string(m.append(nil))
+		keys[string(binary.BigEndian.AppendUint64(append(append([]byte(nil), p...), 'm'), 1))] = string(m.Append(nil))
 	}
 	walKey := binary.BigEndian.AppendUint64(append(append([]byte(nil), p...), 'w'), 2)
 	walKey = binary.BigEndian.AppendUint16(walKey, 0)

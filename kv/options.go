@@ -1,12 +1,12 @@
 package kv
 
 import (
-	"encoding/binary"
 	"fmt"
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 )
 
 // Options configure a Store. Start from DefaultOptions; the zero value of a
@@ -184,26 +184,11 @@ func (o Options) compactionBlock() blockenc.Options {
 }
 
 // blockSettings returns how blocks encoded with b (and o's BlockSize and
-// DictSize) are made, as a segment meta records it: a compaction copies the
-// blocks of a segment only when they were made as it would make them.
-//
-//	settings := version u8 (=1) | encoding u8 | compression u8 | level u8
-//	            | flags u8 | restartInterval uv | blockSize uv | dictSize uv
-//
-// flags: 1 DedupeValues, 2 IntValues; dictSize: DictSize + 1 (0: no
-// segment dictionaries).
+// DictSize) are made, as a segment meta records it (segment.Settings): a
+// compaction copies the blocks of a segment only when they were made as
+// it would make them.
 func (o Options) blockSettings(b blockenc.Options) []byte {
-	var flags byte
-	if b.DedupeValues {
-		flags |= 1
-	}
-	if b.IntValues {
-		flags |= 2
-	}
-	dst := []byte{1, byte(b.Encoding), byte(b.Compression), byte(b.CompressionLevel), flags}
-	dst = binary.AppendUvarint(dst, uint64(max(b.RestartInterval, 0)))
-	dst = binary.AppendUvarint(dst, uint64(max(o.BlockSize, 0)))
-	return binary.AppendUvarint(dst, uint64(max(o.DictSize+1, 0)))
+	return segment.Settings(b, o.BlockSize, o.DictSize)
 }
 
 // withDefaults fills zero fields and checks the rest.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvenc/kvenc/kv/internal/badgereng"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -161,7 +162,7 @@ func TestDeleteRangeLimits(t *testing.T) {
 func compactNewest(t *testing.T, s *Store, n int) Stats {
 	t.Helper()
 	s.mu.RLock()
-	segs := append([]*segment(nil), s.segs...)
+	segs := append([]*segment.Segment(nil), s.segs...)
 	s.mu.RUnlock()
 	require.Greater(t, len(segs), n, "segments")
 	s.compactMu.Lock()
@@ -234,7 +235,7 @@ func TestDeleteRangeCompactionFragments(t *testing.T) {
 	assert.Empty(t, keysOf(t, s.NewIterator(IterOptions{})))
 	s.mu.RLock()
 	require.Len(t, s.segs, 1)
-	dels := s.segs[0].meta.dels
+	dels := s.segs[0].Meta.Dels
 	s.mu.RUnlock()
 	// key0010..key0039 are kept for the snapshot: the oldest tombstone
 	// over each (the second over key0010..key0029, the third beyond) is

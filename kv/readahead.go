@@ -1,7 +1,6 @@
 package kv
 
 import (
-	"bytes"
 	"runtime"
 	"time"
 )
@@ -65,7 +64,7 @@ func (r *reader) scans(i int) bool {
 // startReader starts a reader goroutine at block i, which the scan will
 // reach after the one it is about to read.
 func (it *segSource) startReader(i int) {
-	if i < 0 || i >= len(it.g.blockKeys) {
+	if i < 0 || i >= len(it.g.BlockKeys) {
 		return
 	}
 	r := &reader{
@@ -93,7 +92,7 @@ func (it *segSource) startReader(i int) {
 		defer func() { sp.release() }()
 		cur := it.s.newCursor(it.g, r.dir < 0)
 		defer cur.close()
-		for j := i; j >= 0 && j < len(it.g.blockKeys) && it.g.inBounds(j, lower, upper); j = r.after(j) {
+		for j := i; j >= 0 && j < len(it.g.BlockKeys) && it.g.InBounds(j, lower, upper); j = r.after(j) {
 			select {
 			case s := <-r.free:
 				sp.release()
@@ -119,16 +118,6 @@ func (it *segSource) bounds() (lower, upper []byte) {
 		return nil, nil
 	}
 	return it.iter.lower, it.iter.upper
-}
-
-// inBounds reports whether block i may hold keys in [lower, upper) (nil:
-// unbounded).
-func (g *segment) inBounds(i int, lower, upper []byte) bool {
-	// Block i holds the keys above block i-1's last key, up to its own.
-	if upper != nil && i > 0 && bytes.Compare(g.lastKeys[i-1], upper) >= 0 {
-		return false
-	}
-	return lower == nil || bytes.Compare(g.lastKeys[i], lower) >= 0
 }
 
 // take returns the next block the reader read, r.want, waiting for it,

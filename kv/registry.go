@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/kvenc/kvenc/kv/engine"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/kvenc/kvenc/kv/internal/wal"
 )
 
@@ -217,8 +218,8 @@ func layout1Value(tag byte, rest, v []byte) bool {
 		if len(rest) != 8 {
 			return false
 		}
-		m, err := decodeMeta(v)
-		return err == nil && m.id == binary.BigEndian.Uint64(rest)
+		m, err := segment.DecodeMeta(v)
+		return err == nil && m.ID == binary.BigEndian.Uint64(rest)
 	case tagWAL:
 		if len(rest) != 10 || binary.BigEndian.Uint16(rest[8:]) != 0 {
 			return false

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -14,111 +13,8 @@ import (
 	"github.com/kvenc/kvenc/kv/engine"
 	"github.com/kvenc/kvenc/kv/internal/cache"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 )
-
-// segment is one immutable sorted run of cells: blocks under
-// N+'s'+id+lastKey and a meta under N+'m'+id (N: the namespace). Its block index (the last key
-// of every block) is kept in memory, rebuilt at Open from the block keys.
-type segment struct {
-	meta      segMeta
-	blockKeys [][]byte      // Badger key of block i
-	lastKeys  [][]byte      // last key of block i (aliases blockKeys[i])
-	dels      *rangedel.Set // the range tombstones of meta.dels, fragmented
-	// parts: the first block of each of meta.parts and its Dict (nil:
-	// the blocks carry their own), in block order.
-	parts []dictPart
-	*segLife
-}
-
-// segLife is what a segment shares with the segments that extend it
-// (extendSegWriter), which hold its blocks too: the iterators holding any
-// of them, and whether the latest was compacted away. Its blocks are
-// deleted once it is obsolete and no iterator holds any of them.
-type segLife struct {
-	refs     atomic.Int32
-	obsolete atomic.Bool
-}
-
-// newSegment returns a segment with meta m and a life of its own.
-func newSegment(m segMeta) *segment {
-	return &segment{meta: m, dels: rangedel.New(m.dels), segLife: new(segLife)}
-}
-
-// overlaps reports whether any key in [lo, hi] may be in g: between its
-// first and last key, or under one of its range tombstones.
-func (g *segment) overlaps(lo, hi []byte) bool {
-	m := &g.meta
-	if m.cells > 0 && bytes.Compare(lo, m.lastKey) <= 0 && bytes.Compare(m.firstKey, hi) <= 0 {
-		return true
-	}
-	for _, d := range m.dels {
-		if bytes.Compare(lo, d.End) < 0 && bytes.Compare(d.Start, hi) <= 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// blockErr wraps err, from the bytes of block i of g.
-func (g *segment) blockErr(i int, err error) error {
-	return fmt.Errorf("segment %d block %d (key %q): %w", g.meta.id, i, g.blockKeys[i], err)
-}
-
-// missing is the error for block i of g not found in Badger.
-func (g *segment) missing(i int) error {
-	return fmt.Errorf("%w: segment %d block %d (key %q) missing", ErrCorrupt, g.meta.id, i, g.blockKeys[i])
-}
-
-// readErr wraps err, from Badger reading block i of g.
-func (g *segment) readErr(i int, err error) error {
-	return fmt.Errorf("kv: segment %d block %d: %w", g.meta.id, i, err)
-}
-
-// dictPart is the in-memory form of a segPart.
-type dictPart struct {
-	first int
-	dict  *blockenc.Dict
-}
-
-// dictFor returns the Dict block i is compressed against, or nil.
-func (g *segment) dictFor(i int) *blockenc.Dict {
-	p := g.parts
-	if len(p) == 1 {
-		return p[0].dict
-	}
-	j := sort.Search(len(p), func(j int) bool { return p[j].first > i }) - 1
-	if j < 0 {
-		return nil
-	}
-	return p[j].dict
-}
-
-// setParts makes g.parts from g.meta.parts.
-func (g *segment) setParts() error {
-	g.parts = g.parts[:0]
-	first := 0
-	for k, pt := range g.meta.parts {
-		dp := dictPart{first: first}
-		if len(pt.dict) > 0 {
-			d, err := blockenc.NewDict(pt.dict)
-			if err != nil {
-				return fmt.Errorf("%w: segment %d part %d dictionary: %v", ErrCorrupt, g.meta.id, k, err)
-			}
-			dp.dict = d
-		}
-		g.parts = append(g.parts, dp)
-		first += int(pt.blocks)
-	}
-	return nil
-}
-
-// findBlock returns the first block whose last key is >= key, or -1.
-func (g *segment) findBlock(key []byte) int {
-	if len(g.lastKeys) == 0 || bytes.Compare(key, g.meta.lastKey) > 0 {
-		return -1
-	}
-	return sort.Search(len(g.lastKeys), func(i int) bool { return bytes.Compare(g.lastKeys[i], key) >= 0 })
-}
 
 // readBlock reads block i of g from Badger, after a cache miss. With fill
 // and a cache, it is copied once into an exact-size slice and cached, at
@@ -128,7 +24,7 @@ func (g *segment) findBlock(key []byte) int {
 // and the Seeker from sp (may be nil) when it has them, and reads through
 // cur when it is not nil (a scan's blocks in order), else with a point
 // Get.
-func (s *Store) readBlock(g *segment, i int, fill, cold bool, sp *spare, cur *cursor) (*cache.Block, *cache.RefBuf, error) {
+func (s *Store) readBlock(g *segment.Segment, i int, fill, cold bool, sp *spare, cur *cursor) (*cache.Block, *cache.RefBuf, error) {
 	t := blockTakes.Get().(*blockTake)
 	*t = blockTake{cached: fill && s.cache.Max > 0, pool: &s.pool, sp: sp}
 	var err error
@@ -185,13 +81,13 @@ func (t *blockTake) View(v []byte) error {
 
 // newCachedBlock verifies data, block i of g, and wraps it with a Seeker
 // on it (sp's if it has one) in its first slot.
-func (s *Store) newCachedBlock(g *segment, i int, data []byte, sp *spare) (*cache.Block, error) {
-	dict := g.dictFor(i)
+func (s *Store) newCachedBlock(g *segment.Segment, i int, data []byte, sp *spare) (*cache.Block, error) {
+	dict := g.DictFor(i)
 	sk, err := sp.seeker(data, dict)
 	if err != nil {
-		return nil, g.blockErr(i, err)
+		return nil, g.BlockErr(i, err)
 	}
-	cb := cache.NewBlock(cache.ID{Seg: g.meta.id, Block: i}, data, dict, sk, s.opts.BlockSize)
+	cb := cache.NewBlock(cache.ID{Seg: g.Meta.ID, Block: i}, data, dict, sk, s.opts.BlockSize)
 	if s.refcountHot {
 		cb.Ref = cache.NewRef()
 	}
@@ -258,16 +154,16 @@ func (sp *spare) release() {
 // viewBlock lends v the bytes of block i of g as the engine holds them
 // (for a Badger value-log value its mmapped file), valid only during
 // v.View.
-func (s *Store) viewBlock(g *segment, i int, v engine.Viewer) error {
+func (s *Store) viewBlock(g *segment.Segment, i int, v engine.Viewer) error {
 	if err := s.dbClosed(); err != nil {
 		return err
 	}
-	err := s.eng.Get(g.blockKeys[i], v)
+	err := s.eng.Get(g.BlockKeys[i], v)
 	if errors.Is(err, engine.ErrNotFound) {
-		return g.missing(i)
+		return g.Missing(i)
 	}
 	if err != nil {
-		return g.readErr(i, err)
+		return g.ReadErr(i, err)
 	}
 	return nil
 }
@@ -275,17 +171,17 @@ func (s *Store) viewBlock(g *segment, i int, v engine.Viewer) error {
 // getFrom looks key up in g at read point rp: the newest version with
 // Seq <= rp, and its seq. It returns found=false when g has no such
 // version.
-func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []byte, kind blockenc.Kind, seq uint64, found bool, err error) {
-	if bytes.Compare(key, g.meta.firstKey) < 0 {
+func (s *Store) getFrom(g *segment.Segment, key []byte, rp uint64, dst []byte) (val []byte, kind blockenc.Kind, seq uint64, found bool, err error) {
+	if bytes.Compare(key, g.Meta.FirstKey) < 0 {
 		return nil, 0, 0, false, nil
 	}
-	i := g.findBlock(key)
+	i := g.FindBlock(key)
 	if i < 0 {
 		return nil, 0, 0, false, nil
 	}
 	var cb *cache.Block
 	if s.cache.Max > 0 {
-		id := cache.ID{Seg: g.meta.id, Block: i}
+		id := cache.ID{Seg: g.Meta.ID, Block: i}
 		if cb = s.cache.Get(id); cb == nil && s.cache.Admit(id) {
 			if cb, _, err = s.readBlock(g, i, true, false, nil, nil); err != nil {
 				return nil, 0, 0, false, err
@@ -301,11 +197,11 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 	}
 	sk, err := cb.Seeker()
 	if err != nil {
-		return nil, 0, 0, false, fmt.Errorf("segment %d block %d: %w", g.meta.id, i, err)
+		return nil, 0, 0, false, fmt.Errorf("segment %d block %d: %w", g.Meta.ID, i, err)
 	}
 	val, kind, seq, found = lookup(sk, key, rp, dst, cb.Ref)
 	if err := sk.Err(); err != nil {
-		return nil, 0, 0, false, fmt.Errorf("segment %d block %d: %w", g.meta.id, i, err)
+		return nil, 0, 0, false, fmt.Errorf("segment %d block %d: %w", g.Meta.ID, i, err)
 	}
 	cb.PutSeeker(sk)
 	return val, kind, seq, found, nil
@@ -314,9 +210,9 @@ func (s *Store) getFrom(g *segment, key []byte, rp uint64, dst []byte) (val []by
 // getUncached is getFrom of block i of g when the block is not cached (no
 // cache, or a block missed for the first time in a while): it is read
 // where the engine holds it, not copied.
-func (s *Store) getUncached(g *segment, i int, key []byte, rp uint64, dst []byte) (val []byte, kind blockenc.Kind, seq uint64, found bool, err error) {
+func (s *Store) getUncached(g *segment.Segment, i int, key []byte, rp uint64, dst []byte) (val []byte, kind blockenc.Kind, seq uint64, found bool, err error) {
 	l := lookups.Get().(*blockLookup)
-	*l = blockLookup{dict: g.dictFor(i), key: key, rp: rp, val: dst}
+	*l = blockLookup{dict: g.DictFor(i), key: key, rp: rp, val: dst}
 	err = s.viewBlock(g, i, l)
 	val, kind, seq, found, serr := l.val, l.kind, l.seq, l.found, l.err
 	*l = blockLookup{}
@@ -325,7 +221,7 @@ func (s *Store) getUncached(g *segment, i int, key []byte, rp uint64, dst []byte
 		return nil, 0, 0, false, err
 	}
 	if serr != nil {
-		return nil, 0, 0, false, g.blockErr(i, serr)
+		return nil, 0, 0, false, g.BlockErr(i, serr)
 	}
 	return val, kind, seq, found, nil
 }
@@ -385,8 +281,8 @@ func lookup(sk *blockenc.Seeker, key []byte, rp uint64, dst []byte, ref *cache.R
 type segWriter struct {
 	s       *Store
 	enc     *blockenc.Encoder // filled by add
-	meta    segMeta
-	seg     *segment
+	meta    segment.Meta
+	seg     *segment.Segment
 	lastKey []byte
 	dict    *blockenc.Dict // the encoders' Dict, or nil
 	err     error          // the writer failed (or the DB was closed under the Store)
@@ -406,7 +302,7 @@ type segWriter struct {
 	// Owned by the writing goroutine until done: the blocks not yet
 	// written (a batch of up to segBatchBytes), the block keys written or
 	// in the batch (for cleanup), and meta.blocks, meta.bytes,
-	// meta.parts, seg.blockKeys, seg.lastKeys and seg.parts.
+	// meta.Parts, seg.BlockKeys, seg.LastKeys and seg.Parts.
 	batch   engine.Batch
 	written [][]byte
 }
@@ -446,7 +342,7 @@ func (s *Store) newSegWriter(block blockenc.Options, dict []byte) *segWriter {
 	}
 	w := s.newSegWriterDict(block, d)
 	if err != nil && w.err == nil {
-		w.err = fmt.Errorf("kv: segment %d dictionary: %w", w.meta.id, err)
+		w.err = fmt.Errorf("kv: segment %d dictionary: %w", w.meta.ID, err)
 	}
 	return w
 }
@@ -455,8 +351,8 @@ func (s *Store) newSegWriter(block blockenc.Options, dict []byte) *segWriter {
 func (s *Store) newSegWriterDict(block blockenc.Options, d *blockenc.Dict) *segWriter {
 	w := &segWriter{
 		s:       s,
-		meta:    segMeta{id: s.nextSegID.Add(1), minSeq: ^uint64(0)},
-		seg:     &segment{segLife: new(segLife)},
+		meta:    segment.Meta{ID: s.nextSegID.Add(1), MinSeq: ^uint64(0)},
+		seg:     &segment.Segment{Life: new(segment.Life)},
 		stopped: true,
 	}
 	return w.start(block, d)
@@ -467,20 +363,20 @@ func (s *Store) newSegWriterDict(block blockenc.Options, d *blockenc.Dict) *segW
 // after g's, and finish writes g's meta again with them counted (see
 // Store.extendable). g itself is not changed: readers holding it keep
 // reading its blocks, which the extended segment shares.
-func (s *Store) extendSegWriter(g *segment, block blockenc.Options, d *blockenc.Dict) *segWriter {
+func (s *Store) extendSegWriter(g *segment.Segment, block blockenc.Options, d *blockenc.Dict) *segWriter {
 	w := &segWriter{
 		s:    s,
-		meta: g.meta,
-		seg: &segment{
-			blockKeys: slices.Clip(g.blockKeys),
-			lastKeys:  slices.Clip(g.lastKeys),
-			parts:     slices.Clone(g.parts),
-			segLife:   g.segLife,
+		meta: g.Meta,
+		seg: &segment.Segment{
+			BlockKeys: slices.Clip(g.BlockKeys),
+			LastKeys:  slices.Clip(g.LastKeys),
+			Parts:     slices.Clone(g.Parts),
+			Life:      g.Life,
 		},
-		lastKey: clone(g.meta.lastKey),
+		lastKey: clone(g.Meta.LastKey),
 		stopped: true,
 	}
-	w.meta.parts = slices.Clone(g.meta.parts)
+	w.meta.Parts = slices.Clone(g.Meta.Parts)
 	return w.start(block, d)
 }
 
@@ -491,7 +387,7 @@ func (w *segWriter) start(block blockenc.Options, d *blockenc.Dict) *segWriter {
 		block.Dict = d
 		w.dict = d
 	}
-	w.meta.settings = s.opts.blockSettings(block)
+	w.meta.Settings = s.opts.blockSettings(block)
 	if w.err = s.dbClosed(); w.err != nil {
 		return w
 	}
@@ -523,22 +419,22 @@ func (w *segWriter) add(c blockenc.Cell) error {
 		}
 	}
 	if err := w.enc.Add(c); err != nil {
-		w.err = fmt.Errorf("kv: segment %d: %w", w.meta.id, err)
+		w.err = fmt.Errorf("kv: segment %d: %w", w.meta.ID, err)
 		return w.err
 	}
-	if w.meta.cells == 0 {
-		w.meta.firstKey = append([]byte(nil), c.Key...)
+	if w.meta.Cells == 0 {
+		w.meta.FirstKey = append([]byte(nil), c.Key...)
 	}
-	if w.meta.cells == 0 || !bytes.Equal(c.Key, w.lastKey) {
-		w.meta.keys++
+	if w.meta.Cells == 0 || !bytes.Equal(c.Key, w.lastKey) {
+		w.meta.Keys++
 	}
 	w.lastKey = append(w.lastKey[:0], c.Key...)
-	w.meta.cells++
+	w.meta.Cells++
 	if c.Kind == blockenc.KindDelete {
-		w.meta.tombstones++
+		w.meta.Tombstones++
 	}
-	w.meta.minSeq = min(w.meta.minSeq, c.Seq)
-	w.meta.maxSeq = max(w.meta.maxSeq, c.Seq)
+	w.meta.MinSeq = min(w.meta.MinSeq, c.Seq)
+	w.meta.MaxSeq = max(w.meta.MaxSeq, c.Seq)
 	return nil
 }
 
@@ -609,7 +505,7 @@ func (w *segWriter) write() {
 // g's cells to the meta. Every cell added before sorts before g's, every
 // one added after it after them. Each block's head is checked (as a read
 // does) before it is written.
-func (w *segWriter) copyBlocks(g *segment) error {
+func (w *segWriter) copyBlocks(g *segment.Segment) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -620,7 +516,7 @@ func (w *segWriter) copyBlocks(g *segment) error {
 	}
 	cur := w.s.newCursor(g, false)
 	defer cur.close()
-	for i := range g.blockKeys {
+	for i := range g.BlockKeys {
 		if err := w.writeErr(); err != nil {
 			w.err = err
 			return err
@@ -632,28 +528,28 @@ func (w *segWriter) copyBlocks(g *segment) error {
 		}))
 		if err == nil {
 			var sk *blockenc.Seeker
-			if sk, err = cache.NewSeeker(data, g.dictFor(i)); err == nil {
+			if sk, err = cache.NewSeeker(data, g.DictFor(i)); err == nil {
 				cache.Recycle(sk)
 			} else {
-				err = g.blockErr(i, err)
+				err = g.BlockErr(i, err)
 			}
 		}
 		if err != nil {
-			w.err = fmt.Errorf("kv: segment %d: copy: %w", w.meta.id, err)
+			w.err = fmt.Errorf("kv: segment %d: copy: %w", w.meta.ID, err)
 			return w.err
 		}
-		p := &pendingBlock{dict: g.dictFor(i), lastKey: g.lastKeys[i], blk: data, ready: closedChan}
+		p := &pendingBlock{dict: g.DictFor(i), lastKey: g.LastKeys[i], blk: data, ready: closedChan}
 		w.order <- p
 	}
-	if w.meta.cells == 0 {
-		w.meta.firstKey = append([]byte(nil), g.meta.firstKey...)
+	if w.meta.Cells == 0 {
+		w.meta.FirstKey = append([]byte(nil), g.Meta.FirstKey...)
 	}
-	w.lastKey = append(w.lastKey[:0], g.meta.lastKey...)
-	w.meta.cells += g.meta.cells
-	w.meta.keys += g.meta.keys
-	w.meta.tombstones += g.meta.tombstones
-	w.meta.minSeq = min(w.meta.minSeq, g.meta.minSeq)
-	w.meta.maxSeq = max(w.meta.maxSeq, g.meta.maxSeq)
+	w.lastKey = append(w.lastKey[:0], g.Meta.LastKey...)
+	w.meta.Cells += g.Meta.Cells
+	w.meta.Keys += g.Meta.Keys
+	w.meta.Tombstones += g.Meta.Tombstones
+	w.meta.MinSeq = min(w.meta.MinSeq, g.Meta.MinSeq)
+	w.meta.MaxSeq = max(w.meta.MaxSeq, g.Meta.MaxSeq)
 	return nil
 }
 
@@ -676,9 +572,9 @@ var closedChan = func() chan struct{} {
 func (w *segWriter) writeBlock(b *pendingBlock) error {
 	blk, err := b.blk, b.err
 	if err != nil {
-		return fmt.Errorf("kv: segment %d: %w", w.meta.id, err)
+		return fmt.Errorf("kv: segment %d: %w", w.meta.ID, err)
 	}
-	key := w.s.keys.block(w.meta.id, b.lastKey)
+	key := w.s.keys.block(w.meta.ID, b.lastKey)
 	if w.batch.Size() >= segBatchBytes {
 		if err := w.writeBatch(); err != nil {
 			return err
@@ -686,25 +582,25 @@ func (w *segWriter) writeBlock(b *pendingBlock) error {
 	}
 	w.batch.SetLarge(key, blk)
 	w.written = append(w.written, key)
-	if n := len(w.seg.parts); n == 0 || !sameDict(w.seg.parts[n-1].dict, b.dict) {
+	if n := len(w.seg.Parts); n == 0 || !sameDict(w.seg.Parts[n-1].Dict, b.dict) {
 		var raw []byte
 		if b.dict != nil {
 			raw = b.dict.Bytes()
 		}
-		w.meta.parts = append(w.meta.parts, segPart{dict: raw})
-		w.seg.parts = append(w.seg.parts, dictPart{first: len(w.seg.blockKeys), dict: b.dict})
+		w.meta.Parts = append(w.meta.Parts, segment.Part{Dict: raw})
+		w.seg.Parts = append(w.seg.Parts, segment.DictPart{First: len(w.seg.BlockKeys), Dict: b.dict})
 	}
-	w.meta.parts[len(w.meta.parts)-1].blocks++
-	w.seg.blockKeys = append(w.seg.blockKeys, key)
-	w.seg.lastKeys = append(w.seg.lastKeys, key[len(key)-len(b.lastKey):])
-	w.meta.blocks++
-	w.meta.bytes += uint64(len(blk))
+	w.meta.Parts[len(w.meta.Parts)-1].Blocks++
+	w.seg.BlockKeys = append(w.seg.BlockKeys, key)
+	w.seg.LastKeys = append(w.seg.LastKeys, key[len(key)-len(b.lastKey):])
+	w.meta.Blocks++
+	w.meta.Bytes += uint64(len(blk))
 	return nil
 }
 
 // finish writes the last block, commits the blocks, then writes the meta,
 // deleting the metas of the segments it replaces in the same transaction.
-func (w *segWriter) finish(walSeq uint64, replaces []*segment) (*segment, error) {
+func (w *segWriter) finish(walSeq uint64, replaces []*segment.Segment) (*segment.Segment, error) {
 	if w.err != nil {
 		w.abort()
 		return nil, w.err
@@ -723,36 +619,36 @@ func (w *segWriter) finish(walSeq uint64, replaces []*segment) (*segment, error)
 		w.abort()
 		return nil, err
 	}
-	if w.meta.cells == 0 && len(w.meta.dels) == 0 {
-		w.meta.minSeq = 0
+	if w.meta.Cells == 0 && len(w.meta.Dels) == 0 {
+		w.meta.MinSeq = 0
 	}
-	w.meta.walSeq = walSeq
-	w.meta.lastKey = append([]byte(nil), w.lastKey...)
-	meta := w.meta.append(nil)
+	w.meta.WALSeq = walSeq
+	w.meta.LastKey = append([]byte(nil), w.lastKey...)
+	meta := w.meta.Append(nil)
 	var b engine.Batch
-	b.Set(w.s.keys.meta(w.meta.id), meta)
+	b.Set(w.s.keys.meta(w.meta.ID), meta)
 	for _, g := range replaces {
-		b.Delete(w.s.keys.meta(g.meta.id))
+		b.Delete(w.s.keys.meta(g.Meta.ID))
 	}
 	if err := w.s.engWrite(&b); err != nil {
 		w.abort()
 		if errors.Is(err, engine.ErrTooLarge) {
-			err = fmt.Errorf("%w: meta of %d bytes (%d range tombstones): %w", ErrTooLarge, len(meta), len(w.meta.dels), err)
+			err = fmt.Errorf("%w: meta of %d bytes (%d range tombstones): %w", ErrTooLarge, len(meta), len(w.meta.Dels), err)
 		}
-		return nil, fmt.Errorf("kv: segment %d meta: %w", w.meta.id, err)
+		return nil, fmt.Errorf("kv: segment %d meta: %w", w.meta.ID, err)
 	}
-	w.seg.meta = w.meta
-	w.seg.dels = rangedel.New(w.meta.dels)
+	w.seg.Meta = w.meta
+	w.seg.Dels = rangedel.New(w.meta.Dels)
 	return w.seg, nil
 }
 
 // addRangeDels gives the segment the range tombstones dels (sorted by
 // rangedel.Sort), to be written in its meta.
 func (w *segWriter) addRangeDels(dels []rangedel.Tombstone) {
-	w.meta.dels = dels
+	w.meta.Dels = dels
 	for _, d := range dels {
-		w.meta.minSeq = min(w.meta.minSeq, d.Seq)
-		w.meta.maxSeq = max(w.meta.maxSeq, d.Seq)
+		w.meta.MinSeq = min(w.meta.MinSeq, d.Seq)
+		w.meta.MaxSeq = max(w.meta.MaxSeq, d.Seq)
 	}
 }
 
@@ -768,7 +664,7 @@ func (w *segWriter) writeBatch() error {
 		err = fmt.Errorf("%w: %w", ErrTooLarge, err)
 	}
 	if err != nil {
-		return fmt.Errorf("kv: segment %d blocks: %w", w.meta.id, err)
+		return fmt.Errorf("kv: segment %d blocks: %w", w.meta.ID, err)
 	}
 	return nil
 }
@@ -815,13 +711,13 @@ func (s *Store) deleteKeys(keys [][]byte) error {
 
 // deleteSegmentBlocks removes the blocks of a segment whose meta is gone:
 // every key under its id (those of the segments it extended too).
-func (s *Store) deleteSegmentBlocks(g *segment) error {
-	s.cache.DropSegment(g.meta.id)
+func (s *Store) deleteSegmentBlocks(g *segment.Segment) error {
+	s.cache.DropSegment(g.Meta.ID)
 	if err := s.dbClosed(); err != nil {
 		return err
 	}
-	if err := s.eng.DeleteRange(s.keys.segment(g.meta.id), s.keys.segment(g.meta.id+1)); err != nil {
-		return fmt.Errorf("kv: delete segment %d: %w", g.meta.id, err)
+	if err := s.eng.DeleteRange(s.keys.segment(g.Meta.ID), s.keys.segment(g.Meta.ID+1)); err != nil {
+		return fmt.Errorf("kv: delete segment %d: %w", g.Meta.ID, err)
 	}
 	return nil
 }

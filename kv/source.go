@@ -6,6 +6,7 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/internal/cache"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/kvenc/kvenc/memstore"
 )
 
@@ -65,7 +66,7 @@ func (m *memSource) cur() *blockenc.Cell {
 // segSource walks one segment block by block.
 type segSource struct {
 	s    *Store
-	g    *segment
+	g    *segment.Segment
 	rp   uint64
 	all  bool // every version (compaction) instead of the newest visible
 	fill bool // put missed blocks into the cache
@@ -131,7 +132,7 @@ func (it *segSource) cur() *blockenc.Cell {
 
 func (it *segSource) err() error { return it.e }
 
-func (it *segSource) maxSeq() uint64 { return it.g.meta.maxSeq }
+func (it *segSource) maxSeq() uint64 { return it.g.Meta.MaxSeq }
 
 // leave lets go of the current block: an uncached one's buffer and Seeker
 // go back to the reader goroutine that read it, or become the spare.
@@ -195,14 +196,14 @@ func (it *segSource) load(i, dir int) bool {
 func (it *segSource) loadAs(i int, seek bool) bool {
 	it.leave()
 	it.bi = i
-	if i < 0 || i >= len(it.g.blockKeys) {
+	if i < 0 || i >= len(it.g.BlockKeys) {
 		it.dropAhead()
 		it.ok = false
 		return false
 	}
-	if it.fill && it.s.closed.Load() && it.s.cache.Get(cache.ID{Seg: it.g.meta.id, Block: i}) == nil {
+	if it.fill && it.s.closed.Load() && it.s.cache.Get(cache.ID{Seg: it.g.Meta.ID, Block: i}) == nil {
 		it.dropAhead()
-		it.fail(fmt.Errorf("segment %d block %d: %w", it.g.meta.id, i, it.s.errClosed()))
+		it.fail(fmt.Errorf("segment %d block %d: %w", it.g.Meta.ID, i, it.s.errClosed()))
 		return false
 	}
 	var f fetched
@@ -257,7 +258,7 @@ func (it *segSource) fillNext() bool { return it.fill && it.streamed <= it.s.cac
 // It takes the buffer and Seeker of sp when it needs them. It reads only
 // what does not change under it, so that a reader goroutine can run it.
 func (it *segSource) fetch(i int, seek, fill bool, sp *spare, cur *cursor) fetched {
-	id := cache.ID{Seg: it.g.meta.id, Block: i}
+	id := cache.ID{Seg: it.g.Meta.ID, Block: i}
 	cb := it.s.cache.Get(id)
 	var rb *cache.RefBuf
 	if cb == nil {
@@ -287,7 +288,7 @@ func (it *segSource) fail(err error) {
 
 // failBlock stops on err from the current block's Seeker.
 func (it *segSource) failBlock(err error) {
-	it.fail(fmt.Errorf("segment %d block %d: %w", it.g.meta.id, it.bi, err))
+	it.fail(fmt.Errorf("segment %d block %d: %w", it.g.Meta.ID, it.bi, err))
 }
 
 func (it *segSource) first() {
@@ -300,7 +301,7 @@ func (it *segSource) first() {
 
 func (it *segSource) seekGE(key []byte) {
 	it.e = nil
-	i := it.g.findBlock(key)
+	i := it.g.FindBlock(key)
 	if i < 0 {
 		it.leave()
 		it.ok = false
@@ -321,7 +322,7 @@ func (it *segSource) next() {
 	if cache.Invariants && it.rb != nil {
 		it.rb.Check() // before the Seeker reads the buffer again
 	}
-	if it.all || it.g.meta.keys == it.g.meta.cells {
+	if it.all || it.g.Meta.Keys == it.g.Meta.Cells {
 		// Every cell, or one version per Key: no older version to skip.
 		it.settle(it.sk.Next())
 		return
@@ -368,23 +369,23 @@ func (it *segSource) last() {
 	it.e = nil
 	it.ok = false
 	it.run = 0
-	if it.load(len(it.g.blockKeys)-1, -1) {
+	if it.load(len(it.g.BlockKeys)-1, -1) {
 		it.settleBack(it.sk.Last())
 	}
 }
 
 func (it *segSource) seekLT(key []byte) {
 	it.e = nil
-	if len(it.g.blockKeys) == 0 || bytes.Compare(key, it.g.meta.firstKey) <= 0 {
+	if len(it.g.BlockKeys) == 0 || bytes.Compare(key, it.g.Meta.FirstKey) <= 0 {
 		it.leave()
 		it.ok = false
 		return
 	}
 	// The last cell below key is in the first block whose last key is >=
 	// key, or in the block before it; past the last key, in the last block.
-	i := it.g.findBlock(key)
+	i := it.g.FindBlock(key)
 	if i < 0 {
-		i = len(it.g.blockKeys) - 1
+		i = len(it.g.BlockKeys) - 1
 	}
 	if i != it.bi || it.sk == nil {
 		if !it.loadSeek(i) {
@@ -401,7 +402,7 @@ func (it *segSource) prev() {
 	if cache.Invariants && it.rb != nil {
 		it.rb.Check()
 	}
-	if it.all || it.g.meta.keys == it.g.meta.cells {
+	if it.all || it.g.Meta.Keys == it.g.Meta.Cells {
 		it.settleBack(it.sk.Prev())
 		return
 	}
@@ -458,7 +459,7 @@ func (it *segSource) settleBack(on bool) {
 			}
 			continue
 		}
-		if it.g.meta.keys == it.g.meta.cells {
+		if it.g.Meta.Keys == it.g.Meta.Cells {
 			it.land(c) // one version per key
 			return
 		}
@@ -481,7 +482,7 @@ func (it *segSource) settleBack(on bool) {
 			if err := it.sk.Err(); err != nil {
 				it.failBlock(err)
 			} else {
-				it.fail(fmt.Errorf("%w: segment %d block %d: a cell seen moving backward is gone moving forward", ErrCorrupt, it.g.meta.id, it.bi))
+				it.fail(fmt.Errorf("%w: segment %d block %d: a cell seen moving backward is gone moving forward", ErrCorrupt, it.g.Meta.ID, it.bi))
 			}
 			return
 		}

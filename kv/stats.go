@@ -31,10 +31,10 @@ func (s *Store) Stats() Stats {
 	s.mu.RLock()
 	st.Segments = len(s.segs)
 	for _, g := range s.segs {
-		st.Blocks += int(g.meta.blocks)
-		st.Cells += int64(g.meta.cells)
-		st.RangeDels += int64(len(g.meta.dels))
-		st.BytesStored += int64(g.meta.bytes) + int64(len(g.meta.append(nil)))
+		st.Blocks += int(g.Meta.Blocks)
+		st.Cells += int64(g.Meta.Cells)
+		st.RangeDels += int64(len(g.Meta.Dels))
+		st.BytesStored += int64(g.Meta.Bytes) + int64(len(g.Meta.Append(nil)))
 	}
 	for _, mt := range append(s.frozen, s.active) {
 		st.Memstores++

@@ -16,6 +16,7 @@ import (
 	"github.com/kvenc/kvenc/kv/internal/badgereng"
 	"github.com/kvenc/kvenc/kv/internal/cache"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/kvenc/kvenc/kv/internal/wal"
 	"github.com/kvenc/kvenc/memstore"
 	"github.com/kvenc/kvenc/mvcc"
@@ -51,13 +52,13 @@ type Store struct {
 	writeMu sync.RWMutex // writers hold R; freeze holds W
 	mu      sync.RWMutex // guards active, frozen, segs, obsolete; readers hold R
 	active  *memtable
-	frozen  []*memtable // newest first
-	segs    []*segment  // newest first (maxSeq descending)
+	frozen  []*memtable        // newest first
+	segs    []*segment.Segment // newest first (maxSeq descending)
 	// segDels is the union of the range tombstones of segs (segsChanged).
 	segDels *rangedel.Set
 	// obsolete segments were compacted away; their blocks are deleted once
 	// no iterator holds them.
-	obsolete []*segment
+	obsolete []*segment.Segment
 	deadSegs []uint64 // ids of deleted segments, for dropGarbage
 	// garbage counts the bytes of segments compacted away since the last
 	// dropGarbage, walGarbage the WAL records written since the last one
@@ -328,7 +329,7 @@ func (s *Store) recover() error {
 
 // segsFound is what loadSegments found in the engine.
 type segsFound struct {
-	segs []*segment // newest first
+	segs []*segment.Segment // newest first
 	// maxID is the largest segment id seen, walSeq the largest WAL seq a
 	// segment holds, last the largest seq of any segment.
 	maxID, walSeq, last uint64
@@ -340,7 +341,7 @@ type segsFound struct {
 // calling foreign on each key under their tags not in the Store's format.
 func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 	var l segsFound
-	metas := map[uint64]*segment{}
+	metas := map[uint64]*segment.Segment{}
 	err := s.scanPrefix(s.keys.tag(tagMeta), func(it engine.Iter) error {
 		k := it.Key()
 		if !s.keys.own(k) {
@@ -348,25 +349,25 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 			return nil
 		}
 		id := binary.BigEndian.Uint64(k[len(k)-8:])
-		var m segMeta
+		var m segment.Meta
 		err := it.Value(engine.ViewFunc(func(v []byte) (err error) {
-			m, err = decodeMeta(v)
+			m, err = segment.DecodeMeta(v)
 			return err
 		}))
 		if err != nil {
 			return fmt.Errorf("segment %d: %w", id, err)
 		}
-		if m.id != id {
-			return fmt.Errorf("%w: meta under id %d says id %d", ErrCorrupt, id, m.id)
+		if m.ID != id {
+			return fmt.Errorf("%w: meta under id %d says id %d", ErrCorrupt, id, m.ID)
 		}
-		g := newSegment(m)
-		if err := g.setParts(); err != nil {
+		g := segment.New(m)
+		if err := g.SetParts(); err != nil {
 			return err
 		}
 		metas[id] = g
 		l.maxID = max(l.maxID, id)
-		l.walSeq = max(l.walSeq, m.walSeq)
-		l.last = max(l.last, m.maxSeq, m.walSeq)
+		l.walSeq = max(l.walSeq, m.WALSeq)
+		l.last = max(l.last, m.MaxSeq, m.WALSeq)
 		return nil
 	})
 	if err == nil {
@@ -383,12 +384,12 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 			// one of a segment or an extension (extendSegWriter) whose
 			// meta was never written.
 			g, last := metas[id], k[len(segPrefix)+8:]
-			if g == nil || bytes.Compare(last, g.meta.lastKey) > 0 {
+			if g == nil || bytes.Compare(last, g.Meta.LastKey) > 0 {
 				l.orphans = append(l.orphans, k)
 				return nil
 			}
-			g.blockKeys = append(g.blockKeys, k)
-			g.lastKeys = append(g.lastKeys, last)
+			g.BlockKeys = append(g.BlockKeys, k)
+			g.LastKeys = append(g.LastKeys, last)
 			return nil
 		})
 	}
@@ -396,12 +397,12 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 		return l, err
 	}
 	for _, g := range metas {
-		if uint64(len(g.blockKeys)) != g.meta.blocks {
-			return l, fmt.Errorf("%w: segment %d has %d blocks, its meta says %d", ErrCorrupt, g.meta.id, len(g.blockKeys), g.meta.blocks)
+		if uint64(len(g.BlockKeys)) != g.Meta.Blocks {
+			return l, fmt.Errorf("%w: segment %d has %d blocks, its meta says %d", ErrCorrupt, g.Meta.ID, len(g.BlockKeys), g.Meta.Blocks)
 		}
 		l.segs = append(l.segs, g)
 	}
-	sortSegs(l.segs)
+	segment.Sort(l.segs)
 	return l, nil
 }
 
@@ -431,14 +432,14 @@ func (s *Store) Refresh() error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	had := make(map[uint64]*segment, len(s.segs))
+	had := make(map[uint64]*segment.Segment, len(s.segs))
 	for _, g := range s.segs {
-		had[g.meta.id] = g
+		had[g.Meta.ID] = g
 	}
 	for i, g := range l.segs {
 		// A segment unchanged keeps its segsFound parts (dictionary, cached
 		// blocks); an extended one (more blocks) is the new one.
-		if o := had[g.meta.id]; o != nil && o.meta.blocks == g.meta.blocks && o.meta.maxSeq == g.meta.maxSeq {
+		if o := had[g.Meta.ID]; o != nil && o.Meta.Blocks == g.Meta.Blocks && o.Meta.MaxSeq == g.Meta.MaxSeq {
 			l.segs[i] = o
 		}
 	}
@@ -446,22 +447,6 @@ func (s *Store) Refresh() error {
 	s.segsChanged()
 	s.tracker.Advance(l.last)
 	return nil
-}
-
-// sortSegs orders segments newest first.
-func sortSegs(segs []*segment) {
-	slices.SortFunc(segs, func(a, b *segment) int {
-		if a.meta.maxSeq != b.meta.maxSeq {
-			if a.meta.maxSeq > b.meta.maxSeq {
-				return -1
-			}
-			return 1
-		}
-		if a.meta.id > b.meta.id {
-			return -1
-		}
-		return 1
-	})
 }
 
 func (s *Store) replayWAL(walSeq, last uint64) error {
@@ -659,7 +644,7 @@ func (s *Store) Reclaim() error {
 func (s *Store) segsChanged() {
 	dels := make([]*rangedel.Set, 0, len(s.segs))
 	for _, g := range s.segs {
-		dels = append(dels, g.dels)
+		dels = append(dels, g.Dels)
 	}
 	s.segDels = rangedel.Union(dels...)
 }

@@ -1,4 +1,4 @@
-package kv
+package segment
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 
+	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 )
 
@@ -20,7 +21,7 @@ import (
 //	part := blocks uv | dictLen uv | dict
 //
 // Integers are little-endian. walSeq: every write with a seq at or below it
-// is in some segment, so Open replays only WAL records above the largest
+// is in some Segment, so Open replays only WAL records above the largest
 // walSeq. keys: distinct keys (cells == keys: one version per key).
 // bytes: the sum of the segment's block lengths. del: a range tombstone
 // [start, end) at seq, start < end, minSeq <= seq <= maxSeq, sorted by
@@ -38,49 +39,50 @@ import (
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 const (
-	metaVersion   = 4
+	MetaVersion   = 4
 	metaVersionV3 = 3
 	metaVersionV2 = 2
 	metaVersionV1 = 1
 )
 
-type segMeta struct {
-	id, walSeq, minSeq, maxSeq uint64
-	blocks, cells, keys, bytes uint64
-	firstKey, lastKey          []byte
-	dels                       []rangedel.Tombstone
-	tombstones                 uint64
-	settings                   []byte // nil: unknown (version 3 and older)
-	parts                      []segPart
+type Meta struct {
+	ID, WALSeq, MinSeq, MaxSeq uint64
+	Blocks, Cells, Keys, Bytes uint64
+	FirstKey, LastKey          []byte
+	Dels                       []rangedel.Tombstone
+	Tombstones                 uint64
+	Settings                   []byte // nil: unknown (version 3 and older)
+	Parts                      []Part
 }
 
-// segPart is a run of blocks compressed against one dictionary (nil: the
+// Part is a run of blocks compressed against one dictionary (nil: the
 // blocks carry their own).
-type segPart struct {
-	blocks uint64
-	dict   []byte
+type Part struct {
+	Blocks uint64
+	Dict   []byte
 }
 
-func (m *segMeta) append(dst []byte) []byte {
-	return m.appendVersion(dst, metaVersion)
+// Append appends m, in the current format version.
+func (m *Meta) Append(dst []byte) []byte {
+	return m.AppendVersion(dst, MetaVersion)
 }
 
-// appendVersion appends m in format version v (1 to 3 only for tests:
+// AppendVersion appends m in format version v (1 to 3 only for tests:
 // version 3 holds one part, version 2 and 1 no dictionary, version 1 no
 // range tombstones).
-func (m *segMeta) appendVersion(dst []byte, v byte) []byte {
+func (m *Meta) AppendVersion(dst []byte, v byte) []byte {
 	start := len(dst)
 	dst = append(dst, v)
-	for _, v := range []uint64{m.id, m.walSeq, m.minSeq, m.maxSeq, m.blocks, m.cells, m.keys, m.bytes} {
+	for _, v := range []uint64{m.ID, m.WALSeq, m.MinSeq, m.MaxSeq, m.Blocks, m.Cells, m.Keys, m.Bytes} {
 		dst = binary.LittleEndian.AppendUint64(dst, v)
 	}
-	dst = binary.AppendUvarint(dst, uint64(len(m.firstKey)))
-	dst = append(dst, m.firstKey...)
-	dst = binary.AppendUvarint(dst, uint64(len(m.lastKey)))
-	dst = append(dst, m.lastKey...)
+	dst = binary.AppendUvarint(dst, uint64(len(m.FirstKey)))
+	dst = append(dst, m.FirstKey...)
+	dst = binary.AppendUvarint(dst, uint64(len(m.LastKey)))
+	dst = append(dst, m.LastKey...)
 	if v >= 2 {
-		dst = binary.AppendUvarint(dst, uint64(len(m.dels)))
-		for _, d := range m.dels {
+		dst = binary.AppendUvarint(dst, uint64(len(m.Dels)))
+		for _, d := range m.Dels {
 			dst = binary.LittleEndian.AppendUint64(dst, d.Seq)
 			dst = binary.AppendUvarint(dst, uint64(len(d.Start)))
 			dst = append(dst, d.Start...)
@@ -91,30 +93,30 @@ func (m *segMeta) appendVersion(dst []byte, v byte) []byte {
 	switch {
 	case v == metaVersionV3:
 		var dict []byte
-		if len(m.parts) > 0 {
-			dict = m.parts[0].dict
+		if len(m.Parts) > 0 {
+			dict = m.Parts[0].Dict
 		}
 		dst = binary.AppendUvarint(dst, uint64(len(dict)))
 		dst = append(dst, dict...)
-	case v >= metaVersion:
-		dst = binary.AppendUvarint(dst, m.tombstones)
-		dst = binary.AppendUvarint(dst, uint64(len(m.settings)))
-		dst = append(dst, m.settings...)
-		dst = binary.AppendUvarint(dst, uint64(len(m.parts)))
-		for _, pt := range m.parts {
-			dst = binary.AppendUvarint(dst, pt.blocks)
-			dst = binary.AppendUvarint(dst, uint64(len(pt.dict)))
-			dst = append(dst, pt.dict...)
+	case v >= MetaVersion:
+		dst = binary.AppendUvarint(dst, m.Tombstones)
+		dst = binary.AppendUvarint(dst, uint64(len(m.Settings)))
+		dst = append(dst, m.Settings...)
+		dst = binary.AppendUvarint(dst, uint64(len(m.Parts)))
+		for _, pt := range m.Parts {
+			dst = binary.AppendUvarint(dst, pt.Blocks)
+			dst = binary.AppendUvarint(dst, uint64(len(pt.Dict)))
+			dst = append(dst, pt.Dict...)
 		}
 	}
 	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:], crcTable))
 }
 
-// decodeMeta parses a meta; its keys are copies.
-func decodeMeta(b []byte) (segMeta, error) {
-	var m segMeta
+// DecodeMeta parses a meta; its keys are copies.
+func DecodeMeta(b []byte) (Meta, error) {
+	var m Meta
 	bad := func(off int, what string) error {
-		return fmt.Errorf("%w: segment meta offset %d: %s", ErrCorrupt, off, what)
+		return fmt.Errorf("%w: segment meta offset %d: %s", blockenc.ErrCorrupt, off, what)
 	}
 	const fixed = 1 + 8*8
 	if len(b) < fixed+2+4 {
@@ -125,10 +127,10 @@ func decodeMeta(b []byte) (segMeta, error) {
 		return m, bad(len(body), fmt.Sprintf("checksum %#08x, trailer says %#08x", got, want))
 	}
 	version := body[0]
-	if version < metaVersionV1 || version > metaVersion {
-		return m, bad(0, fmt.Sprintf("version %d (this version reads 1 to %d)", version, metaVersion))
+	if version < metaVersionV1 || version > MetaVersion {
+		return m, bad(0, fmt.Sprintf("version %d (this version reads 1 to %d)", version, MetaVersion))
 	}
-	vs := []*uint64{&m.id, &m.walSeq, &m.minSeq, &m.maxSeq, &m.blocks, &m.cells, &m.keys, &m.bytes}
+	vs := []*uint64{&m.ID, &m.WALSeq, &m.MinSeq, &m.MaxSeq, &m.Blocks, &m.Cells, &m.Keys, &m.Bytes}
 	for i, v := range vs {
 		*v = binary.LittleEndian.Uint64(body[1+8*i:])
 	}
@@ -144,19 +146,19 @@ func decodeMeta(b []byte) (segMeta, error) {
 		return k, nil
 	}
 	var err error
-	if m.firstKey, err = readBytes("key"); err != nil {
+	if m.FirstKey, err = readBytes("key"); err != nil {
 		return m, err
 	}
-	if m.lastKey, err = readBytes("key"); err != nil {
+	if m.LastKey, err = readBytes("key"); err != nil {
 		return m, err
 	}
 	if version >= metaVersionV2 {
-		if m.dels, err = decodeMetaDels(body, &p, m.minSeq, m.maxSeq, bad); err != nil {
+		if m.Dels, err = decodeDels(body, &p, m.MinSeq, m.MaxSeq, bad); err != nil {
 			return m, err
 		}
 	}
 	switch {
-	case version < metaVersion:
+	case version < MetaVersion:
 		var dict []byte
 		if version == metaVersionV3 {
 			if dict, err = readBytes("dictionary"); err != nil {
@@ -166,9 +168,9 @@ func decodeMeta(b []byte) (segMeta, error) {
 		if len(dict) == 0 {
 			dict = nil
 		}
-		m.parts = []segPart{{blocks: m.blocks, dict: dict}}
+		m.Parts = []Part{{Blocks: m.Blocks, Dict: dict}}
 	default:
-		if err := decodeMetaParts(body, &p, &m, readBytes, bad); err != nil {
+		if err := decodeParts(body, &p, &m, readBytes, bad); err != nil {
 			return m, err
 		}
 	}
@@ -178,9 +180,9 @@ func decodeMeta(b []byte) (segMeta, error) {
 	return m, nil
 }
 
-// decodeMetaParts parses the tombstones, settings and parts of a version 4
+// decodeParts parses the tombstones, settings and parts of a version 4
 // meta at *p.
-func decodeMetaParts(body []byte, p *int, m *segMeta, readBytes func(string) ([]byte, error), bad func(int, string) error) error {
+func decodeParts(body []byte, p *int, m *Meta, readBytes func(string) ([]byte, error), bad func(int, string) error) error {
 	uv := func(what string) (uint64, error) {
 		v, w := binary.Uvarint(body[*p:])
 		if w <= 0 {
@@ -190,17 +192,17 @@ func decodeMetaParts(body []byte, p *int, m *segMeta, readBytes func(string) ([]
 		return v, nil
 	}
 	var err error
-	if m.tombstones, err = uv("tombstone count"); err != nil {
+	if m.Tombstones, err = uv("tombstone count"); err != nil {
 		return err
 	}
-	if m.tombstones > m.cells {
-		return bad(*p, fmt.Sprintf("%d tombstones in %d cells", m.tombstones, m.cells))
+	if m.Tombstones > m.Cells {
+		return bad(*p, fmt.Sprintf("%d tombstones in %d cells", m.Tombstones, m.Cells))
 	}
-	if m.settings, err = readBytes("settings"); err != nil {
+	if m.Settings, err = readBytes("settings"); err != nil {
 		return err
 	}
-	if len(m.settings) == 0 {
-		m.settings = nil
+	if len(m.Settings) == 0 {
+		m.Settings = nil
 	}
 	at := *p
 	n, err := uv("part count")
@@ -214,30 +216,30 @@ func decodeMetaParts(body []byte, p *int, m *segMeta, readBytes func(string) ([]
 	var sum uint64
 	for i := uint64(0); i < n; i++ {
 		at := *p
-		var pt segPart
-		if pt.blocks, err = uv("part block count"); err != nil {
+		var pt Part
+		if pt.Blocks, err = uv("part block count"); err != nil {
 			return err
 		}
-		if pt.blocks == 0 || pt.blocks > m.blocks-sum {
-			return bad(at, fmt.Sprintf("part %d of %d blocks: %d of the segment's %d blocks are left", i, pt.blocks, m.blocks-sum, m.blocks))
+		if pt.Blocks == 0 || pt.Blocks > m.Blocks-sum {
+			return bad(at, fmt.Sprintf("part %d of %d blocks: %d of the segment's %d blocks are left", i, pt.Blocks, m.Blocks-sum, m.Blocks))
 		}
-		sum += pt.blocks
-		if pt.dict, err = readBytes("dictionary"); err != nil {
+		sum += pt.Blocks
+		if pt.Dict, err = readBytes("dictionary"); err != nil {
 			return err
 		}
-		if len(pt.dict) == 0 {
-			pt.dict = nil
+		if len(pt.Dict) == 0 {
+			pt.Dict = nil
 		}
-		m.parts = append(m.parts, pt)
+		m.Parts = append(m.Parts, pt)
 	}
-	if sum != m.blocks {
-		return bad(*p, fmt.Sprintf("parts hold %d blocks, the segment %d", sum, m.blocks))
+	if sum != m.Blocks {
+		return bad(*p, fmt.Sprintf("parts hold %d blocks, the segment %d", sum, m.Blocks))
 	}
 	return nil
 }
 
-// decodeMetaDels parses the range tombstones of a version 2 meta at *p.
-func decodeMetaDels(body []byte, p *int, minSeq, maxSeq uint64, bad func(int, string) error) ([]rangedel.Tombstone, error) {
+// decodeDels parses the range tombstones of a version 2 meta at *p.
+func decodeDels(body []byte, p *int, minSeq, maxSeq uint64, bad func(int, string) error) ([]rangedel.Tombstone, error) {
 	n, w := binary.Uvarint(body[*p:])
 	const minDel = 8 + 1 + 1 + 1 // seq, two lengths, a non-empty end
 	if w <= 0 || n > uint64(len(body)-*p-w)/minDel {

@@ -1,0 +1,81 @@
+// Package segment is the format of kv's segments: the meta that
+// describes one (Meta, Append, DecodeMeta), the settings its blocks were
+// made with (Settings), and the in-memory Segment a Store reads through:
+// the block index (the last key of every block, FindBlock), the range
+// tombstones (package rangedel) and the preset dictionaries of its parts.
+//
+// # Meta, version 4
+//
+// Written after all of the segment's blocks, in its own transaction (which
+// for a compaction also deletes the metas of the segments it replaces): a
+// segment without a meta is garbage from a flush or compaction cut short,
+// and Open deletes its blocks. A flush that extends a segment (see package
+// kv, Writes, flush and recovery) writes the segment's meta again, under its id, after
+// the new blocks: Open deletes a segment's blocks whose key sorts after
+// its meta's lastKey, left by an extension cut short. Integers
+// little-endian:
+//
+//	meta := version u8 (=4) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
+//	        | blocks u64 | cells u64 | keys u64 | bytes u64
+//	        | firstKeyLen uv | firstKey | lastKeyLen uv | lastKey
+//	        | dels uv | del * dels | tombstones uv
+//	        | settingsLen uv | settings | parts uv | part * parts | crc32c u32
+//	del  := seq u64 | startLen uv | start | endLen uv | end
+//	part := blocks uv | dictLen uv | dict
+//
+// walSeq: every write with a seq at or below it is in a segment; Open
+// replays only the WAL records above the largest walSeq (and deletes the
+// others). keys counts distinct keys: a segment with as many keys as cells
+// holds one version per key, and its readers skip no older versions (no key
+// comparison per cell). blocks must equal the number of block keys found at Open, else
+// Open fails with ErrCorrupt. The dels are the segment's range tombstones
+// (see package kv, Range deletes), sorted by start, then end, then seq descending; each
+// has start < end and a seq within minSeq..maxSeq, else Open fails with
+// ErrCorrupt. They live in the meta, not in the blocks: Open reads them
+// into memory with the meta. minSeq and maxSeq cover the tombstones' seqs
+// too (a segment may hold tombstones and no cell). tombstones counts the
+// Delete cells among the cells (at most cells). settings records how the
+// blocks were made:
+//
+//	settings := version u8 (=1) | encoding u8 | compression u8 | level u8
+//	            | flags u8 | restartInterval uv | blockSize uv | dictSize uv
+//
+// with the blockenc.Options fields of those names (flags: 1 DedupeValues,
+// 2 IntValues), Options.BlockSize, and Options.DictSize + 1 (0: no segment
+// dictionaries); a compaction copies a segment's blocks only when they are
+// what it would write (see package kv, Writes, flush and recovery). The parts cut the
+// blocks, in order, into runs (each of at least one block, together all of
+// them) that share a preset dictionary (see package kv, Segment dictionaries): a
+// flushed segment has one part, a compaction's output one per run of the
+// blocks it copied and wrote in which the dictionary stays the same. Every
+// block of a part whose value area is compressed against a dictionary uses
+// the part's, and a block's dictionary ID must match it; dictLen 0: the
+// part's blocks carry their own. Open keeps the dictionaries in memory
+// with the meta.
+// Worked example, pinned by testdata/meta-v4.bin: segment 7, walSeq 300,
+// seqs 1..300, 2 blocks, 1000 cells of 800 keys (5 of them tombstones),
+// 40000 bytes, keys "apple".."pear", one range tombstone ["b", "d") at
+// seq 250, the settings of DefaultOptions' compactions (Columnar, LZ4Dict,
+// level 9, both flags, restart interval 16, 16 KiB blocks, 64 KiB - 1 of
+// dictionary) and two parts of one block, with the dictionaries "|N|O|"
+// and "|A|R|":
+//
+//	04 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
+//	0200000000000000 e803000000000000 2003000000000000 409c000000000000
+//	05 6170706c65 04 70656172
+//	01 fa00000000000000 01 62 01 64
+//	05                                    5 tombstones
+//	0c 01 05 02 09 03 10 808001 808004    settings, 12 bytes
+//	02 01 05 7c4e7c4f7c 01 05 7c417c527c  2 parts
+//	a0 e9 9c aa                           CRC-32C
+//
+// Version 3 (testdata/meta-v3.bin) is version 4 without tombstones,
+// settings and parts, and with one dictLen and dict after the dels for all
+// blocks: it is read as one part, and its blocks are never copied (their
+// settings are unknown). Version 2 is version 3 without dictLen and dict
+// (version byte 02), read as a segment whose blocks carry their own
+// dictionaries; version 1 is version 2 without the dels count and dels
+// (version byte 01), read as a segment without range tombstones
+// (testdata/meta-v3.bin, meta-v2.bin and meta-v1.bin hold the example
+// above in those versions, with one part and no tombstone count).
+package segment

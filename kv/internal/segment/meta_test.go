@@ -1,0 +1,132 @@
+package segment
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/golden"
+	"github.com/kvenc/kvenc/kv/internal/rangedel"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func rd(start, end string, seq uint64) rangedel.Tombstone {
+	return rangedel.Tombstone{Start: []byte(start), End: []byte(end), Seq: seq}
+}
+
+const docMeta = `04 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
+		0200000000000000 e803000000000000 2003000000000000 409c000000000000
+		05 6170706c65 04 70656172
+		01 fa00000000000000 01 62 01 64
+		05
+		0c 01 05 02 09 03 10 808001 808004
+		02 01 05 7c4e7c4f7c 01 05 7c417c527c`
+
+func docSegMeta() Meta {
+	return Meta{ID: 7, WALSeq: 300, MinSeq: 1, MaxSeq: 300, Blocks: 2, Cells: 1000, Keys: 800, Bytes: 40000,
+		FirstKey: []byte("apple"), LastKey: []byte("pear"), Dels: []rangedel.Tombstone{rd("b", "d", 250)},
+		Tombstones: 5, Settings: docSettings(),
+		Parts: []Part{{Blocks: 1, Dict: []byte("|N|O|")}, {Blocks: 1, Dict: []byte("|A|R|")}}}
+}
+
+// docSettings is Settings of the blocks kv's compactions write by
+// default: Columnar, LZ4Dict at level 9, both flags, restart interval 16,
+// 16 KiB blocks, dictionaries of 64 KiB - 1.
+func docSettings() []byte {
+	return Settings(docBlockOptions(), 16<<10, blockenc.MaxDictSize)
+}
+
+// docBlockOptions are the block options of the package doc's example.
+func docBlockOptions() blockenc.Options {
+	return blockenc.Options{Encoding: blockenc.Columnar, Compression: blockenc.LZ4Dict, CompressionLevel: 9,
+		DedupeValues: true, IntValues: true, RestartInterval: 16}
+}
+
+func TestGoldenMeta(t *testing.T) {
+	m := docSegMeta()
+	b := m.Append(nil)
+	require.Equal(t, golden.Unhex(t, docMeta), b[:len(b)-4], "meta against the package doc")
+	golden.Check(t, "meta-v4.bin", b)
+	got, err := DecodeMeta(b)
+	require.NoError(t, err)
+	assert.Equal(t, m, got)
+	golden.RequireDecodeCorrupt(t, b, func(b []byte) error { _, err := DecodeMeta(b); return err })
+
+	// Version 3 metas (one dictionary, no tombstone count, no settings)
+	// are still read, as one part.
+	v3 := golden.Read(t, "meta-v3.bin")
+	m.Tombstones, m.Settings = 0, nil
+	m.Parts = []Part{{Blocks: 2, Dict: []byte("|N|O|")}}
+	require.Equal(t, m.AppendVersion(nil, 3), v3)
+	got, err = DecodeMeta(v3)
+	require.NoError(t, err)
+	assert.Equal(t, m, got)
+	golden.RequireDecodeCorrupt(t, v3, func(b []byte) error { _, err := DecodeMeta(b); return err })
+
+	// Version 2 metas (no dictionary) are still read.
+	v2 := golden.Read(t, "meta-v2.bin")
+	m.Parts[0].Dict = nil
+	require.Equal(t, m.AppendVersion(nil, 2), v2)
+	got, err = DecodeMeta(v2)
+	require.NoError(t, err)
+	assert.Equal(t, m, got)
+	golden.RequireDecodeCorrupt(t, v2, func(b []byte) error { _, err := DecodeMeta(b); return err })
+
+	// Version 1 metas (no range tombstones) are still read.
+	v1 := golden.Read(t, "meta-v1.bin")
+	m.Dels = nil
+	require.Equal(t, m.AppendVersion(nil, 1), v1)
+	got, err = DecodeMeta(v1)
+	require.NoError(t, err)
+	assert.Equal(t, m, got)
+	golden.RequireDecodeCorrupt(t, v1, func(b []byte) error { _, err := DecodeMeta(b); return err })
+
+	// Range tombstones that are not what kv writes: an error, not a
+	// panic or a wrong answer.
+	for name, dels := range map[string][]rangedel.Tombstone{
+		"empty range":       {rd("d", "b", 250)},
+		"equal bounds":      {rd("b", "b", 250)},
+		"seq above maxSeq":  {rd("b", "d", 301)},
+		"seq below minSeq":  {rd("b", "d", 0)},
+		"empty end, second": {rd("b", "d", 250), rd("", "", 250)},
+	} {
+		m.Dels = dels
+		_, err := DecodeMeta(m.Append(nil))
+		golden.RequireCorrupt(t, err, name)
+	}
+	// A huge tombstone count is refused before allocating.
+	m.Dels = nil
+	b = m.Append(nil)
+	b = append(b[:len(b)-5], 0xff, 0xff, 0xff, 0xff, 0x0f)
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
+	_, err = DecodeMeta(b)
+	golden.RequireCorrupt(t, err, "huge count")
+}
+
+// FuzzDecodeMeta: arbitrary bytes decode to an error wrapping ErrCorrupt
+// or to a meta that encodes to bytes that decode to it again.
+func FuzzDecodeMeta(f *testing.F) {
+	m := docSegMeta()
+	f.Add(m.Append(nil))
+	m.Dels = append(m.Dels, rd("a", "c", 1), rd("pe", "pz", 300))
+	f.Add(m.Append(nil))
+	for _, name := range []string{"meta-v1.bin", "meta-v2.bin", "meta-v3.bin"} {
+		if old, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
+			f.Add(old)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := DecodeMeta(b)
+		if err != nil {
+			golden.RequireCorrupt(t, err)
+			return
+		}
+		m2, err := DecodeMeta(m.Append(nil))
+		require.NoError(t, err)
+		require.Equal(t, m, m2)
+	})
+}

@@ -1,0 +1,166 @@
+package segment
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"sort"
+	"sync/atomic"
+
+	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/rangedel"
+)
+
+// segment is one immutable sorted run of cells: blocks under
+// N+'s'+id+lastKey and a meta under N+'m'+id (N: the namespace). Its block index (the last key
+// of every block) is kept in memory, rebuilt at Open from the block keys.
+type Segment struct {
+	Meta      Meta
+	BlockKeys [][]byte      // the engine key of block i
+	LastKeys  [][]byte      // the last key of block i (aliases BlockKeys[i])
+	Dels      *rangedel.Set // the range tombstones of Meta.Dels, fragmented
+	// Parts: the first block of each of Meta.Parts and its Dict (nil:
+	// the blocks carry their own), in block order.
+	Parts []DictPart
+	*Life
+}
+
+// Life is what a segment shares with the segments that extend it
+// (extendSegWriter), which hold its blocks too: the iterators holding any
+// of them, and whether the latest was compacted away. Its blocks are
+// deleted once it is obsolete and no iterator holds any of them.
+type Life struct {
+	Refs     atomic.Int32
+	Obsolete atomic.Bool
+}
+
+// New returns a segment with meta m and a life of its own.
+func New(m Meta) *Segment {
+	return &Segment{Meta: m, Dels: rangedel.New(m.Dels), Life: new(Life)}
+}
+
+// Overlaps reports whether any key in [lo, hi] may be in g: between its
+// first and last key, or under one of its range tombstones.
+func (g *Segment) Overlaps(lo, hi []byte) bool {
+	m := &g.Meta
+	if m.Cells > 0 && bytes.Compare(lo, m.LastKey) <= 0 && bytes.Compare(m.FirstKey, hi) <= 0 {
+		return true
+	}
+	for _, d := range m.Dels {
+		if bytes.Compare(lo, d.End) < 0 && bytes.Compare(d.Start, hi) <= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// BlockErr wraps err, from the bytes of block i of g.
+func (g *Segment) BlockErr(i int, err error) error {
+	return fmt.Errorf("segment %d block %d (key %q): %w", g.Meta.ID, i, g.BlockKeys[i], err)
+}
+
+// Missing is the error for block i of g not found in Badger.
+func (g *Segment) Missing(i int) error {
+	return fmt.Errorf("%w: segment %d block %d (key %q) missing", blockenc.ErrCorrupt, g.Meta.ID, i, g.BlockKeys[i])
+}
+
+// ReadErr wraps err, from Badger reading block i of g.
+func (g *Segment) ReadErr(i int, err error) error {
+	return fmt.Errorf("kv: segment %d block %d: %w", g.Meta.ID, i, err)
+}
+
+// DictPart is the in-memory form of a Part.
+type DictPart struct {
+	First int
+	Dict  *blockenc.Dict
+}
+
+// DictFor returns the Dict block i is compressed against, or nil.
+func (g *Segment) DictFor(i int) *blockenc.Dict {
+	p := g.Parts
+	if len(p) == 1 {
+		return p[0].Dict
+	}
+	j := sort.Search(len(p), func(j int) bool { return p[j].First > i }) - 1
+	if j < 0 {
+		return nil
+	}
+	return p[j].Dict
+}
+
+// SetParts makes g.Parts from g.Meta.Parts.
+func (g *Segment) SetParts() error {
+	g.Parts = g.Parts[:0]
+	first := 0
+	for k, pt := range g.Meta.Parts {
+		dp := DictPart{First: first}
+		if len(pt.Dict) > 0 {
+			d, err := blockenc.NewDict(pt.Dict)
+			if err != nil {
+				return fmt.Errorf("%w: segment %d part %d dictionary: %v", blockenc.ErrCorrupt, g.Meta.ID, k, err)
+			}
+			dp.Dict = d
+		}
+		g.Parts = append(g.Parts, dp)
+		first += int(pt.Blocks)
+	}
+	return nil
+}
+
+// FindBlock returns the first block whose last key is >= key, or -1.
+func (g *Segment) FindBlock(key []byte) int {
+	if len(g.LastKeys) == 0 || bytes.Compare(key, g.Meta.LastKey) > 0 {
+		return -1
+	}
+	return sort.Search(len(g.LastKeys), func(i int) bool { return bytes.Compare(g.LastKeys[i], key) >= 0 })
+}
+
+// InBounds reports whether block i may hold keys in [lower, upper) (nil:
+// unbounded).
+func (g *Segment) InBounds(i int, lower, upper []byte) bool {
+	// Block i holds the keys above block i-1's last key, up to its own.
+	if upper != nil && i > 0 && bytes.Compare(g.LastKeys[i-1], upper) >= 0 {
+		return false
+	}
+	return lower == nil || bytes.Compare(g.LastKeys[i], lower) >= 0
+}
+
+// Sort orders segments newest first.
+func Sort(segs []*Segment) {
+	slices.SortFunc(segs, func(a, b *Segment) int {
+		if a.Meta.MaxSeq != b.Meta.MaxSeq {
+			if a.Meta.MaxSeq > b.Meta.MaxSeq {
+				return -1
+			}
+			return 1
+		}
+		if a.Meta.ID > b.Meta.ID {
+			return -1
+		}
+		return 1
+	})
+}
+
+// Settings returns how blocks encoded with b, cut at blockSize, with
+// segment dictionaries of dictSize (<= 0: none) are made, as a segment meta records it: a compaction copies the
+// blocks of a segment only when they were made as it would make them.
+//
+//	settings := version u8 (=1) | encoding u8 | compression u8 | level u8
+//	            | flags u8 | restartInterval uv | blockSize uv | dictSize uv
+//
+// flags: 1 DedupeValues, 2 IntValues; dictSize: DictSize + 1 (0: no
+// segment dictionaries).
+func Settings(b blockenc.Options, blockSize, dictSize int) []byte {
+	var flags byte
+	if b.DedupeValues {
+		flags |= 1
+	}
+	if b.IntValues {
+		flags |= 2
+	}
+	dst := []byte{1, byte(b.Encoding), byte(b.Compression), byte(b.CompressionLevel), flags}
+	dst = binary.AppendUvarint(dst, uint64(max(b.RestartInterval, 0)))
+	dst = binary.AppendUvarint(dst, uint64(max(blockSize, 0)))
+	return binary.AppendUvarint(dst, uint64(max(dictSize+1, 0)))
+}
