@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/inspect"
 )
 
 const blockSynopsis = `FILE [--dict FILE] | DIR --segment S --block B [--prefix P]
@@ -53,39 +54,31 @@ func runBlock(args []string, stdout, stderr io.Writer) error {
 
 // storeBlock prints block idx of segment id of the store in dir.
 func storeBlock(w io.Writer, dir string, prefix []byte, id uint64, idx int) error {
-	v, err := openStoreView(dir, prefix)
+	v, err := inspect.Open(dir, prefix)
 	if err != nil {
 		return err
 	}
-	defer v.close()
-	segs, err := v.segments()
+	defer v.Close()
+	segs, err := v.Segments()
 	if err != nil {
 		return err
 	}
 	for _, s := range segs {
-		if s.id != id {
+		if s.ID != id {
 			continue
 		}
-		if idx >= len(s.blocks) {
-			return fmt.Errorf("segment %d has %d blocks (0..%d)", id, len(s.blocks), len(s.blocks)-1)
+		if idx >= len(s.Blocks) {
+			return fmt.Errorf("segment %d has %d blocks (0..%d)", id, len(s.Blocks), len(s.Blocks)-1)
 		}
-		var d *blockenc.Dict
-		switch {
-		case s.metaErr != nil:
-			return fmt.Errorf("segment %d: %w", id, s.metaErr)
-		case s.meta != nil:
-			if pt := s.meta.parts[partOf(s.meta, idx)]; len(pt.dict) > 0 {
-				if d, err = blockenc.NewDict(pt.dict); err != nil {
-					return fmt.Errorf("segment %d meta: %w", id, err)
-				}
-			}
+		if s.MetaErr != nil {
+			return fmt.Errorf("segment %d: %w", id, s.MetaErr)
 		}
-		b, err := v.block(s.blocks[idx])
+		b, err := v.Block(s.Blocks[idx])
 		if err != nil {
 			return err
 		}
-		name := fmt.Sprintf("segment %d block %d (key %s)", id, idx, quote(s.blocks[idx].last))
-		return showBlock(w, name, b, d)
+		name := fmt.Sprintf("segment %d block %d (key %s)", id, idx, quote(s.Blocks[idx].Last))
+		return showBlock(w, name, b, s.Dict(idx))
 	}
 	return fmt.Errorf("the store has no segment %d (kvenc stats lists them)", id)
 }

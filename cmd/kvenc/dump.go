@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/inspect"
 )
 
 const dumpSynopsis = `DIR [--prefix P] [--from K] [--to K] [--hex] [--reverse] [--versions] [--format text|hex|json] [--limit N]
@@ -35,7 +36,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer v.close()
+	defer v.Close()
 	if *format != "text" && *format != "hex" && *format != "json" {
 		return fmt.Errorf("%w: --format %q is not text, hex or json", errUsage, *format)
 	}
@@ -86,68 +87,52 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 type dumper struct {
 	lo, hi  []byte
 	reverse bool
-	dels    []rangeDel
+	dels    []inspect.RangeDel
 	h       sourceHeap
 }
 
-func newDumper(v *storeView, lo, hi []byte, reverse bool) (*dumper, error) {
-	segs, err := v.segments()
+func newDumper(v *inspect.Store, lo, hi []byte, reverse bool) (*dumper, error) {
+	segs, err := v.Segments()
 	if err != nil {
 		return nil, err
 	}
 	d := &dumper{lo: lo, hi: hi, reverse: reverse, h: sourceHeap{reverse: reverse}}
 	var walSeq uint64
 	for _, s := range segs {
-		if s.metaErr != nil {
-			return nil, fmt.Errorf("segment %d: %w (kvenc verify tells more)", s.id, s.metaErr)
+		if s.MetaErr != nil {
+			return nil, fmt.Errorf("segment %d: %w (kvenc verify tells more)", s.ID, s.MetaErr)
 		}
-		if s.meta == nil {
+		if s.Meta == nil {
 			continue // garbage
 		}
-		walSeq = max(walSeq, s.meta.walSeq)
-		d.dels = append(d.dels, s.meta.dels...)
-		refs := s.blocks
-		for len(refs) > 0 && bytesBefore(s.meta.lastKey, refs[len(refs)-1].last) {
-			refs = refs[:len(refs)-1]
-		}
-		src := &segSource{v: v, seg: s, refs: refs, dicts: make([]*blockenc.Dict, len(s.meta.parts))}
-		for i, pt := range s.meta.parts {
-			if len(pt.dict) > 0 {
-				if src.dicts[i], err = blockenc.NewDict(pt.dict); err != nil {
-					return nil, fmt.Errorf("segment %d: %w", s.id, err)
-				}
-			}
-		}
+		walSeq = max(walSeq, s.Meta.WALSeq)
+		d.dels = append(d.dels, s.Meta.Dels...)
+		src := &segSource{v: v, seg: s, refs: s.Blocks}
 		d.h.add(src, lo, hi)
 	}
 	// Acknowledged writes not yet in a segment: the WAL records above
 	// every segment's walSeq, as kv's Open replays them.
-	var recs []walRecord
-	for _, f := range v.walFiles() {
-		if f.err != nil {
-			return nil, fmt.Errorf("%s: %w (kvenc verify tells more)", f.name, f.err)
+	var recs []inspect.WALRecord
+	for _, f := range v.WALFiles() {
+		if f.Err != nil {
+			return nil, fmt.Errorf("%s: %w (kvenc verify tells more)", f.Name, f.Err)
 		}
-		recs = append(recs, f.records...)
+		recs = append(recs, f.Records...)
 	}
-	inBadger, errs := v.walInBadger()
+	inBadger, errs := v.WALInEngine()
 	if len(errs) > 0 {
 		return nil, errs[0]
 	}
 	mem := &memSource{}
 	for _, r := range append(recs, inBadger...) {
-		if r.seq <= walSeq {
+		if r.Seq <= walSeq {
 			continue
 		}
-		for _, op := range r.ops {
-			switch op.kind {
-			case 2:
-				d.dels = append(d.dels, rangeDel{seq: r.seq, start: op.key, end: op.value})
-			default:
-				kind := blockenc.KindPut
-				if op.kind == 0 {
-					kind = blockenc.KindDelete
-				}
-				mem.cells = append(mem.cells, blockenc.Cell{Key: op.key, Value: op.value, Seq: r.seq, Kind: kind})
+		for _, op := range r.Ops {
+			if op.Ranged {
+				d.dels = append(d.dels, inspect.RangeDel{Seq: r.Seq, Start: op.Key, End: op.Value})
+			} else {
+				mem.cells = append(mem.cells, blockenc.Cell{Key: op.Key, Value: op.Value, Seq: r.Seq, Kind: op.Kind})
 			}
 		}
 	}
@@ -163,7 +148,7 @@ func newDumper(v *storeView, lo, hi []byte, reverse bool) (*dumper, error) {
 	}
 	mem.cells = out
 	d.h.add(mem, lo, hi)
-	slices.SortFunc(d.dels, func(a, b rangeDel) int { return bytes.Compare(a.start, b.start) })
+	slices.SortFunc(d.dels, func(a, b inspect.RangeDel) int { return bytes.Compare(a.Start, b.Start) })
 	return d, d.h.err
 }
 
@@ -180,10 +165,9 @@ type source interface {
 
 // segSource reads a segment's blocks one at a time.
 type segSource struct {
-	v       *storeView
-	seg     *storeSeg
-	refs    []blockRef
-	dicts   []*blockenc.Dict
+	v       *inspect.Store
+	seg     *inspect.Segment
+	refs    []inspect.BlockRef
 	bi      int
 	sk      blockenc.Seeker
 	reverse bool
@@ -195,12 +179,12 @@ func (s *segSource) load(i int) bool {
 	if i < 0 || i >= len(s.refs) {
 		return false
 	}
-	b, err := s.v.block(s.refs[i])
+	b, err := s.v.Block(s.refs[i])
 	if err == nil {
-		err = s.sk.InitDict(b, s.dicts[partOf(s.seg.meta, i)])
+		err = s.sk.InitDict(b, s.seg.Dict(i))
 	}
 	if err != nil {
-		s.err = fmt.Errorf("segment %d block %d: %w (kvenc verify tells more)", s.seg.id, i, err)
+		s.err = fmt.Errorf("segment %d block %d: %w (kvenc verify tells more)", s.seg.ID, i, err)
 		return false
 	}
 	return true
@@ -211,7 +195,7 @@ func (s *segSource) start(lo, hi []byte, reverse bool) bool {
 	if !reverse {
 		i := 0
 		if lo != nil {
-			i = sort.Search(len(s.refs), func(j int) bool { return bytes.Compare(s.refs[j].last, lo) >= 0 })
+			i = sort.Search(len(s.refs), func(j int) bool { return bytes.Compare(s.refs[j].Last, lo) >= 0 })
 		}
 		if !s.load(i) {
 			return false
@@ -223,7 +207,7 @@ func (s *segSource) start(lo, hi []byte, reverse bool) bool {
 	}
 	i := len(s.refs) - 1
 	if hi != nil {
-		i = min(i, sort.Search(len(s.refs), func(j int) bool { return bytes.Compare(s.refs[j].last, hi) >= 0 }))
+		i = min(i, sort.Search(len(s.refs), func(j int) bool { return bytes.Compare(s.refs[j].Last, hi) >= 0 }))
 	}
 	if !s.load(i) {
 		return false
@@ -262,7 +246,7 @@ func (s *segSource) error() error {
 		return s.err
 	}
 	if err := s.sk.Err(); err != nil {
-		return fmt.Errorf("segment %d block %d: %w (kvenc verify tells more)", s.seg.id, s.bi, err)
+		return fmt.Errorf("segment %d block %d: %w (kvenc verify tells more)", s.seg.ID, s.bi, err)
 	}
 	return nil
 }
@@ -400,10 +384,10 @@ func (d *dumper) live(f func(*blockenc.Cell) bool) error {
 // deleted reports whether a range tombstone newer than seq covers key.
 func (d *dumper) deleted(key []byte, seq uint64) bool {
 	for _, r := range d.dels {
-		if bytes.Compare(r.start, key) > 0 {
+		if bytes.Compare(r.Start, key) > 0 {
 			break
 		}
-		if bytes.Compare(key, r.end) < 0 && r.seq > seq {
+		if bytes.Compare(key, r.End) < 0 && r.Seq > seq {
 			return true
 		}
 	}
@@ -454,15 +438,15 @@ func (p *cellPrinter) cell(c *blockenc.Cell) {
 	}
 }
 
-func (p *cellPrinter) rangeDel(r rangeDel) {
+func (p *cellPrinter) rangeDel(r inspect.RangeDel) {
 	if p.format == "json" {
-		m := map[string]any{"seq": r.seq, "kind": "DeleteRange"}
-		jsonBytes(m, "start", r.start)
-		jsonBytes(m, "end", r.end)
+		m := map[string]any{"seq": r.Seq, "kind": "DeleteRange"}
+		jsonBytes(m, "start", r.Start)
+		jsonBytes(m, "end", r.End)
 		p.json(m)
 		return
 	}
-	p.printf("[%s, %s) @%d DeleteRange\n", p.show(r.start), p.show(r.end), r.seq)
+	p.printf("[%s, %s) @%d DeleteRange\n", p.show(r.Start), p.show(r.End), r.Seq)
 }
 
 func (p *cellPrinter) json(m map[string]any) {

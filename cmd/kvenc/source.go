@@ -18,6 +18,7 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv"
+	"github.com/kvenc/kvenc/kv/inspect"
 )
 
 // seqsPerBatch: cells read from a file get the seqs a load in write
@@ -295,12 +296,12 @@ func openBadgerReadOnly(dir string) (*badger.DB, error) {
 // seqs of a load in batches (the Iterator shows no seqs).
 func readStore(dir string, prefix []byte, limit int) ([]blockenc.Cell, error) {
 	if prefix == nil {
-		v, err := openStoreView(dir, nil)
+		v, err := inspect.Open(dir, nil)
 		if err != nil {
 			return nil, err
 		}
-		prefix = v.prefix
-		if err := v.close(); err != nil {
+		prefix = v.Prefix()
+		if err := v.Close(); err != nil {
 			return nil, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/inspect"
 )
 
 const statsSynopsis = `DIR [--prefix P] [--json] [--blocks]
@@ -37,7 +38,6 @@ type storeStats struct {
 	LiveBytes       int64           `json:"live_bytes"`  // blocks and metas of the segments
 	OtherBytes      int64           `json:"other_bytes"` // disk - live: Badger's own files, space its GC has not given back, WAL files
 	GarbageBlocks   int             `json:"garbage_blocks"`
-	GarbageBytes    int64           `json:"garbage_bytes"`
 	Settings        []settingsGroup `json:"settings"`
 	BlockForms      []formGroup     `json:"block_forms,omitempty"`
 	SegmentList     []segStats      `json:"segment_list"`
@@ -94,16 +94,23 @@ type walFileStats struct {
 	Err       string `json:"error,omitempty"`
 }
 
-func (w *walStats) add(r walRecord) {
-	if w.Records == 0 || r.seq < w.MinSeq {
-		w.MinSeq = r.seq
+func (w *walStats) add(r inspect.WALRecord) {
+	if w.Records == 0 || r.Seq < w.MinSeq {
+		w.MinSeq = r.Seq
 	}
-	w.MaxSeq = max(w.MaxSeq, r.seq)
+	w.MaxSeq = max(w.MaxSeq, r.Seq)
 	w.Records++
-	w.Bytes += r.bytes
-	w.Puts += r.puts
-	w.Deletes += r.deletes
-	w.Ranges += r.ranges
+	w.Bytes += r.Bytes
+	for _, op := range r.Ops {
+		switch {
+		case op.Ranged:
+			w.Ranges++
+		case op.Kind == blockenc.KindDelete:
+			w.Deletes++
+		default:
+			w.Puts++
+		}
+	}
 }
 
 func runStats(args []string, stdout, stderr io.Writer) error {
@@ -114,7 +121,7 @@ func runStats(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer v.close()
+	defer v.Close()
 	st, err := collectStats(v, *blocks, stderr)
 	if err != nil {
 		return err
@@ -129,75 +136,67 @@ func runStats(args []string, stdout, stderr io.Writer) error {
 }
 
 // settingsName describes a version 4 meta's block settings.
-func settingsName(m *segMeta) string {
-	if m.settings == nil {
-		return fmt.Sprintf("unknown (meta version %d does not record them)", m.version)
+func settingsName(m *inspect.Meta) string {
+	if m.Settings == nil {
+		return fmt.Sprintf("unknown (meta version %d does not record them)", m.Version)
 	}
-	s, err := decodeSettings(m.settings)
+	s, _, err := m.BlockSettings()
 	if err != nil {
 		return fmt.Sprintf("unreadable: %v", err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%v %v level %d, restart %d", blockenc.Encoding(s.encoding), blockenc.Compression(s.compression), s.level, s.interval)
-	if s.flags&1 != 0 {
+	fmt.Fprintf(&b, "%v %v level %d, restart %d", s.Encoding, s.Compression, s.CompressionLevel, s.RestartInterval)
+	if s.DedupeValues {
 		b.WriteString(", dedupe")
 	}
-	if s.flags&2 != 0 {
+	if s.IntValues {
 		b.WriteString(", int values")
 	}
-	fmt.Fprintf(&b, ", %s blocks", sizeText(int64(s.blockSize)))
-	if s.dictSize >= 0 {
-		fmt.Fprintf(&b, ", dictionaries up to %s", sizeText(int64(s.dictSize)))
+	fmt.Fprintf(&b, ", %s blocks", sizeText(int64(s.BlockSize)))
+	if s.DictSize >= 0 {
+		fmt.Fprintf(&b, ", dictionaries up to %s", sizeText(int64(s.DictSize)))
 	}
 	return b.String()
 }
 
-func collectStats(v *storeView, readBlocks bool, stderr io.Writer) (*storeStats, error) {
-	segs, err := v.segments()
+func collectStats(v *inspect.Store, readBlocks bool, stderr io.Writer) (*storeStats, error) {
+	segs, err := v.Segments()
 	if err != nil {
 		return nil, err
 	}
-	st := &storeStats{Dir: v.dir, Prefix: string(v.prefix), KeyLayout: keyLayout, MetaVersions: map[string]int{}}
+	st := &storeStats{Dir: v.Dir(), Prefix: string(v.Prefix()), KeyLayout: inspect.KeyLayout, MetaVersions: map[string]int{}}
 	settings := map[string]*settingsGroup{}
 	forms := map[string]*formGroup{}
 	var nblocks int
 	for _, s := range segs {
-		nblocks += len(s.blocks)
+		nblocks += len(s.Blocks)
 	}
 	bar := newProgress(stderr, nblocks)
 	defer bar.done()
 	for _, s := range segs {
-		if s.meta == nil {
-			if s.metaErr != nil {
-				st.Problems = append(st.Problems, fmt.Sprintf("segment %d: %v", s.id, s.metaErr))
+		if s.Meta == nil {
+			if s.MetaErr != nil {
+				st.Problems = append(st.Problems, fmt.Sprintf("segment %d: %v", s.ID, s.MetaErr))
 			}
-			st.GarbageBlocks += len(s.blocks)
-			for _, r := range s.blocks {
-				st.GarbageBytes += int64(r.size)
-			}
+			st.GarbageBlocks += len(s.Blocks)
 			continue
 		}
-		m := s.meta
-		ss := segStats{ID: s.id, MetaVersion: m.version, Cells: m.cells, Keys: m.keys, Tombstones: m.tombstones,
-			RangeTombstones: len(m.dels), MinSeq: m.minSeq, MaxSeq: m.maxSeq, WALSeq: m.walSeq, Parts: len(m.parts),
-			FirstKey: quote(m.firstKey), LastKey: quote(m.lastKey)}
-		for i, r := range s.blocks {
-			if bytesBefore(m.lastKey, r.last) { // after an extension cut short
-				st.GarbageBlocks++
-				st.GarbageBytes += int64(r.size)
-				continue
-			}
-			ss.Blocks++
-			ss.Bytes += int64(r.size)
+		m := s.Meta
+		ss := segStats{ID: s.ID, MetaVersion: m.Version, Cells: m.Cells, Keys: m.Keys, Tombstones: m.Tombstones,
+			RangeTombstones: len(m.Dels), MinSeq: m.MinSeq, MaxSeq: m.MaxSeq, WALSeq: m.WALSeq, Parts: len(m.Parts),
+			FirstKey: quote(m.FirstKey), LastKey: quote(m.LastKey)}
+		st.GarbageBlocks += len(s.Extra)
+		ss.Blocks, ss.Bytes = len(s.Blocks), int64(m.Bytes)
+		for i, r := range s.Blocks {
 			if readBlocks {
-				bar.step(fmt.Sprintf("segment %d block %d", s.id, i))
-				b, err := v.block(r)
+				bar.step(fmt.Sprintf("segment %d block %d", s.ID, i))
+				b, err := v.Block(r)
 				form := "unreadable"
 				if err == nil {
 					form, err = blockForm(b)
 				}
 				if err != nil {
-					st.Problems = append(st.Problems, fmt.Sprintf("segment %d block %d: %v", s.id, i, err))
+					st.Problems = append(st.Problems, fmt.Sprintf("segment %d block %d: %v", s.ID, i, err))
 				}
 				g := forms[form]
 				if g == nil {
@@ -205,15 +204,15 @@ func collectStats(v *storeView, readBlocks bool, stderr io.Writer) (*storeStats,
 					forms[form] = g
 				}
 				g.Blocks++
-				g.Bytes += int64(r.size)
+				g.Bytes += int64(len(b))
 			}
 		}
-		if ss.Blocks != int(m.blocks) {
-			st.Problems = append(st.Problems, fmt.Sprintf("segment %d: its meta counts %d blocks, %d found (kvenc verify tells more)", s.id, m.blocks, ss.Blocks))
+		if ss.Blocks != int(m.Blocks) {
+			st.Problems = append(st.Problems, fmt.Sprintf("segment %d: its meta counts %d blocks, %d found (kvenc verify tells more)", s.ID, m.Blocks, ss.Blocks))
 		}
-		for _, pt := range m.parts {
-			if len(pt.dict) > 0 {
-				ss.DictBytes += len(pt.dict)
+		for _, pt := range m.Parts {
+			if len(pt.Dict) > 0 {
+				ss.DictBytes += len(pt.Dict)
 				st.Dicts++
 			}
 		}
@@ -226,14 +225,14 @@ func collectStats(v *storeView, readBlocks bool, stderr io.Writer) (*storeStats,
 		g.Segments++
 		g.Blocks += ss.Blocks
 		g.Bytes += ss.Bytes
-		st.MetaVersions[fmt.Sprintf("v%d", m.version)]++
+		st.MetaVersions[fmt.Sprintf("v%d", m.Version)]++
 		st.Segments++
 		st.Blocks += ss.Blocks
-		st.Cells += m.cells
-		st.Tombstones += m.tombstones
-		st.RangeTombstones += len(m.dels)
+		st.Cells += m.Cells
+		st.Tombstones += m.Tombstones
+		st.RangeTombstones += len(m.Dels)
 		st.BlockBytes += ss.Bytes
-		st.MetaBytes += int64(s.metaBytes)
+		st.MetaBytes += int64(s.MetaBytes)
 		st.DictBytes += int64(ss.DictBytes)
 		st.SegmentList = append(st.SegmentList, ss)
 	}
@@ -245,25 +244,25 @@ func collectStats(v *storeView, readBlocks bool, stderr io.Writer) (*storeStats,
 		st.BlockForms = append(st.BlockForms, *g)
 	}
 	slices.SortFunc(st.BlockForms, func(a, b formGroup) int { return strings.Compare(a.Form, b.Form) })
-	for _, f := range v.walFiles() {
-		fs := walFileStats{Name: f.name, TornBytes: f.torn}
-		for _, r := range f.records {
+	for _, f := range v.WALFiles() {
+		fs := walFileStats{Name: f.Name, TornBytes: f.Torn}
+		for _, r := range f.Records {
 			fs.add(r)
 		}
-		if f.err != nil {
-			fs.Err = f.err.Error()
-			st.Problems = append(st.Problems, fmt.Sprintf("%s: %v", f.name, f.err))
+		if f.Err != nil {
+			fs.Err = f.Err.Error()
+			st.Problems = append(st.Problems, fmt.Sprintf("%s: %v", f.Name, f.Err))
 		}
 		st.WALFiles = append(st.WALFiles, fs)
 	}
-	recs, errs := v.walInBadger()
+	recs, errs := v.WALInEngine()
 	for _, r := range recs {
 		st.WALInBadger.add(r)
 	}
 	for _, err := range errs {
 		st.Problems = append(st.Problems, err.Error())
 	}
-	st.DiskBytes = v.diskBytes()
+	st.DiskBytes = diskBytes(v.Dir())
 	st.LiveBytes = st.BlockBytes + st.MetaBytes
 	st.OtherBytes = st.DiskBytes - st.LiveBytes
 	return st, nil
@@ -299,7 +298,7 @@ func printStats(w io.Writer, st *storeStats) {
 	fmt.Fprintf(w, "segments   %d: %d blocks, %d cells, %d tombstones, %d range tombstones\n", st.Segments, st.Blocks, st.Cells, st.Tombstones, st.RangeTombstones)
 	fmt.Fprintf(w, "bytes      blocks %s (%.2f per cell), metas %s, of which %d dictionaries %s\n", sizeText(st.BlockBytes), perCell(st.BlockBytes, st.Cells), sizeText(st.MetaBytes), st.Dicts, sizeText(st.DictBytes))
 	fmt.Fprintf(w, "disk       %s: live %s (blocks and metas), other %s (Badger's own files, space its GC has not given back, WAL files)\n", sizeText(st.DiskBytes), sizeText(st.LiveBytes), sizeText(st.OtherBytes))
-	fmt.Fprintf(w, "garbage    %d blocks, %s (without a meta, or after their meta's last key: kv's Open deletes them)\n", st.GarbageBlocks, sizeText(st.GarbageBytes))
+	fmt.Fprintf(w, "garbage    %d blocks (without a meta, or after their meta's last key: kv's Open deletes them)\n", st.GarbageBlocks)
 	for _, g := range st.Settings {
 		fmt.Fprintf(w, "settings   %s: %d segments, %d blocks, %s\n", g.Settings, g.Segments, g.Blocks, sizeText(g.Bytes))
 	}

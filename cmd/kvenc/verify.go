@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/inspect"
 )
 
 const verifySynopsis = `DIR [--prefix P]
@@ -38,12 +39,12 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer v.close()
+	defer v.Close()
 	probs, notes, sum, err := verifyStore(v, stderr)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "store %s prefix %q, key layout %d: %s\n", v.dir, v.prefix, keyLayout, sum)
+	fmt.Fprintf(stdout, "store %s prefix %q, key layout %d: %s\n", v.Dir(), v.Prefix(), inspect.KeyLayout, sum)
 	for _, n := range notes {
 		fmt.Fprintf(stdout, "note: %s\n", n)
 	}
@@ -57,13 +58,17 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// errStore: the store's parts disagree (blocks against their meta or
+// each other).
+var errStore = errors.New("kvenc: corrupt store")
+
 // errFound: verify found problems (exit status 1, reported on stdout).
 var errFound = errors.New("problems found")
 
 // verifyStore checks everything and returns the problems, notes (things
 // kv's Open cleans up by itself) and a summary line.
-func verifyStore(v *storeView, stderr io.Writer) ([]problem, []string, string, error) {
-	segs, err := v.segments()
+func verifyStore(v *inspect.Store, stderr io.Writer) ([]problem, []string, string, error) {
+	segs, err := v.Segments()
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -71,37 +76,37 @@ func verifyStore(v *storeView, stderr io.Writer) ([]problem, []string, string, e
 	var notes []string
 	nblocks := 0
 	for _, s := range segs {
-		nblocks += len(s.blocks)
+		nblocks += len(s.Blocks)
 	}
 	bar := newProgress(stderr, nblocks)
 	defer bar.done()
 	var cells, blocks int
 	for _, s := range segs {
 		switch {
-		case s.meta == nil && s.metaErr == nil:
-			notes = append(notes, fmt.Sprintf("segment %d: %d blocks without a meta (a flush or compaction cut short): kv's Open deletes them", s.id, len(s.blocks)))
+		case s.Meta == nil && s.MetaErr == nil:
+			notes = append(notes, fmt.Sprintf("segment %d: %d blocks without a meta (a flush or compaction cut short): kv's Open deletes them", s.ID, len(s.Blocks)))
 			continue
-		case s.metaErr != nil:
-			probs = append(probs, problem{fmt.Sprintf("segment %d", s.id), s.metaErr, repairMeta})
+		case s.MetaErr != nil:
+			probs = append(probs, problem{fmt.Sprintf("segment %d", s.ID), s.MetaErr, repairMeta})
 			continue
 		}
 		sp, sn := verifySegment(v, s, bar)
 		probs, notes = append(probs, sp...), append(notes, sn...)
-		cells += int(s.meta.cells)
-		blocks += int(s.meta.blocks)
+		cells += int(s.Meta.Cells)
+		blocks += int(s.Meta.Blocks)
 	}
-	files := v.walFiles()
+	files := v.WALFiles()
 	records := 0
 	for _, f := range files {
-		records += len(f.records)
-		if f.err != nil {
-			probs = append(probs, problem{f.name, f.err, repairWAL})
+		records += len(f.Records)
+		if f.Err != nil {
+			probs = append(probs, problem{f.Name, f.Err, repairWAL})
 		}
-		if f.torn > 0 {
-			notes = append(notes, fmt.Sprintf("%s: its last %d bytes are a frame cut short (a write that never completed): kv's Open leaves it out", f.name, f.torn))
+		if f.Torn > 0 {
+			notes = append(notes, fmt.Sprintf("%s: its last %d bytes are a frame cut short (a write that never completed): kv's Open leaves it out", f.Name, f.Torn))
 		}
 	}
-	recs, errs := v.walInBadger()
+	recs, errs := v.WALInEngine()
 	for _, err := range errs {
 		probs = append(probs, problem{"WAL in Badger", err, "kv's Open fails on it (ErrCorrupt): restore the store from a backup"})
 	}
@@ -110,43 +115,29 @@ func verifyStore(v *storeView, stderr io.Writer) ([]problem, []string, string, e
 }
 
 // verifySegment checks a segment's blocks against each other and its meta.
-func verifySegment(v *storeView, s *storeSeg, bar *progress) ([]problem, []string) {
+func verifySegment(v *inspect.Store, s *inspect.Segment, bar *progress) ([]problem, []string) {
 	var probs []problem
 	var notes []string
-	m := s.meta
-	seg := fmt.Sprintf("segment %d", s.id)
-	refs := s.blocks
-	// Blocks after the meta's last key: an extension cut short.
-	live := len(refs)
-	for live > 0 && bytes.Compare(refs[live-1].last, m.lastKey) > 0 {
-		live--
-	}
-	if live < len(refs) {
-		notes = append(notes, fmt.Sprintf("%s: %d blocks after its meta's last key (an extension cut short): kv's Open deletes them", seg, len(refs)-live))
-		refs = refs[:live]
-	}
-	dicts := make([]*blockenc.Dict, len(m.parts))
-	for i, pt := range m.parts {
-		if len(pt.dict) > 0 {
-			d, err := blockenc.NewDict(pt.dict)
-			if err != nil {
-				probs = append(probs, problem{fmt.Sprintf("%s meta, part %d", seg, i), err, repairMeta})
-			}
-			dicts[i] = d
-		}
+	m := s.Meta
+	seg := fmt.Sprintf("segment %d", s.ID)
+	refs := s.Blocks
+	if len(s.Extra) > 0 {
+		notes = append(notes, fmt.Sprintf("%s: %d blocks after its meta's last key (an extension cut short): kv's Open deletes them", seg, len(s.Extra)))
 	}
 	var cells, keys, tombstones uint64
 	var prevKey, firstKey []byte
 	var sk blockenc.Seeker
+	var size uint64
 	for i, ref := range refs {
-		bar.step(fmt.Sprintf("segment %d block %d", s.id, i))
-		where := fmt.Sprintf("%s block %d (key %s, %d bytes)", seg, i, quote(ref.last), ref.size)
-		b, err := v.block(ref)
+		bar.step(fmt.Sprintf("segment %d block %d", s.ID, i))
+		b, err := v.Block(ref)
+		where := fmt.Sprintf("%s block %d (key %s, %d bytes)", seg, i, quote(ref.Last), len(b))
 		if err != nil {
 			probs = append(probs, problem{where, err, repairBlock})
 			continue
 		}
-		d := dicts[partOf(m, i)]
+		size += uint64(len(b))
+		d := s.Dict(i)
 		if err := blockenc.VerifyDict(b, d); err != nil {
 			probs = append(probs, problem{where, err, repairBlock})
 			continue
@@ -160,8 +151,8 @@ func verifySegment(v *storeView, s *storeSeg, bar *progress) ([]problem, []strin
 			c := sk.Cell()
 			switch {
 			case prevKey == nil || !bytes.Equal(c.Key, prevKey):
-				if prevKey != nil && !bytesBefore(prevKey, c.Key) {
-					probs = append(probs, problem{where, fmt.Errorf("%w: key %s does not sort after the previous block's %s", errCorrupt, quote(c.Key), quote(prevKey)), repairBlock})
+				if prevKey != nil && !keyBefore(prevKey, c.Key) {
+					probs = append(probs, problem{where, fmt.Errorf("%w: key %s does not sort after the previous block's %s", errStore, quote(c.Key), quote(prevKey)), repairBlock})
 				}
 				keys++
 				prevKey = append(prevKey[:0], c.Key...)
@@ -169,8 +160,8 @@ func verifySegment(v *storeView, s *storeSeg, bar *progress) ([]problem, []strin
 			if firstKey == nil {
 				firstKey = append([]byte{}, c.Key...)
 			}
-			if c.Seq < m.minSeq || c.Seq > m.maxSeq {
-				probs = append(probs, problem{where, fmt.Errorf("%w: key %s seq %d outside the meta's seqs %d..%d", errCorrupt, quote(c.Key), c.Seq, m.minSeq, m.maxSeq), repairCount})
+			if c.Seq < m.MinSeq || c.Seq > m.MaxSeq {
+				probs = append(probs, problem{where, fmt.Errorf("%w: key %s seq %d outside the meta's seqs %d..%d", errStore, quote(c.Key), c.Seq, m.MinSeq, m.MaxSeq), repairCount})
 			}
 			if c.Kind == blockenc.KindDelete {
 				tombstones++
@@ -182,31 +173,27 @@ func verifySegment(v *storeView, s *storeSeg, bar *progress) ([]problem, []strin
 			probs = append(probs, problem{where, err, repairBlock})
 			continue
 		}
-		if !bytes.Equal(last, ref.last) {
-			probs = append(probs, problem{where, fmt.Errorf("%w: the block's last key is %s, its Badger key says %s", errCorrupt, quote(last), quote(ref.last)), repairCount})
+		if !bytes.Equal(last, ref.Last) {
+			probs = append(probs, problem{where, fmt.Errorf("%w: the block's last key is %s, its Badger key says %s", errStore, quote(last), quote(ref.Last)), repairCount})
 		}
 	}
-	if len(refs) != int(m.blocks) {
-		probs = append(probs, problem{seg, fmt.Errorf("%w: %s", errCorrupt, missingBlocks(m, refs, firstKey, cells)), repairCount})
+	if len(refs) != int(m.Blocks) {
+		probs = append(probs, problem{seg, fmt.Errorf("%w: %s", errStore, missingBlocks(m, refs, firstKey, cells)), repairCount})
 		return probs, notes
 	}
 	for _, c := range []struct {
 		what      string
 		got, want uint64
-	}{{"cells", cells, m.cells}, {"keys", keys, m.keys}, {"tombstones", tombstones, m.tombstones}} {
-		if c.got != c.want && (c.what != "tombstones" || m.version >= 4) {
-			probs = append(probs, problem{seg, fmt.Errorf("%w: the blocks hold %d %s, the meta counts %d", errCorrupt, c.got, c.what, c.want), repairCount})
+	}{{"cells", cells, m.Cells}, {"keys", keys, m.Keys}, {"tombstones", tombstones, m.Tombstones}} {
+		if c.got != c.want && (c.what != "tombstones" || m.Version >= 4) {
+			probs = append(probs, problem{seg, fmt.Errorf("%w: the blocks hold %d %s, the meta counts %d", errStore, c.got, c.what, c.want), repairCount})
 		}
 	}
-	var size uint64
-	for _, r := range refs {
-		size += uint64(r.size)
+	if size != m.Bytes {
+		probs = append(probs, problem{seg, fmt.Errorf("%w: the blocks hold %d bytes, the meta counts %d", errStore, size, m.Bytes), repairCount})
 	}
-	if size != m.bytes {
-		probs = append(probs, problem{seg, fmt.Errorf("%w: the blocks hold %d bytes, the meta counts %d", errCorrupt, size, m.bytes), repairCount})
-	}
-	if cells > 0 && !bytes.Equal(firstKey, m.firstKey) {
-		probs = append(probs, problem{seg, fmt.Errorf("%w: the first key is %s, the meta says %s", errCorrupt, quote(firstKey), quote(m.firstKey)), repairCount})
+	if cells > 0 && !bytes.Equal(firstKey, m.FirstKey) {
+		probs = append(probs, problem{seg, fmt.Errorf("%w: the first key is %s, the meta says %s", errStore, quote(firstKey), quote(m.FirstKey)), repairCount})
 	}
 	return probs, notes
 }
@@ -214,19 +201,19 @@ func verifySegment(v *storeView, s *storeSeg, bar *progress) ([]problem, []strin
 // missingBlocks says which blocks of a segment are missing, as far as
 // the keys tell: the first (its first key is not the meta's), the last
 // (the last block key is not the meta's last key), or some between.
-func missingBlocks(m *segMeta, refs []blockRef, firstKey []byte, cells uint64) string {
-	n := int(m.blocks) - len(refs)
+func missingBlocks(m *inspect.Meta, refs []inspect.BlockRef, firstKey []byte, cells uint64) string {
+	n := int(m.Blocks) - len(refs)
 	if n < 0 {
-		return fmt.Sprintf("%d blocks found, the meta counts %d", len(refs), m.blocks)
+		return fmt.Sprintf("%d blocks found, the meta counts %d", len(refs), m.Blocks)
 	}
 	where := "neither the first nor the last (the block keys do not tell which)"
 	switch {
 	case len(refs) == 0:
 		where = "all of them"
-	case !bytes.Equal(firstKey, m.firstKey):
-		where = fmt.Sprintf("block 0 (the meta's first key %s is in no block)", quote(m.firstKey))
-	case !bytes.Equal(refs[len(refs)-1].last, m.lastKey):
-		where = fmt.Sprintf("block %d, the last (ending at the meta's last key %s)", m.blocks-1, quote(m.lastKey))
+	case !bytes.Equal(firstKey, m.FirstKey):
+		where = fmt.Sprintf("block 0 (the meta's first key %s is in no block)", quote(m.FirstKey))
+	case !bytes.Equal(refs[len(refs)-1].Last, m.LastKey):
+		where = fmt.Sprintf("block %d, the last (ending at the meta's last key %s)", m.Blocks-1, quote(m.LastKey))
 	}
-	return fmt.Sprintf("%d of %d blocks missing: %s; the blocks found hold %d of the meta's %d cells", n, m.blocks, where, cells, m.cells)
+	return fmt.Sprintf("%d of %d blocks missing: %s; the blocks found hold %d of the meta's %d cells", n, m.Blocks, where, cells, m.Cells)
 }

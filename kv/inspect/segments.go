@@ -1,0 +1,130 @@
+package inspect
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/kvenc/kvenc/blockenc"
+)
+
+// Segment is one segment: its meta (nil when none is stored: its blocks
+// are garbage of a flush or compaction cut short, which kv's Open
+// deletes), or the error decoding it, and its blocks' keys in order.
+type Segment struct {
+	ID        uint64
+	Meta      *Meta
+	MetaErr   error
+	MetaBytes int
+	// Blocks are the blocks up to the meta's last key; Extra the blocks
+	// after it (an extension cut short, which Open deletes).
+	Blocks, Extra []BlockRef
+	dicts         []*blockenc.Dict
+}
+
+// BlockRef names one block: its engine key and its last key.
+type BlockRef struct {
+	Key  []byte
+	Last []byte
+}
+
+// Segments reads every segment meta and every block key (no block), in
+// segment id order.
+func (s *Store) Segments() ([]*Segment, error) {
+	byID := map[uint64]*Segment{}
+	get := func(id uint64) *Segment {
+		if byID[id] == nil {
+			byID[id] = &Segment{ID: id}
+		}
+		return byID[id]
+	}
+	err := scan(s.eng, s.keys.tag(tagMeta), func(k, v []byte) error {
+		id, ok := s.keys.meta(k)
+		if !ok {
+			return nil // not in the layout: kv counts it as a foreign key
+		}
+		g := get(id)
+		g.MetaBytes = len(v)
+		m, err := decodeMeta(v)
+		switch {
+		case err != nil:
+			g.MetaErr = fmt.Errorf("meta: %w", err)
+		case m.ID != id:
+			g.MetaErr = fmt.Errorf("%w: the meta of segment %d says segment %d", ErrCorrupt, id, m.ID)
+		default:
+			g.Meta = &m
+		}
+		return nil
+	}, true)
+	if err != nil {
+		return nil, err
+	}
+	err = scan(s.eng, s.keys.tag(tagSegment), func(k, _ []byte) error {
+		id, last, ok := s.keys.block(k)
+		if !ok {
+			return nil
+		}
+		g := get(id)
+		ref := BlockRef{Key: bytes.Clone(k)}
+		ref.Last = ref.Key[len(k)-len(last):]
+		if g.Meta != nil && bytes.Compare(ref.Last, g.Meta.LastKey) > 0 {
+			g.Extra = append(g.Extra, ref)
+		} else {
+			g.Blocks = append(g.Blocks, ref)
+		}
+		return nil
+	}, false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Segment, 0, len(byID))
+	for _, g := range byID {
+		if g.Meta != nil {
+			g.dicts = make([]*blockenc.Dict, len(g.Meta.Parts))
+			for i, pt := range g.Meta.Parts {
+				if len(pt.Dict) > 0 {
+					if g.dicts[i], err = blockenc.NewDict(pt.Dict); err != nil {
+						g.MetaErr = fmt.Errorf("meta: part %d: %w", i, err)
+					}
+				}
+			}
+		}
+		out = append(out, g)
+	}
+	slices.SortFunc(out, func(a, b *Segment) int {
+		switch {
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+	return out, nil
+}
+
+// Dict returns the dictionary that block i of g is compressed against
+// (nil: none, or no meta).
+func (g *Segment) Dict(i int) *blockenc.Dict {
+	if g.Meta == nil {
+		return nil
+	}
+	var n uint64
+	for p, pt := range g.Meta.Parts {
+		n += pt.Blocks
+		if uint64(i) < n {
+			return g.dicts[p]
+		}
+	}
+	return nil
+}
+
+// Block reads a block's bytes (a copy).
+func (s *Store) Block(ref BlockRef) ([]byte, error) {
+	var b []byte
+	err := s.eng.Get(ref.Key, viewFunc(func(v []byte) error {
+		b = bytes.Clone(v)
+		return nil
+	}))
+	return b, err
+}
