@@ -55,10 +55,11 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 			*b.dst = []byte(b.flag)
 		}
 	}
-	d, err := newDumper(v, lo, hi, *reverse)
+	d, err := newDumper(v, lo, hi, *reverse, stderr)
 	if err != nil {
 		return err
 	}
+	defer d.bar.done()
 	p := cellPrinter{w: stdout, format: *format, versions: *versions}
 	if *versions {
 		for _, r := range d.dels {
@@ -87,16 +88,22 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 type dumper struct {
 	lo, hi  []byte
 	reverse bool
+	bar     *progress
 	dels    []inspect.RangeDel
 	h       sourceHeap
 }
 
-func newDumper(v *inspect.Store, lo, hi []byte, reverse bool) (*dumper, error) {
+func newDumper(v *inspect.Store, lo, hi []byte, reverse bool, stderr io.Writer) (*dumper, error) {
 	segs, err := v.Segments()
 	if err != nil {
 		return nil, err
 	}
-	d := &dumper{lo: lo, hi: hi, reverse: reverse, h: sourceHeap{reverse: reverse}}
+	nblocks := 0
+	for _, s := range segs {
+		nblocks += len(s.Blocks)
+	}
+	bar := newProgress(stderr, nblocks)
+	d := &dumper{lo: lo, hi: hi, reverse: reverse, bar: bar, h: sourceHeap{reverse: reverse}}
 	var walSeq uint64
 	for _, s := range segs {
 		if s.MetaErr != nil {
@@ -107,7 +114,7 @@ func newDumper(v *inspect.Store, lo, hi []byte, reverse bool) (*dumper, error) {
 		}
 		walSeq = max(walSeq, s.Meta.WALSeq)
 		d.dels = append(d.dels, s.Meta.Dels...)
-		src := &segSource{v: v, seg: s, refs: s.Blocks}
+		src := &segSource{v: v, seg: s, refs: s.Blocks, bar: bar}
 		d.h.add(src, lo, hi)
 	}
 	// Acknowledged writes not yet in a segment: the WAL records above
@@ -165,6 +172,7 @@ type source interface {
 
 // segSource reads a segment's blocks one at a time.
 type segSource struct {
+	bar     *progress // a step per block read
 	v       *inspect.Store
 	seg     *inspect.Segment
 	refs    []inspect.BlockRef
@@ -179,6 +187,7 @@ func (s *segSource) load(i int) bool {
 	if i < 0 || i >= len(s.refs) {
 		return false
 	}
+	s.bar.step(fmt.Sprintf("segment %d block %d", s.seg.ID, i))
 	b, err := s.v.Block(s.refs[i])
 	if err == nil {
 		err = s.sk.InitDict(b, s.seg.Dict(i))
