@@ -27,10 +27,10 @@
 // the rest or one column), a plain Badger directory or a kvenc store.
 //
 // kvenc opens every directory read-only (a store open in another process
-// is refused: Badger's lock) and never writes to it. It reads the store
-// formats kv's package doc specifies: key layout 2, segment metas 1 to 4,
-// WAL records 1 and 2, WAL files 1; others are refused by name. A progress
-// bar is drawn on stderr for work that takes more than a second, when
+// is refused: Badger's lock) and never writes to it. It reads stores
+// through package kv/inspect, with kv's own decoders; the formats it does
+// not know are refused by name. A progress bar is drawn on stderr for work
+// that takes more than a second, when
 // stderr is a terminal.
 package main
 

@@ -84,7 +84,7 @@ func TestSegmentsAndBlocks(t *testing.T) {
 // worked example) in every version.
 func TestGoldenMeta(t *testing.T) {
 	for v := 1; v <= 4; v++ {
-		b, err := os.ReadFile(filepath.Join("..", "testdata", fmt.Sprintf("meta-v%d.bin", v)))
+		b, err := os.ReadFile(filepath.Join("..", "internal", "segment", "testdata", fmt.Sprintf("meta-v%d.bin", v)))
 		require.NoError(t, err)
 		m, err := decodeMeta(b)
 		require.NoError(t, err, "version %d", v)
@@ -112,7 +112,7 @@ func TestGoldenMeta(t *testing.T) {
 
 func FuzzDecodeMeta(f *testing.F) {
 	for v := 1; v <= 4; v++ {
-		if b, err := os.ReadFile(filepath.Join("..", "testdata", fmt.Sprintf("meta-v%d.bin", v))); err == nil {
+		if b, err := os.ReadFile(filepath.Join("..", "internal", "segment", "testdata", fmt.Sprintf("meta-v%d.bin", v))); err == nil {
 			f.Add(b)
 		}
 	}

@@ -1,12 +1,12 @@
 package inspect
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 )
 
 // Meta is a segment meta (kv's doc, Segment meta).
@@ -75,119 +75,26 @@ func (m *Meta) BlockSettings() (_ BlockSettings, ok bool, _ error) {
 	return s, true, nil
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// decodeMeta decodes a segment meta of versions 1 to 4.
+// decodeMeta decodes a segment meta with kv's decoder, and tells a meta
+// of a version this kvenc does not know (ErrFormat) from a corrupt one.
 func decodeMeta(b []byte) (Meta, error) {
-	var m Meta
-	if len(b) < 1+64+4 {
-		return m, fmt.Errorf("%w: segment meta of %d bytes", ErrCorrupt, len(b))
-	}
-	body := b[:len(b)-4]
-	if got, want := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(b[len(body):]); got != want {
-		return m, fmt.Errorf("%w: segment meta offset %d: checksum %#08x, trailer says %#08x", ErrCorrupt, len(body), got, want)
-	}
-	c := &cursor{b: body}
-	m.Version = c.u8()
-	if m.Version < 1 || m.Version > 4 {
-		return m, fmt.Errorf("%w: segment meta version %d (this kvenc reads 1 to 4)", ErrFormat, m.Version)
-	}
-	for _, v := range []*uint64{&m.ID, &m.WALSeq, &m.MinSeq, &m.MaxSeq, &m.Blocks, &m.Cells, &m.Keys, &m.Bytes} {
-		*v = c.u64()
-	}
-	m.FirstKey, m.LastKey = c.bytes(), c.bytes()
-	if m.Version >= 2 {
-		n := c.uv()
-		for i := uint64(0); i < n && c.err == nil; i++ {
-			m.Dels = append(m.Dels, RangeDel{Seq: c.u64(), Start: c.bytes(), End: c.bytes()})
+	sm, err := segment.DecodeMeta(b)
+	if err != nil {
+		if len(b) > 4 && int(b[0]) > segment.MetaVersion && crc32.Checksum(b[:len(b)-4], castagnoli) == binary.LittleEndian.Uint32(b[len(b)-4:]) {
+			return Meta{}, fmt.Errorf("%w: segment meta version %d (this kvenc reads 1 to %d)", ErrFormat, b[0], segment.MetaVersion)
 		}
+		return Meta{}, err
 	}
-	switch m.Version {
-	case 3:
-		m.Parts = []Part{{Blocks: m.Blocks, Dict: c.bytes()}}
-	case 4:
-		m.Tombstones = c.uv()
-		m.Settings = c.bytes()
-		n := c.uv()
-		var sum uint64
-		for i := uint64(0); i < n && c.err == nil; i++ {
-			pt := Part{Blocks: c.uv(), Dict: c.bytes()}
-			sum += pt.Blocks
-			m.Parts = append(m.Parts, pt)
-		}
-		if c.err == nil && sum != m.Blocks {
-			c.fail("parts hold %d blocks of %d", sum, m.Blocks)
-		}
-	default:
-		m.Parts = []Part{{Blocks: m.Blocks}}
+	m := Meta{Version: int(b[0]), ID: sm.ID, WALSeq: sm.WALSeq, MinSeq: sm.MinSeq, MaxSeq: sm.MaxSeq,
+		Blocks: sm.Blocks, Cells: sm.Cells, Keys: sm.Keys, Bytes: sm.Bytes, FirstKey: sm.FirstKey, LastKey: sm.LastKey,
+		Tombstones: sm.Tombstones, Settings: sm.Settings}
+	for _, d := range sm.Dels {
+		m.Dels = append(m.Dels, RangeDel{Seq: d.Seq, Start: d.Start, End: d.End})
 	}
-	if c.err == nil && c.p != len(body) {
-		c.fail("%d trailing bytes", len(body)-c.p)
+	for _, pt := range sm.Parts {
+		m.Parts = append(m.Parts, Part{Blocks: pt.Blocks, Dict: pt.Dict})
 	}
-	for i, d := range m.Dels {
-		if c.err == nil && (bytes.Compare(d.Start, d.End) >= 0 || d.Seq < m.MinSeq || d.Seq > m.MaxSeq) {
-			c.fail("range tombstone %d", i)
-		}
-	}
-	for i := range m.Parts {
-		if len(m.Parts[i].Dict) == 0 {
-			m.Parts[i].Dict = nil
-		}
-	}
-	if len(m.Settings) == 0 {
-		m.Settings = nil
-	}
-	return m, c.err
+	return m, nil
 }
 
-// cursor reads a meta's fields, bounds-checked; the first failure sticks.
-type cursor struct {
-	b   []byte
-	p   int
-	err error
-}
-
-func (c *cursor) fail(format string, args ...any) {
-	if c.err == nil {
-		c.err = fmt.Errorf("%w: segment meta offset %d: %s", ErrCorrupt, c.p, fmt.Sprintf(format, args...))
-	}
-}
-
-func (c *cursor) take(n uint64) []byte {
-	if c.err != nil || n > uint64(len(c.b)-c.p) {
-		c.fail("%d bytes wanted", n)
-		return nil
-	}
-	b := c.b[c.p : c.p+int(n)]
-	c.p += int(n)
-	return b
-}
-
-func (c *cursor) u8() int {
-	if b := c.take(1); b != nil {
-		return int(b[0])
-	}
-	return 0
-}
-
-func (c *cursor) u64() uint64 {
-	if b := c.take(8); b != nil {
-		return binary.LittleEndian.Uint64(b)
-	}
-	return 0
-}
-
-func (c *cursor) uv() uint64 {
-	if c.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(c.b[c.p:])
-	if n <= 0 {
-		c.fail("bad varint")
-		return 0
-	}
-	c.p += n
-	return v
-}
-
-func (c *cursor) bytes() []byte { return bytes.Clone(c.take(c.uv())) }
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
