@@ -133,6 +133,13 @@ func (w *Writer) Compress(dst, raw []byte) []byte {
 // index, ParseSubs's sums). With w.Ext, every sub-block is compressed
 // against it; else the first is compressed alone and is the dictionary of
 // the others.
+//
+// Above level 0, once the first sub-block's search saved less than an
+// eighth of it, the others are compressed at level 0: the area is mostly
+// incompressible (random bytes, hashes, encrypted values, with a few
+// repeats between them), and LZ4's greedy parse, which skips ahead faster
+// the longer it finds nothing, finds the few repeats at a fraction of the
+// slow searches' time.
 func (w *Writer) AppendSubs(dst, area []byte, cuts []int, key func(j int) (int, []byte), sums bool) []byte {
 	lz := w.compressor()
 	dict := area[:len(area)]
@@ -140,6 +147,7 @@ func (w *Writer) AppendSubs(dst, area []byte, cuts []int, key func(j int) (int, 
 		dict = area[:cuts[1]]
 	}
 	w.data = w.data[:0]
+	defer func() { lz.Level = w.Level }()
 	for j, lo := range cuts {
 		hi := len(area)
 		if j+1 < len(cuts) {
@@ -153,6 +161,9 @@ func (w *Writer) AppendSubs(dst, area []byte, cuts []int, key func(j int) (int, 
 			w.data = lz.CompressBlock(w.data, raw, nil)
 		} else {
 			w.data = lz.CompressBlock(w.data, raw, dict)
+		}
+		if j == 0 && 8*(len(w.data)-start) > 7*len(raw) {
+			lz.Level = lz4dict.LevelFast
 		}
 		if len(w.data)-start >= len(raw) {
 			w.data = append(w.data[:start], raw...)
