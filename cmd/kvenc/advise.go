@@ -45,7 +45,7 @@ func runAdvise(args []string, stdout, stderr io.Writer) error {
 	prefix := prefixFlag(fs)
 	fs.IntVar(&src.limit, "cells", 100_000, "sample: the first this many rows or keys")
 	gets := fs.Int("gets", 2000, "point reads timed per round")
-	rounds := fs.Int("rounds", 3, "timing rounds (the median is reported)")
+	rounds := fs.Int("rounds", 3, "timing rounds (the fastest is reported)")
 	quick := fs.Bool("quick", false, "try 16 KiB blocks at level 9 only")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -196,7 +196,7 @@ func printAdvice(w io.Writer, from string, cells []blockenc.Cell, rs []result) {
   without Badger's read). seek: SeekGE in a block already read. next: Next per
   cell over blocks already read. scan: copy, Init and Next over every block, per
   cell. enc: encoding per cell (what a compaction, and a load in key order,
-  spends). Medians of rounds; random existing keys, fixed seed. Levels above 9
+  spends). The fastest of rounds; random existing keys, fixed seed. Levels above 9
   parse optimally: a few percent smaller, several times slower to write.
 `)
 	for g, i := range win {

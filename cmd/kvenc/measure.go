@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"sort"
 	"time"
 
@@ -119,7 +118,7 @@ type result struct {
 // measureOpts bound the timing.
 type measureOpts struct {
 	gets   int // point reads per round
-	rounds int // rounds per measure; the median is kept
+	rounds int // rounds per measure; the fastest is kept
 }
 
 // measure encodes cells with c and times reads of the blocks.
@@ -227,7 +226,7 @@ func measure(cells []blockenc.Cell, c candidate, mo measureOpts) (result, error)
 		per float64
 		out *float64
 	}{{get, perGet, &r.getNs}, {scan, perCell, &r.scanNs}, {seek, perGet, &r.seekNs}, {next, perCell, &r.nextNs}} {
-		d, err := median(mo.rounds, m.f)
+		d, err := fastest(mo.rounds, m.f)
 		if err != nil {
 			return r, fmt.Errorf("%s: %w", c.name(), err)
 		}
@@ -240,16 +239,19 @@ func measure(cells []blockenc.Cell, c candidate, mo measureOpts) (result, error)
 // sinkAll keeps the reads from being optimized away.
 var sinkAll int
 
-// median runs f n times and returns the median duration.
-func median(n int, f func() (time.Duration, error)) (time.Duration, error) {
-	ds := make([]time.Duration, n)
-	for i := range ds {
+// fastest runs f n times and returns the shortest duration: on a shared
+// machine other processes only ever add time, so the fastest round is the
+// one least disturbed.
+func fastest(n int, f func() (time.Duration, error)) (time.Duration, error) {
+	var best time.Duration
+	for i := range n {
 		d, err := f()
 		if err != nil {
 			return 0, err
 		}
-		ds[i] = d
+		if i == 0 || d < best {
+			best = d
+		}
 	}
-	slices.Sort(ds)
-	return ds[n/2], nil
+	return best, nil
 }
