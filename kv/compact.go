@@ -8,6 +8,8 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
+	"github.com/kvenc/kvenc/kv/internal/gcfilter"
+	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/kvenc/kvenc/kv/internal/segment"
 )
@@ -92,10 +94,10 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 	var prefixes [][]byte
 	dropWAL := wal && s.walInEngine
 	if dropWAL {
-		prefixes = append(prefixes, s.keys.tag(tagWAL))
+		prefixes = append(prefixes, s.keys.Tag(layout.TagWAL))
 	}
 	for _, id := range s.deadSegs {
-		prefixes = append(prefixes, s.keys.segment(id))
+		prefixes = append(prefixes, s.keys.Segment(id))
 	}
 	s.deadSegs = nil
 	s.mu.Unlock()
@@ -110,7 +112,7 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 	var b engine.Batch
 	for i, p := range prefixes {
 		if dropWAL && i == 0 {
-			p = s.keys.wal(0, 0)
+			p = s.keys.WAL(0, 0)
 		}
 		b.Set(p, nil)
 	}
@@ -248,7 +250,7 @@ func (s *Store) compactRun(in []*segment.Segment, dropTombstones bool) error {
 	for _, g := range merge {
 		dels = append(dels, g.Dels)
 	}
-	f := gcFilter{rp: rp, points: points, dropTombstones: dropTombstones, emit: emit, dels: rangedel.Union(dels...)}
+	f := gcfilter.Filter{RP: rp, Points: points, DropTombstones: dropTombstones, Emit: emit, Dels: rangedel.Union(dels...)}
 	m := versionMerge{}
 	var walSeq uint64
 	for _, g := range in {
@@ -257,11 +259,11 @@ func (s *Store) compactRun(in []*segment.Segment, dropTombstones bool) error {
 	for _, g := range merge {
 		m.srcs = append(m.srcs, &segSource{s: s, g: g, rp: math.MaxUint64, all: true, bi: -1})
 	}
-	err = m.next(f.add)
+	err = m.next(f.Add)
 	for _, src := range m.srcs {
 		src.close()
 	}
-	f.finish()
+	f.Finish()
 	for ; err == nil && len(copies) > 0; copies = copies[1:] {
 		err = w.copyBlocks(copies[0])
 	}
@@ -269,7 +271,7 @@ func (s *Store) compactRun(in []*segment.Segment, dropTombstones bool) error {
 		w.abort()
 		return err
 	}
-	w.addRangeDels(f.rangeDels())
+	w.addRangeDels(f.RangeDels())
 	out, err := w.finish(walSeq, in)
 	if err != nil {
 		return err

@@ -238,7 +238,7 @@ func TestFlushExtends(t *testing.T) {
 
 	// Blocks past the meta's last key, as an extension that crashed
 	// before its meta leaves them.
-	left := s.keys.block(g.Meta.ID, []byte("zzz"))
+	left := s.keys.Block(g.Meta.ID, []byte("zzz"))
 	require.NoError(t, badgerDB(s).Update(func(txn *badger.Txn) error { return txn.Set(left, []byte("a block")) }))
 	require.NoError(t, s.Close())
 	s = dictStore(t, dir, 4<<10)

@@ -7,6 +7,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/stretchr/testify/require"
 )
 
@@ -72,9 +73,9 @@ func TestCorruptBlocks(t *testing.T) {
 	require.NoError(t, s.Compact())
 	require.NoError(t, s.Close())
 
-	blocks := keysWith(t, db, newKeys(o.Prefix).tag(tagSegment))
+	blocks := keysWith(t, db, layout.NewKeys(o.Prefix).Tag(layout.TagSegment))
 	require.GreaterOrEqual(t, len(blocks), 10, "blocks; want many")
-	segHdr := len(newKeys(o.Prefix).tag(tagSegment)) + 8
+	segHdr := len(layout.NewKeys(o.Prefix).Tag(layout.TagSegment)) + 8
 	all := m.rangeOf(nil, nil)
 	rng := rand.New(rand.NewPCG(5, 5))
 	for trial := 0; trial < 12; trial++ {
@@ -138,7 +139,7 @@ func TestCorruptBlocks(t *testing.T) {
 
 	// A flipped meta, a flipped WAL record and a missing block make Wrap
 	// fail with ErrCorrupt.
-	metas := keysWith(t, db, newKeys(o.Prefix).tag(tagMeta))
+	metas := keysWith(t, db, layout.NewKeys(o.Prefix).Tag(layout.TagMeta))
 	flip(t, db, metas[0], 9, 0x40)
 	_, err = Wrap(db, o)
 	requireCorrupt(t, err, "Wrap with a corrupt meta")
@@ -148,7 +149,7 @@ func TestCorruptBlocks(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.Put([]byte("wal"), []byte("record")))
 	// Leave the record in the WAL: drop the store without Close.
-	wal := keysWith(t, db, newKeys(o.Prefix).tag(tagWAL))
+	wal := keysWith(t, db, layout.NewKeys(o.Prefix).Tag(layout.TagWAL))
 	require.Len(t, wal, 1, "WAL keys")
 	s.closed.Store(true)
 	close(s.quit)
@@ -165,7 +166,7 @@ func TestCorruptBlocks(t *testing.T) {
 	require.Equal(t, "record", string(v), "replayed Get")
 	require.NoError(t, s.Close())
 
-	blocks = keysWith(t, db, newKeys(o.Prefix).tag(tagSegment))
+	blocks = keysWith(t, db, layout.NewKeys(o.Prefix).Tag(layout.TagSegment))
 	require.NoError(t, db.Update(func(txn *badger.Txn) error { return txn.Delete(blocks[3]) }))
 	_, err = Wrap(db, o)
 	requireCorrupt(t, err, "Wrap with a missing block")

@@ -152,7 +152,7 @@ func (c *cursor) open() (err error) {
 		return err
 	}
 	id := c.g.Meta.ID
-	c.it, err = c.s.eng.NewIter(engine.IterOptions{Lower: c.s.keys.segment(id), Upper: c.s.keys.segment(id + 1), Reverse: c.reverse})
+	c.it, err = c.s.eng.NewIter(engine.IterOptions{Lower: c.s.keys.Segment(id), Upper: c.s.keys.Segment(id + 1), Reverse: c.reverse})
 	if err != nil {
 		return fmt.Errorf("kv: store %q: %w", c.s.opts.Prefix, err)
 	}

@@ -151,7 +151,7 @@ func TestSegmentDictMismatch(t *testing.T) {
 	bad[len(bad)/2] ^= 1
 	m.Parts[0].Dict = bad
 	require.NoError(t, badgerDB(s).Update(func(txn *badger.Txn) error {
-		return txn.Set(s.keys.meta(m.ID), m.Append(nil))
+		return txn.Set(s.keys.Meta(m.ID), m.Append(nil))
 	}))
 	require.NoError(t, s.Close())
 

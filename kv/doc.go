@@ -8,29 +8,27 @@
 //	flush:  memstore full -> freeze -> encode blocks -> segment in Badger -> drop WAL records
 //	read:   memstores + segments, merged, versions above the read point hidden
 //
-// # Badger key layout, version 2
+// # Engines
+//
+// A Store keeps its keys in an engine: an ordered, transactional key-value
+// store behind the small interface of package kv/engine (point reads,
+// atomic batches, bounded iteration both ways, range deletes). Open and
+// Wrap use Badger; OpenEngine opens a Store on any other engine (the
+// kvtikv module's TiKV engine keeps a Store in a TiKV cluster), which
+// then also holds the WAL. Package kv/engine/enginetest wraps an engine
+// to fail its Nth call, to test what a Store does about engine errors.
+// The formats a Store writes are specified by the packages that write
+// them: kv/internal/layout (keys), kv/internal/wal (WAL records and
+// files), kv/internal/segment (segment metas); blocks are package
+// blockenc's.
+//
+// # Key layout, version 2
 //
 // A Store owns the namespace N = Options.Prefix (P) + Separator (the byte
-// 00): every key it writes starts with N, followed by a tag. Integers in
-// keys are big-endian so that Badger's byte order is numeric order.
-//
-//	N 'w' | seq u64 | chunk u16            -> WAL record (chunk of it)
-//	N 's' | segment id u64 | last key      -> block: the cells of one block,
-//	                                          blockenc format; the key ends
-//	                                          with the block's last cell key
-//	N 'm' | segment id u64                 -> segment meta
-//	R | P                                  -> registry entry: layout u8 (=2)
-//	                                          | engine data (none on Badger;
-//	                                          the writer's lease on TiKV)
-//
-// R is ff "kvenc/store/" (ff 6b76656e632f73746f72652f): one key per Store
-// of the DB, outside every namespace (R holds no 00 byte and a Prefix that
-// starts with R is refused). For example with P = "P": seq 300 chunk 1 is
-// 50 00 77 000000000000012c 0001; the block of segment 7 ending at "pear"
-// is 50 00 73 0000000000000007 70656172; its meta is under 50 00 6d
-// 0000000000000007; the registry entry is ff 6b76656e632f73746f72652f 50
-// -> 02 (pinned by testdata/keys-v2.bin). The tags are part of the format
-// ('w', 's', 'm'; never reuse them).
+// 00): every key it writes in its engine starts with N, followed by a tag
+// (WAL record, block, segment meta), and one registry entry outside every
+// namespace claims the prefix. Package kv/internal/layout specifies the
+// bytes, with a worked example.
 //
 // Namespaces: stores with prefixes "u", "us", "user" and "users" live in
 // one DB side by side ("u" 00 and "us" 00 share no key), and an app key

@@ -9,6 +9,8 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
+	"github.com/kvenc/kvenc/kv/internal/gcfilter"
+	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/segment"
 )
 
@@ -87,16 +89,16 @@ func (s *Store) flushMemtable(mt *memtable) error {
 	default:
 		w = s.newSegWriter(block, s.memtableDict(mt))
 	}
-	f := gcFilter{rp: rp, points: points, emit: w.add, dels: mt.dels.Load()}
+	f := gcfilter.Filter{RP: rp, Points: points, Emit: w.add, Dels: mt.dels.Load()}
 	it := mt.ms.NewIterator(math.MaxUint64, true)
 	for it.First(); it.Valid(); it.Next() {
-		if err := f.add(it.Cell()); err != nil {
+		if err := f.Add(it.Cell()); err != nil {
 			w.abort()
 			return err
 		}
 	}
-	f.finish()
-	w.addRangeDels(f.rangeDels())
+	f.Finish()
+	w.addRangeDels(f.RangeDels())
 	g, err := w.finish(mt.hi, nil)
 	if err != nil {
 		return err
@@ -196,9 +198,9 @@ func (s *Store) deleteWAL(lo, hi uint64) error {
 		return nil
 	}
 	var del [][]byte
-	err := s.scanRange(s.keys.wal(lo+1, 0), engine.PrefixEnd(s.keys.tag(tagWAL)), func(it engine.Iter) error {
+	err := s.scanRange(s.keys.WAL(lo+1, 0), engine.PrefixEnd(s.keys.Tag(layout.TagWAL)), func(it engine.Iter) error {
 		k := it.Key()
-		if !s.keys.isWAL(k) || binary.BigEndian.Uint64(k[len(k)-10:]) > hi {
+		if !s.keys.IsWAL(k) || binary.BigEndian.Uint64(k[len(k)-10:]) > hi {
 			return errStop
 		}
 		del = append(del, bytes.Clone(k))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -96,7 +97,7 @@ func withoutOwnKeys(m map[string]string) map[string]string {
 next:
 	for k, v := range m {
 		for _, p := range multiPrefixes {
-			if k == string(registryKey([]byte(p))) || newKeys([]byte(p)).own([]byte(k)) && strings.HasPrefix(k, p+"\x00") {
+			if k == string(layout.RegistryKey([]byte(p))) || layout.NewKeys([]byte(p)).Own([]byte(k)) && strings.HasPrefix(k, p+"\x00") {
 				continue next
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/kvenc/kvenc/kv/internal/wal"
 	"github.com/stretchr/testify/assert"
@@ -91,7 +92,7 @@ func TestRegistryRefusesOverlap(t *testing.T) {
 	require.ErrorIs(t, err, ErrPrefixInUse)
 	assert.Contains(t, err.Error(), `Prefix "v\x00x" registered`)
 	// A prefix inside the registry's own range.
-	o.Prefix = append(append([]byte(nil), registryPrefix...), 'x')
+	o.Prefix = append(append([]byte(nil), layout.RegistryPrefix...), 'x')
 	_, err = Wrap(db, o)
 	require.ErrorIs(t, err, ErrInvalidOptions)
 	s = wrapped(t, db, "u")

@@ -8,15 +8,15 @@ import (
 	"sync"
 
 	"github.com/kvenc/kvenc/kv/engine"
+	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/kvenc/kvenc/kv/internal/wal"
 )
 
-// registryPrefix starts the registry entry of every Store of a DB:
-// registryPrefix+Prefix -> layout version u8. It holds no Separator byte,
-// so no Store's namespace contains it (a Prefix that starts with it is
-// refused). Part of the format, never change it.
-var registryPrefix = []byte("\xffkvenc/store/")
+// Separator is the byte between Options.Prefix and a Store's key tag: a
+// Store owns exactly the engine keys that start with Prefix+Separator
+// (its namespace). Part of the format (key layout 2), never change it.
+const Separator byte = 0x00
 
 // open is the set of Stores open in this process, by the store they are
 // on (a *badger.DB) and Prefix.
@@ -24,17 +24,6 @@ var open = struct {
 	sync.Mutex
 	m map[any]map[string]bool
 }{m: map[any]map[string]bool{}}
-
-// overlaps reports whether the namespaces of stores with prefixes p and q
-// share a Key: one of p+Separator and q+Separator is a prefix of the other.
-func overlaps(p, q []byte) bool {
-	return bytes.Equal(p, q) || hasNSPrefix(p, q) || hasNSPrefix(q, p)
-}
-
-// hasNSPrefix reports whether p starts with q+Separator.
-func hasNSPrefix(p, q []byte) bool {
-	return len(p) > len(q) && p[len(q)] == Separator && bytes.HasPrefix(p, q)
-}
 
 // register claims opts.Prefix in eng, the store named id, for a Store: in
 // this process (a second Store on one prefix fails) and in the registry in
@@ -45,8 +34,8 @@ func hasNSPrefix(p, q []byte) bool {
 // process, not in one transaction of eng: a Badger DB is open in one
 // process at a time.
 func register(eng engine.Engine, id any, prefix []byte) (release func(), err error) {
-	if bytes.HasPrefix(prefix, registryPrefix) {
-		return nil, fmt.Errorf("%w: Prefix %q starts with kv's registry prefix %q", ErrInvalidOptions, prefix, registryPrefix)
+	if bytes.HasPrefix(prefix, layout.RegistryPrefix) {
+		return nil, fmt.Errorf("%w: Prefix %q starts with kv's registry prefix %q", ErrInvalidOptions, prefix, layout.RegistryPrefix)
 	}
 	open.Lock()
 	defer open.Unlock()
@@ -70,10 +59,6 @@ func register(eng engine.Engine, id any, prefix []byte) (release func(), err err
 	}, nil
 }
 
-func registryKey(prefix []byte) []byte {
-	return append(append([]byte(nil), registryPrefix...), prefix...)
-}
-
 // registerIn checks prefix against the registry in eng and records it
 // when it is new. A new prefix must have an empty namespace and no store
 // of key layout 1 under it.
@@ -82,14 +67,14 @@ func registerIn(eng engine.Engine, prefix []byte) error {
 		return fmt.Errorf("kv: open store %q: %w", prefix, err)
 	}
 	found := false
-	err := scanKeys(eng, registryPrefix, func(it engine.Iter) error {
-		q := it.Key()[len(registryPrefix):]
-		if !overlaps(prefix, q) {
+	err := scanKeys(eng, layout.RegistryPrefix, func(it engine.Iter) error {
+		q := it.Key()[len(layout.RegistryPrefix):]
+		if !layout.Overlaps(prefix, q) {
 			return nil
 		}
 		if !bytes.Equal(prefix, q) {
 			return fmt.Errorf("%w: Prefix %q: its namespace %q overlaps that of the store with Prefix %q registered in this DB (%q)",
-				ErrPrefixInUse, prefix, newKeys(prefix).ns, q, newKeys(q).ns)
+				ErrPrefixInUse, prefix, layout.NewKeys(prefix).NS, q, layout.NewKeys(q).NS)
 		}
 		found = true
 		return it.Value(engine.ViewFunc(func(v []byte) error { return checkLayout(prefix, v) }))
@@ -101,15 +86,15 @@ func registerIn(eng engine.Engine, prefix []byte) error {
 		return err
 	}
 	var b engine.Batch
-	b.Set(registryKey(prefix), []byte{layoutVersion})
+	b.Set(layout.RegistryKey(prefix), []byte{layout.Version})
 	return eng.Write(&b)
 }
 
 // checkLayout checks v, the registry entry of prefix: the key layout
 // version, then what the engine keeps there (a lease), which kv ignores.
 func checkLayout(prefix, v []byte) error {
-	if len(v) < 1 || v[0] != layoutVersion {
-		return fmt.Errorf("%w: registry entry of Prefix %q says key layout %x (this version reads layout %d)", ErrFormat, prefix, v, layoutVersion)
+	if len(v) < 1 || v[0] != layout.Version {
+		return fmt.Errorf("%w: registry entry of Prefix %q says key layout %x (this version reads layout %d)", ErrFormat, prefix, v, layout.Version)
 	}
 	return nil
 }
@@ -120,7 +105,7 @@ func registeredIn(eng engine.Engine, prefix []byte) error {
 	if err := eng.Err(); err != nil {
 		return fmt.Errorf("kv: open store %q: %w", prefix, err)
 	}
-	err := eng.Get(registryKey(prefix), engine.ViewFunc(func(v []byte) error { return checkLayout(prefix, v) }))
+	err := eng.Get(layout.RegistryKey(prefix), engine.ViewFunc(func(v []byte) error { return checkLayout(prefix, v) }))
 	if errors.Is(err, engine.ErrNotFound) {
 		return fmt.Errorf("%w: ReadOnly: no Store registered under Prefix %q", ErrNotFound, prefix)
 	}
@@ -155,7 +140,7 @@ var errStop = errors.New("stop")
 // (not kv's: no store is registered there) or under which a store of key
 // layout 1 lives.
 func checkUnclaimed(eng engine.Engine, prefix []byte) error {
-	ns := newKeys(prefix).ns
+	ns := layout.NewKeys(prefix).NS
 	var k []byte
 	err := scanKeys(eng, ns, func(it engine.Iter) error {
 		k = bytes.Clone(it.Key())
@@ -183,7 +168,7 @@ func checkUnclaimed(eng engine.Engine, prefix []byte) error {
 // whose value checks out as one.
 func findLayout1(eng engine.Engine, prefix []byte) ([]byte, error) {
 	var found []byte
-	for _, tag := range []byte{tagMeta, tagWAL} {
+	for _, tag := range []byte{layout.TagMeta, layout.TagWAL} {
 		p := append(append([]byte(nil), prefix...), tag)
 		err := scanKeys(eng, p, func(it engine.Iter) error {
 			k := it.Key()
@@ -214,13 +199,13 @@ func findLayout1(eng engine.Engine, prefix []byte) ([]byte, error) {
 // key is a segment meta or a WAL record's first chunk of that store.
 func layout1Value(tag byte, rest, v []byte) bool {
 	switch tag {
-	case tagMeta:
+	case layout.TagMeta:
 		if len(rest) != 8 {
 			return false
 		}
 		m, err := segment.DecodeMeta(v)
 		return err == nil && m.ID == binary.BigEndian.Uint64(rest)
-	case tagWAL:
+	case layout.TagWAL:
 		if len(rest) != 10 || binary.BigEndian.Uint16(rest[8:]) != 0 {
 			return false
 		}

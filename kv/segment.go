@@ -574,7 +574,7 @@ func (w *segWriter) writeBlock(b *pendingBlock) error {
 	if err != nil {
 		return fmt.Errorf("kv: segment %d: %w", w.meta.ID, err)
 	}
-	key := w.s.keys.block(w.meta.ID, b.lastKey)
+	key := w.s.keys.Block(w.meta.ID, b.lastKey)
 	if w.batch.Size() >= segBatchBytes {
 		if err := w.writeBatch(); err != nil {
 			return err
@@ -626,9 +626,9 @@ func (w *segWriter) finish(walSeq uint64, replaces []*segment.Segment) (*segment
 	w.meta.LastKey = append([]byte(nil), w.lastKey...)
 	meta := w.meta.Append(nil)
 	var b engine.Batch
-	b.Set(w.s.keys.meta(w.meta.ID), meta)
+	b.Set(w.s.keys.Meta(w.meta.ID), meta)
 	for _, g := range replaces {
-		b.Delete(w.s.keys.meta(g.Meta.ID))
+		b.Delete(w.s.keys.Meta(g.Meta.ID))
 	}
 	if err := w.s.engWrite(&b); err != nil {
 		w.abort()
@@ -716,7 +716,7 @@ func (s *Store) deleteSegmentBlocks(g *segment.Segment) error {
 	if err := s.dbClosed(); err != nil {
 		return err
 	}
-	if err := s.eng.DeleteRange(s.keys.segment(g.Meta.ID), s.keys.segment(g.Meta.ID+1)); err != nil {
+	if err := s.eng.DeleteRange(s.keys.Segment(g.Meta.ID), s.keys.Segment(g.Meta.ID+1)); err != nil {
 		return fmt.Errorf("kv: delete segment %d: %w", g.Meta.ID, err)
 	}
 	return nil

@@ -2,6 +2,7 @@ package kv
 
 import (
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/kvenc/kvenc/mvcc"
@@ -58,4 +59,20 @@ func (sn *Snapshot) Close() error {
 		sn.snap.Release()
 	}
 	return nil
+}
+
+// gcPoints returns the read point and every pinned read point (snapshots
+// and iterators), ascending with the read point last. Both are taken under
+// snapMu, so a snapshot taken later pins a seq at or above the read point.
+func (s *Store) gcPoints() (rp uint64, points []uint64) {
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
+	rp = s.tracker.ReadPoint()
+	for p := range s.snaps {
+		if p < rp {
+			points = append(points, p)
+		}
+	}
+	slices.Sort(points)
+	return rp, append(points, rp)
 }

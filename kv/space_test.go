@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/wal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -69,7 +70,7 @@ func TestCompactReclaimsSpace(t *testing.T) {
 // under the WAL tag in Badger.
 func countWALRecords(t testing.TB, s *Store) int {
 	t.Helper()
-	n := countKeys(t, s, s.keys.tag(tagWAL))
+	n := countKeys(t, s, s.keys.Tag(layout.TagWAL))
 	if s.wal == nil {
 		return n
 	}

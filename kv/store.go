@@ -15,6 +15,7 @@ import (
 	"github.com/kvenc/kvenc/kv/engine"
 	"github.com/kvenc/kvenc/kv/internal/badgereng"
 	"github.com/kvenc/kvenc/kv/internal/cache"
+	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/kvenc/kvenc/kv/internal/wal"
@@ -33,7 +34,7 @@ type Store struct {
 	eng     engine.Engine
 	reclaim engine.Reclaimer
 	async   engine.AsyncWriter
-	keys    keys
+	keys    layout.Keys
 	// release gives up the Store's claim on its prefix (register).
 	release func()
 	// foreign counts the keys in the namespace that are not in the
@@ -281,7 +282,7 @@ func newStore(eng engine.Engine, id any, opts Options, walDir string) (*Store, e
 		opts:    opts,
 		eng:     eng,
 		walDir:  walDir,
-		keys:    newKeys(opts.Prefix),
+		keys:    layout.NewKeys(opts.Prefix),
 		cache:   cache.New(opts.CacheSize),
 		snaps:   make(map[uint64]int),
 		kick:    make(chan struct{}, 1),
@@ -342,9 +343,9 @@ type segsFound struct {
 func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 	var l segsFound
 	metas := map[uint64]*segment.Segment{}
-	err := s.scanPrefix(s.keys.tag(tagMeta), func(it engine.Iter) error {
+	err := s.scanPrefix(s.keys.Tag(layout.TagMeta), func(it engine.Iter) error {
 		k := it.Key()
-		if !s.keys.own(k) {
+		if !s.keys.Own(k) {
 			foreign(k)
 			return nil
 		}
@@ -371,10 +372,10 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 		return nil
 	})
 	if err == nil {
-		segPrefix := s.keys.tag(tagSegment)
+		segPrefix := s.keys.Tag(layout.TagSegment)
 		err = s.scanPrefix(segPrefix, func(it engine.Iter) error {
 			k := bytes.Clone(it.Key())
-			if !s.keys.own(k) {
+			if !s.keys.Own(k) {
 				foreign(k)
 				return nil
 			}
@@ -454,9 +455,9 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 	var recs []wal.Rec // whole records above walSeq
 	var cur []byte
 	curSeq := uint64(0)
-	err := s.scanPrefix(s.keys.tag(tagWAL), func(it engine.Iter) error {
+	err := s.scanPrefix(s.keys.Tag(layout.TagWAL), func(it engine.Iter) error {
 		k := it.Key()
-		if !s.keys.isWAL(k) {
+		if !s.keys.IsWAL(k) {
 			s.addForeign(k)
 			return nil
 		}
@@ -550,7 +551,7 @@ func (s *Store) addForeign(k []byte) {
 // (the tagged ones are checked where they are read), skipping over each
 // tag's keys with one seek.
 func (s *Store) findForeign() error {
-	ns := s.keys.ns
+	ns := s.keys.NS
 	it, err := s.eng.NewIter(engine.IterOptions{Lower: ns, Upper: engine.PrefixEnd(ns)})
 	if err != nil {
 		return err
@@ -559,8 +560,8 @@ func (s *Store) findForeign() error {
 	for ok := it.First(); ok; {
 		k := it.Key()
 		if len(k) > len(ns) {
-			if t := k[len(ns)]; t == tagWAL || t == tagSegment || t == tagMeta {
-				ok = it.Seek(s.keys.tag(t + 1))
+			if t := k[len(ns)]; t == layout.TagWAL || t == layout.TagSegment || t == layout.TagMeta {
+				ok = it.Seek(s.keys.Tag(t + 1))
 				continue
 			}
 		}

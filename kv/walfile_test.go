@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/wal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -30,7 +31,7 @@ func TestWALFilesOnly(t *testing.T) {
 	m := model{}
 	putEach(t, s, m, 50, "key%04d", "value %d")
 	assert.Equal(t, 50, countWALRecords(t, s))
-	assert.Zero(t, countKeys(t, s, s.keys.tag(tagWAL)), "WAL records in Badger")
+	assert.Zero(t, countKeys(t, s, s.keys.Tag(layout.TagWAL)), "WAL records in Badger")
 	files, err := filepath.Glob(filepath.Join(dir, wal.Dir, "*"+wal.Suffix))
 	require.NoError(t, err)
 	require.Len(t, files, 1)

@@ -7,6 +7,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/kv/internal/badgereng"
+	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -40,7 +41,7 @@ func withoutStores(m map[string]string, prefixes ...string) map[string]string {
 	}
 	for _, p := range prefixes {
 		for k := range out {
-			if bytes.HasPrefix([]byte(k), newKeys([]byte(p)).ns) || k == string(registryKey([]byte(p))) {
+			if bytes.HasPrefix([]byte(k), layout.NewKeys([]byte(p)).NS) || k == string(layout.RegistryKey([]byte(p))) {
 				delete(out, k)
 			}
 		}
@@ -104,7 +105,7 @@ func TestWrapLeavesOtherKeysAlone(t *testing.T) {
 		// db is still open, and the caller's keys are exactly as they were.
 		all := dump(t, db)
 		require.Equal(t, mine, withoutStores(all, string(prefix)), "round %d", round)
-		require.Equal(t, "\x02", all[string(registryKey(prefix))])
+		require.Equal(t, "\x02", all[string(layout.RegistryKey(prefix))])
 		require.Greater(t, len(all), len(mine)+1, "round %d: no kv keys in the DB", round)
 	}
 	_, err = Wrap(db, Options{})
@@ -133,8 +134,8 @@ func TestOpenRemovesPartialSegments(t *testing.T) {
 		require.NoError(t, s.Put([]byte(fmt.Sprintf("k%03d", i)), []byte("v")))
 	}
 	require.NoError(t, s.Close())
-	k := newKeys(o.Prefix)
-	orphan := [][]byte{k.block(999, []byte("k050")), k.block(999, []byte("k099")), k.wal(1, 0)}
+	k := layout.NewKeys(o.Prefix)
+	orphan := [][]byte{k.Block(999, []byte("k050")), k.Block(999, []byte("k099")), k.WAL(1, 0)}
 	foreign := map[string]string{
 		"p/\x00": "1", "p/\x00a": "2", "p/\x00s1234567": "3", "p/\x00m123456789": "4",
 		"p/\x00w12345678": "5", "p/\x00z": "6", "p/\x00\xff": "7",

@@ -246,7 +246,7 @@ func (s *Store) logWAL(mt *memtable, seq uint64, frame []byte, add func()) (adde
 	var b engine.Batch
 	for c := 0; c*wal.Chunk < len(rec); c++ {
 		chunk := rec[c*wal.Chunk : min(len(rec), (c+1)*wal.Chunk)]
-		b.Set(s.keys.wal(seq, uint16(c)), chunk)
+		b.Set(s.keys.WAL(seq, uint16(c)), chunk)
 	}
 	if s.async == nil {
 		if err := s.eng.Write(&b); err != nil {

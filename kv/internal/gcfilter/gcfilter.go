@@ -1,4 +1,10 @@
-package kv
+// Package gcfilter decides which versions of kv's cells a flush or a
+// compaction keeps (Filter): every version above the read point, for
+// each pinned read point the newest version at or below it, and, where
+// nothing older lies beneath, no tombstone at the bottom of a key; range
+// tombstones (package rangedel) count as newer versions of the keys they
+// cover.
+package gcfilter
 
 import (
 	"bytes"
@@ -9,23 +15,7 @@ import (
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 )
 
-// gcPoints returns the read point and every pinned read point (snapshots
-// and iterators), ascending with the read point last. Both are taken under
-// snapMu, so a snapshot taken later pins a seq at or above the read point.
-func (s *Store) gcPoints() (rp uint64, points []uint64) {
-	s.snapMu.Lock()
-	defer s.snapMu.Unlock()
-	rp = s.tracker.ReadPoint()
-	for p := range s.snaps {
-		if p < rp {
-			points = append(points, p)
-		}
-	}
-	slices.Sort(points)
-	return rp, append(points, rp)
-}
-
-// gcFilter decides, cell by cell in cell order, which versions flush and
+// Filter decides, cell by cell in cell order, which versions flush and
 // compaction keep: every version above the read point (writes in flight),
 // and for each pinned read point (and the read point itself) the newest
 // version at or below it. With dropTombstones (nothing older lies outside
@@ -37,12 +27,17 @@ func (s *Store) gcPoints() (rp uint64, points []uint64) {
 // no read point lies between them and the tombstone. The filter notes, per
 // fragment of dels, the tombstones that still delete a cell it emits:
 // rangeDels returns the tombstones the output needs.
-type gcFilter struct {
-	rp             uint64
-	points         []uint64
-	dropTombstones bool
-	emit           func(blockenc.Cell) error
-	dels           *rangedel.Set
+type Filter struct {
+	// RP is the read point: versions above it are kept.
+	RP uint64
+	// Points are the pinned read points and RP, ascending.
+	Points []uint64
+	// DropTombstones: nothing older lies outside the cells filtered.
+	DropTombstones bool
+	// Emit receives the cells kept, in order.
+	Emit func(blockenc.Cell) error
+	// Dels are the range tombstones of the cells filtered.
+	Dels *rangedel.Set
 
 	key     []byte
 	hasKey  bool
@@ -53,28 +48,28 @@ type gcFilter struct {
 	needed  [][]bool // per fragment of dels, per seq: deletes an emitted cell
 }
 
-func (f *gcFilter) add(c blockenc.Cell) error {
+func (f *Filter) Add(c blockenc.Cell) error {
 	if !f.hasKey || !bytes.Equal(c.Key, f.key) {
 		f.endKey()
 		f.key = append(f.key[:0], c.Key...)
 		f.hasKey = true
 		f.prevSeq = ^uint64(0)
-		f.frag = f.dels.Find(c.Key)
+		f.frag = f.Dels.Find(c.Key)
 	} else if c.Seq >= f.prevSeq {
 		f.dropped++
 		return nil // the same cell from a second source
 	}
 	newer := f.prevSeq
 	if j := f.deleter(c.Seq); j >= 0 {
-		newer = min(newer, f.dels.Frags[f.frag].Seqs[j])
+		newer = min(newer, f.Dels.Frags[f.frag].Seqs[j])
 	}
-	keep := c.Seq > f.rp || f.seen(c.Seq, newer)
+	keep := c.Seq > f.RP || f.seen(c.Seq, newer)
 	f.prevSeq = c.Seq
 	if !keep {
 		f.dropped++
 		return nil
 	}
-	if f.dropTombstones {
+	if f.DropTombstones {
 		if c.Kind == blockenc.KindDelete {
 			f.pend = append(f.pend, c.Seq)
 			return nil
@@ -88,11 +83,11 @@ func (f *gcFilter) add(c blockenc.Cell) error {
 
 // deleter returns the index in the current fragment's seqs (descending) of
 // the oldest range tombstone newer than seq, or -1.
-func (f *gcFilter) deleter(seq uint64) int {
+func (f *Filter) deleter(seq uint64) int {
 	if f.frag < 0 {
 		return -1
 	}
-	seqs := f.dels.Frags[f.frag].Seqs
+	seqs := f.Dels.Frags[f.frag].Seqs
 	for j := len(seqs) - 1; j >= 0; j-- {
 		if seqs[j] > seq {
 			return j
@@ -103,52 +98,52 @@ func (f *gcFilter) deleter(seq uint64) int {
 
 // out emits c and notes the range tombstone that deletes it for the
 // readers at or above its seq (the oldest one newer than c).
-func (f *gcFilter) out(c blockenc.Cell) error {
+func (f *Filter) out(c blockenc.Cell) error {
 	if j := f.deleter(c.Seq); j >= 0 {
 		if f.needed == nil {
-			f.needed = make([][]bool, len(f.dels.Frags))
+			f.needed = make([][]bool, len(f.Dels.Frags))
 		}
 		if f.needed[f.frag] == nil {
-			f.needed[f.frag] = make([]bool, len(f.dels.Frags[f.frag].Seqs))
+			f.needed[f.frag] = make([]bool, len(f.Dels.Frags[f.frag].Seqs))
 		}
 		f.needed[f.frag][j] = true
 	}
-	return f.emit(c)
+	return f.Emit(c)
 }
 
-// rangeDels returns the range tombstones the output needs, sorted by
+// RangeDels returns the range tombstones the output needs, sorted by
 // rangedel.Sort. When older cells may lie outside the cells filtered
 // (!dropTombstones), that is all of them. Otherwise it is the fragments of
 // those that delete an emitted cell or are above the read point (their
 // writes are in flight), joined where they abut.
-func (f *gcFilter) rangeDels() []rangedel.Tombstone {
-	if f.dels == nil {
+func (f *Filter) RangeDels() []rangedel.Tombstone {
+	if f.Dels == nil {
 		return nil
 	}
-	if !f.dropTombstones {
-		dels := slices.Clone(f.dels.Dels)
+	if !f.DropTombstones {
+		dels := slices.Clone(f.Dels.Dels)
 		rangedel.Sort(dels)
 		return dels
 	}
-	return rangedel.Defragment(f.dels.Frags, func(i int, seq uint64) bool {
-		if seq > f.rp {
+	return rangedel.Defragment(f.Dels.Frags, func(i int, seq uint64) bool {
+		if seq > f.RP {
 			return true
 		}
 		if f.needed == nil || f.needed[i] == nil {
 			return false
 		}
-		return f.needed[i][slices.Index(f.dels.Frags[i].Seqs, seq)]
+		return f.needed[i][slices.Index(f.Dels.Frags[i].Seqs, seq)]
 	})
 }
 
 // seen reports whether a reader at some point t with seq <= t < newer sees
 // the version seq (newer is the next newer version's seq).
-func (f *gcFilter) seen(seq, newer uint64) bool {
-	i := sort.Search(len(f.points), func(i int) bool { return f.points[i] >= seq })
-	return i < len(f.points) && f.points[i] < newer
+func (f *Filter) seen(seq, newer uint64) bool {
+	i := sort.Search(len(f.Points), func(i int) bool { return f.Points[i] >= seq })
+	return i < len(f.Points) && f.Points[i] < newer
 }
 
-func (f *gcFilter) flushPending() error {
+func (f *Filter) flushPending() error {
 	for _, seq := range f.pend {
 		if err := f.out(blockenc.Cell{Key: f.key, Seq: seq, Kind: blockenc.KindDelete}); err != nil {
 			return err
@@ -159,10 +154,10 @@ func (f *gcFilter) flushPending() error {
 }
 
 // endKey drops the pending tombstones at the bottom of the key's versions.
-func (f *gcFilter) endKey() {
+func (f *Filter) endKey() {
 	f.dropped += int64(len(f.pend))
 	f.pend = f.pend[:0]
 }
 
-// finish ends the last key.
-func (f *gcFilter) finish() { f.endKey() }
+// Finish ends the last key.
+func (f *Filter) Finish() { f.endKey() }

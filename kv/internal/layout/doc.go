@@ -1,0 +1,28 @@
+// Package layout is kv's key layout: the keys a Store writes in its engine
+// under its namespace (Keys), and the registry entry that claims the
+// namespace (RegistryKey).
+//
+// # Key layout, version 2
+//
+// A Store owns the namespace N = Options.Prefix (P) + Separator (the byte
+// 00): every key it writes starts with N, followed by a tag. Integers in
+// keys are big-endian so that Badger's byte order is numeric order.
+//
+//	N 'w' | seq u64 | chunk u16            -> WAL record (chunk of it)
+//	N 's' | segment id u64 | last key      -> block: the cells of one block,
+//	                                          blockenc format; the key ends
+//	                                          with the block's last cell key
+//	N 'm' | segment id u64                 -> segment meta
+//	R | P                                  -> registry entry: layout u8 (=2)
+//	                                          | engine data (none on Badger;
+//	                                          the writer's lease on TiKV)
+//
+// R is ff "kvenc/store/" (ff 6b76656e632f73746f72652f): one key per Store
+// of the DB, outside every namespace (R holds no 00 byte and a Prefix that
+// starts with R is refused). For example with P = "P": seq 300 chunk 1 is
+// 50 00 77 000000000000012c 0001; the block of segment 7 ending at "pear"
+// is 50 00 73 0000000000000007 70656172; its meta is under 50 00 6d
+// 0000000000000007; the registry entry is ff 6b76656e632f73746f72652f 50
+// -> 02 (pinned by testdata/keys-v2.bin). The tags are part of the format
+// ('w', 's', 'm'; never reuse them).
+package layout

@@ -1,0 +1,113 @@
+package layout
+
+import (
+	"bytes"
+	"encoding/binary"
+)
+
+// Separator is the byte between Options.Prefix and a Store's key tag: a
+// Store owns exactly the Badger keys that start with Prefix+Separator (its
+// namespace). Part of the format (key layout 2), never change it.
+const Separator byte = 0x00
+
+// Version is the key layout version kept in the registry entry.
+// Layout 1 (keys P+tag, no separator, no registry) is refused at Open.
+const Version = 2
+
+// Badger key tags after the namespace. Part of the format, never reuse.
+const (
+	TagWAL     byte = 'w' // N+'w'+seq u64 BE+chunk u16 BE -> WAL record chunk
+	TagSegment byte = 's' // N+'s'+segment id u64 BE+last key of block -> block
+	TagMeta    byte = 'm' // N+'m'+segment id u64 BE -> segment meta
+)
+
+// Lengths of the tagged keys after the namespace.
+const (
+	walKeyLen  = 1 + 8 + 2
+	metaKeyLen = 1 + 8
+	segKeyLen  = 1 + 8 // plus the block's last key
+)
+
+// Keys builds the keys of one Store: NS is Prefix+Separator, its
+// namespace.
+type Keys struct{ NS []byte }
+
+// NewKeys returns the Keys of the Store with prefix.
+func NewKeys(prefix []byte) Keys {
+	return Keys{NS: append(append(make([]byte, 0, len(prefix)+1), prefix...), Separator)}
+}
+
+func (k Keys) Tag(t byte) []byte {
+	b := make([]byte, 0, len(k.NS)+1)
+	return append(append(b, k.NS...), t)
+}
+
+func (k Keys) WAL(seq uint64, chunk uint16) []byte {
+	b := make([]byte, 0, len(k.NS)+walKeyLen)
+	b = append(append(b, k.NS...), TagWAL)
+	b = binary.BigEndian.AppendUint64(b, seq)
+	return binary.BigEndian.AppendUint16(b, chunk)
+}
+
+// Segment returns N+'s'+id; append a block's last key for the block key.
+func (k Keys) Segment(id uint64) []byte {
+	b := make([]byte, 0, len(k.NS)+segKeyLen)
+	b = append(append(b, k.NS...), TagSegment)
+	return binary.BigEndian.AppendUint64(b, id)
+}
+
+func (k Keys) Block(id uint64, lastKey []byte) []byte {
+	return append(k.Segment(id), lastKey...)
+}
+
+func (k Keys) Meta(id uint64) []byte {
+	b := make([]byte, 0, len(k.NS)+metaKeyLen)
+	b = append(append(b, k.NS...), TagMeta)
+	return binary.BigEndian.AppendUint64(b, id)
+}
+
+// IsWAL reports whether key (under the namespace) is a WAL key.
+func (k Keys) IsWAL(key []byte) bool {
+	return len(key) == len(k.NS)+walKeyLen && key[len(k.NS)] == TagWAL
+}
+
+// Own reports whether key (under the namespace) has the form of one of the
+// Store's keys; other keys in the namespace are foreign: reported, never
+// read or deleted.
+func (k Keys) Own(key []byte) bool {
+	if len(key) <= len(k.NS) {
+		return false
+	}
+	switch rest := len(key) - len(k.NS); key[len(k.NS)] {
+	case TagWAL:
+		return rest == walKeyLen
+	case TagMeta:
+		return rest == metaKeyLen
+	case TagSegment:
+		return rest >= segKeyLen
+	}
+	return false
+}
+
+// RegistryPrefix starts the registry entry of every Store of a DB:
+// RegistryPrefix+Prefix -> layout version u8 (and what an engine keeps
+// there after it). It holds no Separator byte, so no Store's namespace
+// contains it (a Prefix that starts with it is refused). Part of the
+// format, never change it.
+var RegistryPrefix = []byte("\xffkvenc/store/")
+
+// RegistryKey returns the registry entry's key of the Store with prefix.
+func RegistryKey(prefix []byte) []byte {
+	return append(append([]byte(nil), RegistryPrefix...), prefix...)
+}
+
+// Overlaps reports whether the namespaces of stores with prefixes p and q
+// share a key: one of p+Separator and q+Separator is a prefix of the other.
+func Overlaps(p, q []byte) bool {
+	return bytes.Equal(p, q) || hasNSPrefix(p, q) || hasNSPrefix(q, p)
+}
+
+// hasNSPrefix reports whether p starts with q+Separator.
+func hasNSPrefix(p, q []byte) bool {
+	return len(p) > len(q) && p[len(q)] == Separator && bytes.HasPrefix(p, q)
+}
