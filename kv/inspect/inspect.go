@@ -24,6 +24,7 @@ import (
 	"github.com/kvenc/kvenc/kv"
 	"github.com/kvenc/kvenc/kv/engine"
 	"github.com/kvenc/kvenc/kv/internal/badgereng"
+	"github.com/kvenc/kvenc/kv/internal/layout"
 )
 
 // Errors.
@@ -40,12 +41,9 @@ var (
 	ErrCorrupt = kv.ErrCorrupt
 )
 
-// registryPrefix starts the registry entry of every store of an engine
-// (kv's doc, Badger key layout).
-var registryPrefix = []byte("\xffkvenc/store/")
-
-// KeyLayout is the key layout version the registry entry holds first.
-const KeyLayout = 2
+// KeyLayout is the key layout version this package reads (the first byte
+// of a registry entry).
+const KeyLayout = layout.Version
 
 // Store is a read-only view of one kvenc store. It is not safe for
 // concurrent use.
@@ -119,8 +117,8 @@ func OpenEngine(e engine.Engine, prefix []byte) (*Store, error) {
 // registry reads every registry entry of e: prefix -> value.
 func registry(e engine.Engine) (map[string][]byte, error) {
 	regs := map[string][]byte{}
-	err := scan(e, registryPrefix, func(k, v []byte) error {
-		regs[string(k[len(registryPrefix):])] = bytes.Clone(v)
+	err := scan(e, layout.RegistryPrefix, func(k, v []byte) error {
+		regs[string(k[len(layout.RegistryPrefix):])] = bytes.Clone(v)
 		return nil
 	}, true)
 	return regs, err

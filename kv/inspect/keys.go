@@ -3,47 +3,38 @@ package inspect
 import (
 	"encoding/binary"
 
-	"github.com/kvenc/kvenc/kv"
+	"github.com/kvenc/kvenc/kv/internal/layout"
 )
 
-// keys is kv's key layout 2 under a prefix P: N = P + Separator, then a
-// tag (kv's doc, Badger key layout).
-type keys struct{ ns []byte }
+// keys parses the keys of kv's key layout (package layout) under a
+// prefix: the ids and seqs they hold after the namespace and the tag.
+type keys struct{ layout.Keys }
 
-// Tags after the namespace (part of the format).
-const (
-	tagWAL     = 'w' // N 'w' seq u64 BE chunk u16 BE -> WAL record chunk
-	tagSegment = 's' // N 's' segment id u64 BE last key -> block
-	tagMeta    = 'm' // N 'm' segment id u64 BE -> segment meta
-)
+func newKeys(prefix []byte) keys { return keys{layout.NewKeys(prefix)} }
 
-func newKeys(prefix []byte) keys {
-	return keys{ns: append(append([]byte(nil), prefix...), kv.Separator)}
-}
-
-func (k keys) tag(t byte) []byte { return append(append([]byte(nil), k.ns...), t) }
+// id returns the big-endian u64 after the namespace and the tag.
+func (k keys) id(key []byte) uint64 { return binary.BigEndian.Uint64(key[len(k.NS)+1:]) }
 
 // meta parses a meta key: its segment id.
 func (k keys) meta(key []byte) (uint64, bool) {
-	if len(key) != len(k.ns)+1+8 {
+	if !k.Own(key) || key[len(k.NS)] != layout.TagMeta {
 		return 0, false
 	}
-	return binary.BigEndian.Uint64(key[len(k.ns)+1:]), true
+	return k.id(key), true
 }
 
 // block parses a block key: its segment id and the block's last key.
 func (k keys) block(key []byte) (uint64, []byte, bool) {
-	if len(key) < len(k.ns)+1+8 {
+	if !k.Own(key) || key[len(k.NS)] != layout.TagSegment {
 		return 0, nil, false
 	}
-	return binary.BigEndian.Uint64(key[len(k.ns)+1:]), key[len(k.ns)+1+8:], true
+	return k.id(key), key[len(k.NS)+1+8:], true
 }
 
-// wal parses a WAL key: its seq and chunk.
-func (k keys) wal(key []byte) (uint64, uint16, bool) {
-	if len(key) != len(k.ns)+1+8+2 {
-		return 0, 0, false
+// wal parses a WAL key: its seq.
+func (k keys) wal(key []byte) (uint64, bool) {
+	if !k.IsWAL(key) {
+		return 0, false
 	}
-	p := len(k.ns) + 1
-	return binary.BigEndian.Uint64(key[p:]), binary.BigEndian.Uint16(key[p+8:]), true
+	return k.id(key), true
 }

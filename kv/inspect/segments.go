@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/layout"
 )
 
 // Segment is one segment: its meta (nil when none is stored: its blocks
@@ -38,7 +39,7 @@ func (s *Store) Segments() ([]*Segment, error) {
 		}
 		return byID[id]
 	}
-	err := scan(s.eng, s.keys.tag(tagMeta), func(k, v []byte) error {
+	err := scan(s.eng, s.keys.Tag(layout.TagMeta), func(k, v []byte) error {
 		id, ok := s.keys.meta(k)
 		if !ok {
 			return nil // not in the layout: kv counts it as a foreign key
@@ -59,7 +60,7 @@ func (s *Store) Segments() ([]*Segment, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = scan(s.eng, s.keys.tag(tagSegment), func(k, _ []byte) error {
+	err = scan(s.eng, s.keys.Tag(layout.TagSegment), func(k, _ []byte) error {
 		id, last, ok := s.keys.block(k)
 		if !ok {
 			return nil

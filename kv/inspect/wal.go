@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/wal"
 )
 
@@ -106,8 +107,8 @@ func (s *Store) WALInEngine() ([]WALRecord, []error) {
 		}
 		cur = nil
 	}
-	err := scan(s.eng, s.keys.tag(tagWAL), func(k, v []byte) error {
-		seq, _, ok := s.keys.wal(k)
+	err := scan(s.eng, s.keys.Tag(layout.TagWAL), func(k, v []byte) error {
+		seq, ok := s.keys.wal(k)
 		if !ok {
 			return nil
 		}
