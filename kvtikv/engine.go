@@ -148,14 +148,39 @@ func (e *Engine) writable() error {
 	return e.lease.lostErr()
 }
 
+// maxRevives bounds the times one commit renews an expired lease and
+// tries again.
+const maxRevives = 3
+
 // commit writes the batches in one transaction that checks the lease.
 func (e *Engine) commit(bs []*engine.Batch) error {
+	revives := 0
+	// revive renews an expired lease for another try; the error when
+	// that fails or the tries are used up.
+	revive := func(why string) error {
+		revives++
+		if err := e.lease.renew(ctx()); err != nil || revives > maxRevives {
+			if lost := e.lease.lostErr(); lost != nil {
+				return lost
+			}
+			e.lease.lose(fmt.Errorf("%s and %d renewals did not keep it (%v)", why, revives, err))
+			return e.lease.lostErr()
+		}
+		return nil
+	}
 	for {
 		txn, err := e.store.Begin()
 		if err != nil {
 			return fmt.Errorf("kvtikv: begin: %w", err)
 		}
 		expiry, err := e.lease.fence(txn)
+		if errors.Is(err, errExpired) {
+			_ = txn.Rollback()
+			if err := revive(fmt.Sprintf("its lease expired at %s", msTime(expiry))); err != nil {
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			_ = txn.Rollback()
 			return err
@@ -187,8 +212,10 @@ func (e *Engine) commit(bs []*engine.Batch) error {
 			// with the new expiry.
 			continue
 		case late:
-			e.lease.lose(fmt.Errorf("its lease expired at %s before a commit", msTime(expiry)))
-			return e.lease.lostErr()
+			if err := revive(fmt.Sprintf("its lease expired at %s before a commit", msTime(expiry))); err != nil {
+				return err
+			}
+			continue
 		case tikverr.IsErrWriteConflict(err):
 			return fmt.Errorf("%w of Prefix %q: %v", ErrWriteConflict, e.opts.Prefix, err)
 		}
@@ -330,8 +357,14 @@ func (e *Engine) NewIter(o engine.IterOptions) (engine.Iter, error) {
 	if err != nil {
 		return nil, err
 	}
+	snap.SetScanBatchSize(scanBatch)
 	return &iter{snap: snap, o: o}, nil
 }
+
+// scanBatch is the keys an iterator reads per scan request: kv iterates
+// over 16 KiB blocks, which client-go's default of 256 would fetch 4 MiB
+// at a time, on every seek.
+const scanBatch = 32
 
 // scanner is client-go's iterator (unionstore.Iterator).
 type scanner interface {

@@ -48,7 +48,10 @@
 // turns async commit and one-phase commit off for that transaction). A
 // new writer takes over only with a start timestamp at or past that
 // expiry, so every transaction of the old writer either committed before
-// the new one began (and its replay sees it) or fails. A writer that lost
+// the new one began (and its replay sees it) or fails. A writer whose
+// renewals were held up past its expiry while no one took the prefix over
+// renews it at its next transaction and goes on (the renewal and a
+// takeover both write the entry: one of them fails). A writer that lost
 // its lease fails every write from then on with an error wrapping
 // kv.ErrLeaseLost; its Store refuses reads and writes until it is closed.
 //

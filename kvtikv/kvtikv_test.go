@@ -307,3 +307,26 @@ func TestDialUnreachable(t *testing.T) {
 	_, err = Dial(ctx, nil, testOptions("d"))
 	require.ErrorIs(t, err, kv.ErrInvalidOptions)
 }
+
+// A writer whose renewals were held up past its lease, with no one taking
+// the prefix over meanwhile, revives the lease at its next write and
+// goes on; a second writer is refused again afterwards.
+func TestLeaseRevived(t *testing.T) {
+	store := mockStore(t, "")
+	o := testOptions("v")
+	o.Lease = 300 * time.Millisecond
+	s, e, err := open(store, o, nil)
+	require.NoError(t, err)
+	require.NoError(t, s.Put([]byte("a"), []byte("1")))
+	e.lease.setPause(true)
+	time.Sleep(3 * o.Lease)
+	require.NoError(t, s.Put([]byte("b"), []byte("2")), "the lease lapsed but is still this writer's")
+	e.lease.setPause(false)
+	_, err = Open(store, o)
+	require.ErrorIs(t, err, kv.ErrPrefixInUse)
+	require.NoError(t, s.Close())
+	s, err = Open(store, o)
+	require.NoError(t, err)
+	requireModel(t, s, model{"a": "1", "b": "2"})
+	require.NoError(t, s.Close())
+}

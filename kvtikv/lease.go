@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -189,9 +190,14 @@ func (l *lease) take(ctx context.Context, txn *transaction.KVTxn, epoch uint64, 
 	return nil
 }
 
+// errExpired: the lease is still this writer's (no one took it over) but
+// its expiry has passed; renew revives it.
+var errExpired = errors.New("kvtikv: lease expired")
+
 // fence reads the registry entry in txn and returns the expiry its
 // commit must stay below; an error wrapping kv.ErrLeaseLost when the
-// epoch is no longer this writer's.
+// epoch is no longer this writer's, errExpired when it is but has
+// expired.
 func (l *lease) fence(txn *transaction.KVTxn) (int64, error) {
 	if err := l.lostErr(); err != nil {
 		return 0, err
@@ -216,9 +222,8 @@ func (l *lease) fence(txn *transaction.KVTxn) (int64, error) {
 		l.lose(fmt.Errorf("the registry entry says epoch %d held by %s, this writer's was epoch %d", cur.epoch, hex.EncodeToString(cur.holder[:4]), epoch))
 		return 0, l.lostErr()
 	}
-	if now := physical(txn); now >= cur.expiry {
-		l.lose(fmt.Errorf("its lease expired at %s, a transaction began at %s", msTime(cur.expiry), msTime(now)))
-		return 0, l.lostErr()
+	if physical(txn) >= cur.expiry {
+		return cur.expiry, errExpired
 	}
 	return cur.expiry, nil
 }
@@ -249,6 +254,12 @@ func (l *lease) renewLoop(stop <-chan struct{}, done chan<- struct{}) {
 
 // renew extends the lease in a fenced transaction that writes the entry.
 // A failure that leaves the lease held is retried at the next tick.
+//
+// A lease past its expiry that no one has taken over (the renewals were
+// held up: a stalled process, a slow cluster) is revived the same way:
+// a writer taking it over writes the entry too, so of the two
+// transactions one fails on the write conflict, and a takeover that
+// committed first shows in the entry read.
 func (l *lease) renew(ctx context.Context) error {
 	txn, err := l.e.store.Begin()
 	if err != nil {
@@ -256,7 +267,8 @@ func (l *lease) renew(ctx context.Context) error {
 	}
 	defer func() { _ = txn.Rollback() }()
 	expiry, err := l.fence(txn)
-	if err != nil {
+	revive := errors.Is(err, errExpired)
+	if err != nil && !revive {
 		return err
 	}
 	l.mu.Lock()
@@ -265,7 +277,9 @@ func (l *lease) renew(ctx context.Context) error {
 	if err := txn.Set(l.key, rec.encode()); err != nil {
 		return err
 	}
-	txn.SetCommitTSUpperBoundCheck(func(c uint64) bool { return oracle.ExtractPhysical(c) < expiry })
+	if !revive {
+		txn.SetCommitTSUpperBoundCheck(func(c uint64) bool { return oracle.ExtractPhysical(c) < expiry })
+	}
 	if err := txn.Commit(ctx); err != nil {
 		if tikverr.IsErrWriteConflict(err) {
 			l.lose(fmt.Errorf("another writer wrote the registry entry: %v", err))
@@ -298,7 +312,7 @@ func (l *lease) release(ctx context.Context) error {
 		return err
 	}
 	defer func() { _ = txn.Rollback() }()
-	if _, err := l.fence(txn); err != nil {
+	if _, err := l.fence(txn); err != nil && !errors.Is(err, errExpired) {
 		return nil // lost meanwhile: nothing to give up
 	}
 	rec := leaseRec{epoch: l.epoch, expiry: 0, holder: l.holder}

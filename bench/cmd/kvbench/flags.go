@@ -27,6 +27,8 @@ type config struct {
 	results    string   // Markdown file to write the whole output to
 	kvenc      string   // store: kv.Options settings of one more engine, kvenc-set
 	alpFiles   []string // empty: every file of ALP's samples
+	engine     string   // store: "" the local engines, "tikv" kvenc on TiKV vs plain TiKV
+	pd         []string // store -engine tikv: a real cluster's PD addresses (empty: the mock)
 }
 
 // datasetNames are the values -dataset accepts.
@@ -47,6 +49,8 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 	cache := fs.String("cache", "8MiB", "store: block cache size given to every engine (kvenc CacheSize, Badger BlockCacheSize, Pebble Cache), in bytes or with a KiB, MiB or GiB suffix")
 	fs.StringVar(&cfg.results, "results", "", "also write the whole output, with links to the plots (copied to docs/ beside it), to this Markdown file")
 	fs.StringVar(&cfg.kvenc, "kvenc", "", "store: also measure kvenc's store with these kv.Options settings applied to its defaults, as engine kvenc-set:\nField=value,... of BlockSize, DictSize, CompactionLevel, Encoding, Compression, RestartInterval, CompressionLevel\n(what kvenc advise prints, e.g. CompactionLevel=12)")
+	fs.StringVar(&cfg.engine, "engine", "", "store: \"tikv\" compares kvenc's store on TiKV (kvtikv) with one TiKV key per cell instead of the local engines")
+	pd := fs.String("pd", "", "store -engine tikv: comma-separated PD addresses (host:port) of a real TiKV cluster; default client-go's in-process mock")
 	alpFiles := fs.String("alpfiles", "", "floats, timeseries: comma-separated ALP sample files to use, by name without .csv (default all 31)")
 	fs.StringVar(&cfg.benchtime, "benchtime", "", "time per measurement in go test -benchtime syntax (default 200ms, 25ms with -quick)")
 	fs.Usage = func() {
@@ -90,6 +94,12 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 	}
 	if cfg.cache, err = parseSize(*cache); err != nil {
 		return cfg, "", fmt.Errorf("-cache %q: %w", *cache, err)
+	}
+	if *pd != "" {
+		cfg.pd = strings.Split(*pd, ",")
+	}
+	if cfg.engine != "" && cfg.engine != "tikv" {
+		return cfg, "", fmt.Errorf("-engine %q: want tikv (or nothing)", cfg.engine)
 	}
 	if cfg.count <= 0 {
 		cfg.count = 5

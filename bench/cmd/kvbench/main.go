@@ -20,7 +20,11 @@
 //	       kvenc's store vs Prometheus's TSDB: bytes per sample, ingest,
 //	       range queries
 //	store  kvenc's store vs raw Badger v4 vs Pebble v2, equal block caches
-//	       (-cache), each engine in a child process of its own
+//	       (-cache), each engine in a child process of its own; with
+//	       -engine tikv, kvenc's store on TiKV vs one TiKV key per cell on
+//	       lineitem (client-go's in-process mock, or -pd host:port,...)
+//	store-tikv
+//	       store -engine tikv (all runs it on the mock)
 //	ycsb   YCSB workloads through go-ycsb from 1, 4 and 16 goroutines and
 //	       single-cell Puts, kvenc vs Badger v4 vs Pebble v2
 //	all    every subcommand above
@@ -74,6 +78,7 @@ var subcommands = []subcommand{
 	{"floats", runFloats},
 	{"timeseries", runTimeseries},
 	{"store", runStore},
+	{"store-tikv", runStoreTiKV},
 	{"ycsb", runYCSB},
 }
 

@@ -22,6 +22,9 @@ type storeSet struct {
 var storeGoroutines = []int{1, 2, 4, 8}
 
 func runStore(e *env) error {
+	if e.cfg.engine == "tikv" {
+		return runStoreTiKV(e)
+	}
 	sets, err := storeSets(e)
 	if err != nil {
 		return err
