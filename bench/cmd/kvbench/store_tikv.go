@@ -17,6 +17,10 @@ const tikvQuickCells = 150_000
 // runStoreTiKV compares kvenc's store on TiKV with one TiKV key per cell
 // on the lineitem cells.
 func runStoreTiKV(e *env) error {
+	if !e.cfg.uses("lineitem") {
+		fmt.Fprintln(e.stdout, "store-tikv: runs on lineitem, which -dataset leaves out")
+		return nil
+	}
 	tikvbench.Quiet()
 	set, err := e.lineitem()
 	if err != nil {
@@ -72,7 +76,9 @@ func us(d time.Duration) string { return report.Float(float64(d.Nanoseconds())/1
 func tikvGoals(r tikvbench.Result) *report.Table {
 	t := report.NewTable("store_tikv_goals", "store on TiKV goals: kvenc against one key per cell", "goal", "ratio", "limit", "met")
 	k, p := r.Kvenc, r.Plain
-	add := func(goal string, v, limit float64, atLeast bool) { t.Add(append([]string{goal}, goalCells(v, limit, atLeast)...)...) }
+	add := func(goal string, v, limit float64, atLeast bool) {
+		t.Add(append([]string{goal}, goalCells(v, limit, atLeast)...)...)
+	}
 	add("bytes stored <= 0.35x", float64(k.Bytes)/float64(p.Bytes), 0.35, false)
 	add("keys <= 0.01x", float64(k.Keys)/float64(p.Keys), 0.01, false)
 	add("load >= 3x faster", k.Load.Seconds()/p.Load.Seconds(), 1.0/3, false)
