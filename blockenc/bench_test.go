@@ -172,24 +172,29 @@ func benchEncoding(b *testing.B, prefix string, cells []blockenc.Cell, opts bloc
 	b.Run(prefix+"/op=scan", scan(s.First, s.Next))
 	b.Run(prefix+"/op=reversescan", scan(s.Last, s.Prev)) // Last, then Prev to the first cell
 	b.Run(prefix+"/op=encode", func(b *testing.B) {
-		b.ReportAllocs()
 		raw := 0
 		for _, c := range cells {
 			raw += len(c.Key) + len(c.Value) + 9
 		}
 		b.SetBytes(int64(raw)) // key + value bytes + 9 (seq, kind) per cell encoded
-		e := blockenc.NewEncoder(opts)
-		for b.Loop() {
-			e.Reset()
-			for _, c := range cells {
-				if err := e.Add(c); err != nil {
-					b.Fatal(err)
-				}
-			}
-			blk, _ := e.Finish()
-			sinkInt += len(blk)
-		}
+		benchEncode(b, opts, cells)
 	})
+}
+
+// benchEncode encodes cells into one block with opts per iteration.
+func benchEncode(b *testing.B, opts blockenc.Options, cells []blockenc.Cell) {
+	b.ReportAllocs()
+	e := blockenc.NewEncoder(opts)
+	for b.Loop() {
+		e.Reset()
+		for _, c := range cells {
+			if err := e.Add(c); err != nil {
+				b.Fatal(err)
+			}
+		}
+		blk, _ := e.Finish()
+		sinkInt += len(blk)
+	}
 }
 
 // TestBenchSizes pins the sizes of the benchmark data: FastDiff is the

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -56,12 +58,33 @@ func colSets() []struct {
 			series = append(series, blockenc.Cell{Key: k, Value: v, Seq: 1<<30 + uint64(tick*4+sr), Kind: blockenc.KindPut})
 		}
 	}
+	// Float gauges as 8-byte big-endian float64s, 4-byte little-endian
+	// float32s and decimal text.
+	var f64, f32, text, pyText []blockenc.Cell
+	for i := range 24 {
+		x := float64(2000+i*25+rng.IntN(10)) / 100
+		if i%4 == 0 {
+			x = float64(20 + i) // integral: "44" as Go prints it, "44.0" as Python does
+		}
+		py := strconv.AppendFloat(nil, x, 'f', -1, 64)
+		if !bytes.Contains(py, []byte(".")) {
+			py = append(py, ".0"...)
+		}
+		pyText = append(pyText, blockenc.Cell{Key: fixedKey(i), Value: py, Seq: 500 + uint64(i), Kind: blockenc.KindPut})
+		f64 = append(f64, blockenc.Cell{Key: fixedKey(i), Value: binary.BigEndian.AppendUint64(nil, math.Float64bits(x)), Seq: 500 + uint64(i), Kind: blockenc.KindPut})
+		f32 = append(f32, blockenc.Cell{Key: fixedKey(i), Value: binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(x))), Seq: 500 + uint64(i), Kind: blockenc.KindPut})
+		text = append(text, blockenc.Cell{Key: fixedKey(i), Value: strconv.AppendFloat(nil, x, 'f', -1, 64), Seq: 500 + uint64(i), Kind: blockenc.Kind(min(1, i%5))})
+	}
 	return []struct {
 		name  string
 		cells []blockenc.Cell
 		want  [3]byte
 	}{
 		{"series-deltas", series, [3]byte{1, 2, 1}},
+		{"fixed-float64", f64, [3]byte{1, 1, 4}},
+		{"fixed-float32le", f32, [3]byte{1, 1, 4}},
+		{"fixed-text", text, [3]byte{1, 1, 5}},
+		{"fixed-text-point", pyText, [3]byte{1, 1, 5}},
 		{"fixed-dict", dict, [3]byte{1, 1, 2}},
 		{"fixed-ints", ints, [3]byte{1, 1, 1}},
 		{"versions", versions, [3]byte{1, 1, 2}},
@@ -168,28 +191,49 @@ func TestColumnarEmptyFirstValue(t *testing.T) {
 }
 
 // TestColumnarVersion: a block is version 2 only when it uses a form
-// version 1 lacks (packed keys or values), a version 1 block with one of
-// them is corrupt, and so is a row block claiming version 2.
+// version 1 lacks (packed keys or values), version 5 only when its values
+// are float or text values; a block with a form its version lacks is
+// corrupt, and so is a row block claiming version 2 or 5.
 func TestColumnarVersion(t *testing.T) {
 	opts := blockenc.Options{Encoding: blockenc.Columnar, RestartInterval: 4}
 	for _, set := range colSets() {
 		block := encodeAny(t, opts, set.cells)
 		v2 := set.want[0] == 2 || set.want[1] == 2 || set.want[2] == 3
-		assert.Equal(t, map[bool]byte{false: 1, true: 2}[v2], block[0], "%s: version", set.name)
-		if !v2 {
-			continue
+		v5 := set.want[2] == 4 || set.want[2] == 5
+		want := byte(1)
+		switch {
+		case v5:
+			want = 5
+		case v2:
+			want = 2
 		}
-		old := bytes.Clone(block)
-		old[0] = 1
-		fixCRC(old)
-		_, err := blockenc.NewSeeker(old)
-		assert.ErrorIs(t, err, blockenc.ErrCorrupt, "%s as version 1", set.name)
+		assert.Equal(t, want, block[0], "%s: version", set.name)
+		// Older versions refuse the block's forms; version 5 refuses
+		// blocks without float or text values.
+		var olds []byte
+		switch {
+		case v5:
+			olds = []byte{1, 2, 4}
+		case v2:
+			olds = []byte{1, 5}
+		default:
+			olds = []byte{5}
+		}
+		for _, v := range olds {
+			old := bytes.Clone(block)
+			old[0] = v
+			fixCRC(old)
+			_, err := blockenc.NewSeeker(old)
+			assert.ErrorIs(t, err, blockenc.ErrCorrupt, "%s as version %d", set.name, v)
+		}
 	}
 	row := encodeAny(t, blockenc.Options{Encoding: blockenc.RowIndex}, colSets()[0].cells)
-	row[0] = 2
-	fixCRC(row)
-	_, err := blockenc.NewSeeker(row)
-	assert.ErrorIs(t, err, blockenc.ErrCorrupt, "RowIndex block as version 2")
+	for _, v := range []byte{2, 5} {
+		row[0] = v
+		fixCRC(row)
+		_, err := blockenc.NewSeeker(row)
+		assert.ErrorIs(t, err, blockenc.ErrCorrupt, "RowIndex block as version %d", v)
+	}
 }
 
 // TestColumnarLZ4Dict: an LZ4Dict value area (version 2, flag bit 1) with

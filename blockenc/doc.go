@@ -22,7 +22,8 @@
 //	                some bytes); for cold data that is mostly scanned
 //	Columnar        keys, seqs, kinds and values as columns: cells of few
 //	                distinct or fixed-format values, fixed-length keys,
-//	                time series
+//	                time series (float values of 8 or 4 bytes and decimal
+//	                text like "64.2" or "49.0" become float columns)
 //	None, Prefix,   HBase's layouts, kept for comparison and tests
 //	Diff
 //
@@ -69,7 +70,9 @@
 // readers do not know it), or 4 for a Columnar block compressed against a
 // Dict, whose sub-blocks carry checksums of their own (version 3 readers
 // do not know it; Columnar Dict blocks of version 3, without the sub-block
-// checksums, still read). Encoding is the Encoding id. Flags (never
+// checksums, still read), or 5 for a Columnar block whose values are
+// floats (8 or 4 bytes, either byte order) or decimal text stored as a
+// shapeshift float column (version 4 readers do not know it). Encoding is the Encoding id. Flags (never
 // reuse a bit):
 //
 //	bit 0  LZ4: the cells (Columnar: the value area) are one LZ4 block
@@ -126,6 +129,8 @@
 //	          | 1 u8 | width u8 | column                (integers)
 //	          | 2 u8 | nd uv | ends column | index column | area (dictionary)
 //	          | 3 u8 | fixed-length values, the varying bits as a column
+//	          | 4 u8 | width u8 | float column      (float64 or float32)
+//	          | 5 u8 | style u8 | float column      (decimal text)
 //	column   := clen uv | shapeshift column
 //	area     := rawlen uv | alen uv | alen bytes (LZ4 with flag bit 0)
 //	          | rawlen uv | nsub uv | LZ4Dict index and data (bit 1)

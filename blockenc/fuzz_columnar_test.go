@@ -3,7 +3,9 @@ package blockenc_test
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,7 +22,10 @@ import (
 // bound every block, and every block must verify, read back, seek and
 // allocate nothing per move (conform). With the second byte's bit 1 the
 // value area is compressed against a Dict of the input's first bytes, in
-// small sub-blocks. FuzzBlockDecode
+// small sub-blocks. With bit 2, the values are float64 decimals as 8
+// bytes, big-endian (little-endian with bit 3; float32 in 4 bytes with
+// bit 4), and with bit 5 decimal text: the float and text values of
+// format version 5. FuzzBlockDecode
 // (fuzz/blockenc_test.go) has the golden blocks of these forms as seeds
 // for arbitrary bytes.
 func FuzzColumnarForms(f *testing.F) {
@@ -32,6 +37,10 @@ func FuzzColumnarForms(f *testing.F) {
 	f.Add(append([]byte{0x61, 0x01}, bytes.Repeat([]byte{0x05, 0x01, 0x02}, 100)...))
 	f.Add([]byte("\x07\x02 the quick brown fox jumps over the lazy dog, 1995-03-13 1996-01-02"))
 	f.Add([]byte("\x00\x02 furiously quickly carefully blithely slyly quickly quickly carefully"))
+	f.Add(floatSeed(0x04))
+	f.Add(floatSeed(0x0c))
+	f.Add(floatSeed(0x1c))
+	f.Add(floatSeed(0x20))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		opts, cells := fuzzColumnarCells(data)
 		if len(cells) == 0 {
@@ -62,6 +71,7 @@ func fuzzColumnarCells(data []byte) (opts blockenc.Options, cells []blockenc.Cel
 	if mode&4 != 0 && opts.Dict == nil {
 		opts.Compression = blockenc.LZ4
 	}
+	data0 := data
 	data = data[2:]
 	var sum uint64
 	for i := 0; i < len(data) && len(cells) < 300; i++ {
@@ -72,7 +82,23 @@ func fuzzColumnarCells(data []byte) (opts blockenc.Options, cells []blockenc.Cel
 			k = append(k, bytes.Repeat([]byte{'x'}, int(d%3))...)
 		}
 		var v []byte
+		x := float64(int(d)*7+i*3) / 100 // a decimal with up to 2 digits
+		if d%17 == 0 && data0[1]&4 != 0 {
+			x = math.Float64frombits(uint64(d) * 0x9e3779b97f4a7c15) // an exception
+		}
 		switch {
+		case data0[1]&4 != 0 && data0[1]&16 != 0:
+			v = binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(x)))
+			if data0[1]&8 != 0 {
+				v = binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(x)))
+			}
+		case data0[1]&4 != 0:
+			v = binary.BigEndian.AppendUint64(nil, math.Float64bits(x))
+			if data0[1]&8 != 0 {
+				v = binary.LittleEndian.AppendUint64(nil, math.Float64bits(x))
+			}
+		case data0[1]&32 != 0:
+			v = strconv.AppendFloat(nil, x, 'f', -1, 64)
 		case series:
 			// Runs that step evenly and jump between them, up and
 			// down: integer values and seqs as zigzag deltas.
@@ -93,9 +119,26 @@ func fuzzColumnarCells(data []byte) (opts blockenc.Options, cells []blockenc.Cel
 	return opts, cells
 }
 
+// floatSeed is a FuzzColumnarForms input with fixed keys and the float or
+// text values that the second byte, flags, asks for.
+func floatSeed(flags byte) []byte {
+	b := []byte{0x01, flags}
+	for i := range 200 {
+		b = append(b, byte(i*37%251))
+	}
+	return b
+}
+
 // TestFuzzColumnarSeeds: the series seed does reach the zigzag delta
-// columns (seqs mode 2), so the fuzzer starts from them.
+// columns (seqs mode 2), and the float seeds the float and text values
+// (values modes 4 and 5), so the fuzzer starts from them.
 func TestFuzzColumnarSeeds(t *testing.T) {
+	for flags, want := range map[byte]byte{0x04: 4, 0x0c: 4, 0x1c: 4, 0x20: 5} {
+		opts, cells := fuzzColumnarCells(floatSeed(flags))
+		_, _, vals, err := blockenc.ColumnarForms(encodeAny(t, opts, cells))
+		require.NoError(t, err, "ColumnarForms")
+		require.Equal(t, want, vals, "values form of float seed %#x", flags)
+	}
 	opts, cells := fuzzColumnarCells(append([]byte{0x61, 0x01}, bytes.Repeat([]byte{0x05, 0x01, 0x02}, 100)...))
 	block := encodeAny(t, opts, cells)
 	_, seqs, vals, err := blockenc.ColumnarForms(block)

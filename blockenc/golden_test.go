@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"flag"
 	"hash/crc32"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -397,4 +398,59 @@ func TestGoldenColumnarDictV3(t *testing.T) {
 	require.NoError(t, blockenc.VerifyDict(block, d))
 	defer withReadDict(d)()
 	requireFlipsAndCutsCorrupt(t, block, "columnar dict v3", 0x41)
+}
+
+// TestGoldenColumnarFloat pins the float and text value forms (format
+// version 5): 8-byte big-endian float64s, 4-byte little-endian float32s
+// and decimal text in both styles, the cells of colSets. The float64 block is walked by
+// hand from the format description up to its float column, which
+// shapeshift's own golden tests pin and which must decode to the values.
+func TestGoldenColumnarFloat(t *testing.T) {
+	sets := map[string][]blockenc.Cell{}
+	for _, set := range colSets() {
+		sets[set.name] = set.cells
+	}
+	opts := blockenc.Options{Encoding: blockenc.Columnar, RestartInterval: 4}
+	for _, name := range []string{"fixed-float64", "fixed-float32le", "fixed-text", "fixed-text-point"} {
+		got := encode(t, opts, sets[name])
+		s, err := blockenc.NewSeeker(got)
+		require.NoError(t, err)
+		checkAll(t, s, sets[name])
+		checkGoldenFile(t, "columnar-"+strings.TrimPrefix(name, "fixed-")+".block", got)
+	}
+	cells := sets["fixed-float64"]
+	block := encode(t, opts, cells)
+	body := block[:len(block)-4]
+	require.Equal(t, []byte{5, 5, 0}, body[:3], "header: version 5, Columnar, no flags")
+	p := 3
+	uv := func() int {
+		v, n := binary.Uvarint(body[p:])
+		require.Positive(t, n, "offset %d: bad uvarint", p)
+		p += n
+		return int(v)
+	}
+	require.Equal(t, len(cells), uv(), "count")
+	require.Equal(t, 4, uv(), "interval")
+	require.Equal(t, byte(1), body[p], "keys mode, want 1 (fixed)")
+	p++
+	p += uv() // template
+	nvar := int(body[p])
+	p++
+	for range nvar {
+		uv() // position
+	}
+	p += uv() // key column
+	require.Equal(t, byte(1), body[p], "seqs mode, want 1 (column)")
+	p++
+	p += uv() // seq column
+	require.Equal(t, []byte{0, 4, 8}, body[p:p+3], "kinds 0 (all Put), values 4 (float), width 8 big-endian")
+	p += 3
+	n := uv()
+	vals, err := shapeshift.DecodeFloat64(nil, body[p:p+n])
+	require.NoError(t, err, "float column")
+	require.Len(t, vals, len(cells))
+	for i, v := range vals {
+		require.Equal(t, binary.BigEndian.Uint64(cells[i].Value), math.Float64bits(v), "value %d", i)
+	}
+	require.Equal(t, len(body), p+n, "end of the values")
 }

@@ -242,6 +242,19 @@ func TestFloatDecodeReusesCapacity(t *testing.T) {
 	} else {
 		assert.Zero(t, allocs, "DecodeFloat64 into a large enough dst")
 	}
+	// A FloatDecoder keeps its buffers: no allocation, race detector or not.
+	var d FloatDecoder
+	got, err = d.DecodeFloat64(got[:0], enc)
+	require.NoError(t, err)
+	allocs = testing.AllocsPerRun(20, func() { got, _ = d.DecodeFloat64(got[:0], enc) })
+	assert.Zero(t, allocs, "FloatDecoder.DecodeFloat64 into a large enough dst")
+	v32 := []float32{1.5, 2.5, 3.25}
+	enc32 := EncodeFloat32(nil, v32, Options{})
+	got32, err := d.DecodeFloat32(nil, enc32)
+	require.NoError(t, err)
+	require.Equal(t, v32, got32)
+	allocs = testing.AllocsPerRun(20, func() { got32, _ = d.DecodeFloat32(got32[:0], enc32) })
+	assert.Zero(t, allocs, "FloatDecoder.DecodeFloat32 into a large enough dst")
 }
 
 func TestFloatGetZeroAllocs(t *testing.T) {

@@ -76,8 +76,9 @@ func (fc *floatCol) open(src []byte, w int) error {
 		return err
 	}
 	*fc = floatCol{n: h.count, log: h.log, mask: 1<<h.log - 1, w: w, comp: h.comp, chunks: make([]floatRef, h.nChunks)}
-	d := floatDecoderPool.Get().(*floatDecoder)
-	defer floatDecoderPool.Put(d)
+	fd := floatDecoderPool.Get().(*FloatDecoder)
+	defer floatDecoderPool.Put(fd)
+	d := &fd.d
 	var sb sideBuilder
 	var comp [numForms]int
 	for i := range h.nChunks {

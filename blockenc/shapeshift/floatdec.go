@@ -140,15 +140,13 @@ func (c *floatChunk) position(k int) int {
 	return int(binary.LittleEndian.Uint16(c.pos[2*k:]))
 }
 
-// floatDecoder holds a decoder's buffers; pooled.
+// floatDecoder holds a decoder's buffers.
 type floatDecoder struct {
 	a, b  []int64
 	lz    []byte
 	out64 []float64 // OpenFloat64's decoded chunk
 	out32 []float32
 }
-
-var floatDecoderPool = sync.Pool{New: func() any { return new(floatDecoder) }}
 
 // ints decodes the chunk's integer chunks: the integers (Decimal) or the
 // indexes and right parts (FrontBits), and checks the latter.
@@ -302,25 +300,47 @@ func grow[T any](dst []T, n int) []T {
 	return dst[:len(dst)+n]
 }
 
+// FloatDecoder decodes float columns as DecodeFloat64 and DecodeFloat32
+// do, keeping its scratch buffers across calls: once they have grown to
+// a column's chunk size, decoding into a large enough dst allocates
+// nothing. The zero value is ready to use; a FloatDecoder is not safe for
+// concurrent use.
+type FloatDecoder struct{ d floatDecoder }
+
 // DecodeFloat64 appends the values of the float64 column in src to dst and
 // returns the extended slice, every value with the exact bits it was
 // encoded with. It reuses dst's spare capacity and allocates only to grow
-// it. On corrupt input, or a column that is not float64, it returns dst
-// unchanged and an error wrapping ErrCorrupt.
+// it (and its scratch buffers, pooled). On corrupt input, or a column that
+// is not float64, it returns dst unchanged and an error wrapping
+// ErrCorrupt.
 func DecodeFloat64(dst []float64, src []byte) ([]float64, error) {
+	d := floatDecoderPool.Get().(*FloatDecoder)
+	defer floatDecoderPool.Put(d)
+	return d.DecodeFloat64(dst, src)
+}
+
+// DecodeFloat32 is DecodeFloat64 for a float32 column.
+func DecodeFloat32(dst []float32, src []byte) ([]float32, error) {
+	d := floatDecoderPool.Get().(*FloatDecoder)
+	defer floatDecoderPool.Put(d)
+	return d.DecodeFloat32(dst, src)
+}
+
+var floatDecoderPool = sync.Pool{New: func() any { return new(FloatDecoder) }}
+
+// DecodeFloat64 is the package's DecodeFloat64 with d's buffers.
+func (d *FloatDecoder) DecodeFloat64(dst []float64, src []byte) ([]float64, error) {
 	h, err := parseFloatHeader(src, 8)
 	if err != nil {
 		return dst, err
 	}
 	start := len(dst)
 	out := grow(dst, h.count)
-	d := floatDecoderPool.Get().(*floatDecoder)
-	defer floatDecoderPool.Put(d)
 	var comp [numForms]int
 	for i := range h.nChunks {
 		c, lo, n, err := h.floatChunk(i, 8, &comp)
 		if err == nil {
-			err = d.decode64(out[start+lo:start+lo+n], &c)
+			err = d.d.decode64(out[start+lo:start+lo+n], &c)
 		}
 		if err != nil {
 			return dst, err
@@ -332,21 +352,19 @@ func DecodeFloat64(dst []float64, src []byte) ([]float64, error) {
 	return out, nil
 }
 
-// DecodeFloat32 is DecodeFloat64 for a float32 column.
-func DecodeFloat32(dst []float32, src []byte) ([]float32, error) {
+// DecodeFloat32 is the package's DecodeFloat32 with d's buffers.
+func (d *FloatDecoder) DecodeFloat32(dst []float32, src []byte) ([]float32, error) {
 	h, err := parseFloatHeader(src, 4)
 	if err != nil {
 		return dst, err
 	}
 	start := len(dst)
 	out := grow(dst, h.count)
-	d := floatDecoderPool.Get().(*floatDecoder)
-	defer floatDecoderPool.Put(d)
 	var comp [numForms]int
 	for i := range h.nChunks {
 		c, lo, n, err := h.floatChunk(i, 4, &comp)
 		if err == nil {
-			err = d.decode32(out[start+lo:start+lo+n], &c)
+			err = d.d.decode32(out[start+lo:start+lo+n], &c)
 		}
 		if err != nil {
 			return dst, err

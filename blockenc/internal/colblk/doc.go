@@ -37,9 +37,18 @@
 //	          | 3 u8 | L uv (1..32) | template | packed
 //	                                           (packed: count values;
 //	                                            version 2)
+//	          | 4 u8 | fw u8 | fcolumn         (float: count values of
+//	                                            fw &^ 0x80 = 8 or 4 bytes,
+//	                                            little-endian with fw bit
+//	                                            0x80, else big-endian;
+//	                                            version 5)
+//	          | 5 u8 | style u8 | fcolumn      (decimal text: count values,
+//	                                            style 0 or 1; version 5)
 //	packed   := nvar u8 (0..64) | field * nvar | column
 //	field    := pos uv | base u8 | bits u8 (1..8)
 //	column   := clen uv | clen bytes of a shapeshift column
+//	fcolumn  := clen uv | clen bytes of a shapeshift float column (float64,
+//	            or float32 for float values of 4 bytes)
 //	area     := rawlen uv | alen uv | alen bytes    (the values back to
 //	                                            back: value i is area[end
 //	                                            i-1 : end i]; with flag bit
@@ -70,6 +79,34 @@
 // checks every sub-block before it decompresses it. Version 3 is the same
 // area without the entry crcs and with the trailer over every byte; it
 // reads.
+//
+// Version 5: a block whose values are float or decimal text values (modes
+// 4 and 5) is version 5, flags 0 (no value area), and may use every
+// version 2 form; version 4 readers do not know it. A version 5 block with
+// other values, or an older block with these, is corrupt.
+//
+// Float values: every value has the same width, 8 or 4 bytes, and value i
+// is the bit pattern of float column value i in the byte order fw says.
+// The Writer tries both byte orders when a sample of the values looks like
+// floats in that order (three quarters of 32 sampled values zero or of
+// magnitude 1e-18 to 1e18, which integers and text seen as floats are
+// not), and keeps the form when it is the smallest; shapeshift's Decimal
+// float form then stores decimal readings (prices, temperatures) as small
+// integers, in delta forms when they move smoothly.
+//
+// Decimal text values: value i is the text of float column value v_i in
+// the block's style: style 0 is what strconv.FormatFloat(v, 'f', -1, 64)
+// writes, an optional '-', the integer digits without leading zeros ("0"
+// for none) and, when v has a fraction, '.' and the fewest fraction digits
+// that name v exactly ("64.2", "0.25", "-3", "1700000000", "-0"); style 1
+// is the same with ".0" after an integral value ("64.2", "-3.0", "49.0"),
+// as Python's repr and the CSV writers built on it print floats. The
+// Writer keeps the form when every value, parsed as a float64, is finite,
+// formats back to exactly its own bytes in one style and is at most 24
+// bytes, and the form is the smallest; "64.20", "+1", ".5", "1e3", "NaN"
+// and values mixing "49" with "49.0" stay as they are. A move formats the
+// value into a buffer of the Reader (a float format per cell, 10 to 60 ns,
+// where other forms point into the block).
 //
 // Zigzag deltas (as the row blocks' value and seq columns):
 // the column holds (d << 1) ^ (d >> 63) of d = x[i] - x[i-1] (x[-1] = 0,
@@ -140,7 +177,8 @@
 // []int64 and allocates nothing, and neither does Init once the slices
 // have grown (shapeshift.Open would allocate a Column per column and
 // Init). The current value aliases the block, the Reader's decompressed
-// area, or (integer values) an 8-byte buffer of the Reader; the key the
+// area, or (integer and float values) an 8-byte buffer of the Reader, or
+// (decimal text) a text buffer of the Reader; the key the
 // Reader's key buffer. Size is an
 // upper bound (the block with prefix keys, inline seqs and inline values,
 // the ends column bounded): cut blocks by it and they come out smaller.

@@ -3,6 +3,7 @@ package colblk
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"sort"
 
 	"github.com/kvenc/kvenc/blockenc/internal/cell"
@@ -10,6 +11,7 @@ import (
 	"github.com/kvenc/kvenc/blockenc/internal/intcol"
 	"github.com/kvenc/kvenc/blockenc/internal/lz4area"
 	"github.com/kvenc/kvenc/blockenc/internal/prefixkeys"
+	"github.com/kvenc/kvenc/blockenc/shapeshift"
 )
 
 // Reader reads a Columnar block: First, SeekGE, Next, Last, SeekLT, Prev
@@ -36,7 +38,13 @@ type Reader struct {
 	idx     []int64 // dict: the distinct value of every cell
 	ints    []int64 // integer and packed values
 	pack    intcol.Layout
-	vtmpl   []byte         // packed values: the current value (template with its bytes)
+	vtmpl   []byte    // packed values: the current value (template with its bytes)
+	fmode   byte      // float values: the width byte (8 or 4, | colFloatLE)
+	floats  []float64 // float (8 bytes) and text values
+	floats4 []float32 // float values of 4 bytes
+	fdec    shapeshift.FloatDecoder
+	text    []byte         // text values: the current value
+	style   byte           // text values: textGo or textPoint
 	data    []byte         // the value area (in the block, or decompressed in area)
 	cellLo  int            // the values of cells [cellLo, cellHi) are in data:
 	cellHi  int            // all of them but with an LZ4Dict area (loadCell)
@@ -132,6 +140,10 @@ func (s *Reader) parse(block []byte) error {
 	}
 	flags := body[2]
 	switch {
+	case body[0] == frame.Version5:
+		if flags != 0 {
+			return frame.Corrupt(2, "flags %#02x for a version 5 columnar block (want 0)", flags)
+		}
 	case body[0] >= frame.Version3:
 		if flags != frame.FlagLZ4Dict|frame.FlagExtDict {
 			return frame.Corrupt(2, "flags %#02x for a version %d columnar block (want %#02x)", flags, body[0], frame.FlagLZ4Dict|frame.FlagExtDict)
@@ -282,7 +294,10 @@ func (s *Reader) parseRest(block, body []byte, p int) error {
 	}
 	c.vmode = body[p]
 	c.cellLo, c.cellHi = 0, count // parseDictArea changes it
-	c.valCall = c.kinds != nil || c.vmode == colValsInt || c.vmode == colValsPacked
+	c.valCall = c.kinds != nil || c.vmode == colValsInt || c.vmode == colValsPacked || c.vmode == colValsFloat || c.vmode == colValsText
+	if (body[0] == frame.Version5) != (c.vmode == colValsFloat || c.vmode == colValsText) {
+		return frame.Corrupt(p, "values mode %d in a version %d block (float and text values are version 5, and only they)", c.vmode, body[0])
+	}
 	p++
 	var err error
 	switch c.vmode {
@@ -335,6 +350,30 @@ func (s *Reader) parseRest(block, body []byte, p int) error {
 			return frame.Corrupt(2, "LZ4 flag without a value area")
 		}
 		p, err = s.parsePacked(body, p)
+	case colValsFloat:
+		if p >= len(body) || (body[p]&^colFloatLE != 8 && body[p]&^colFloatLE != 4) {
+			return frame.Corrupt(p, "bad float value width")
+		}
+		c.fmode = body[p]
+		p, err = s.parseFloats(body, p+1, int(c.fmode&^colFloatLE))
+	case colValsText:
+		if p >= len(body) || body[p] > textPoint {
+			return frame.Corrupt(p, "bad text style")
+		}
+		c.fmode, c.style = 0, body[p]
+		if p, err = s.parseFloats(body, p+1, 8); err != nil {
+			return err
+		}
+		for i, v := range c.floats {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return frame.Corrupt(p, "text value %d is %v", i, v)
+			}
+		}
+		if cap(c.text) < 2*maxTextLen {
+			// Value's buffer: the Encoder's values fit, so a move does not
+			// allocate (longer ones grow it once).
+			c.text = make([]byte, 0, 2*maxTextLen)
+		}
 	default:
 		return frame.Corrupt(p-1, "unknown values mode %d", c.vmode)
 	}
@@ -376,6 +415,33 @@ func (s *Reader) parsePacked(body []byte, p int) (int, error) {
 		return 0, frame.Corrupt(q, "packed value %d wider than %d bits", i, c.pack.Bits)
 	}
 	return q, nil
+}
+
+// parseFloats reads clen uv | a shapeshift float column of count values of
+// w bytes at body[p:] and returns the offset after it.
+func (s *Reader) parseFloats(body []byte, p, w int) (int, error) {
+	c := s
+	clen, q := frame.ReadLen(body, p)
+	if q < 0 || clen > len(body)-q {
+		return 0, frame.Corrupt(p, "bad float column length")
+	}
+	col := body[q : q+clen]
+	var err error
+	n := 0
+	if w == 8 {
+		c.floats, err = c.fdec.DecodeFloat64(c.floats[:0], col)
+		n = len(c.floats)
+	} else {
+		c.floats4, err = c.fdec.DecodeFloat32(c.floats4[:0], col)
+		n = len(c.floats4)
+	}
+	if err != nil {
+		return 0, frame.Corrupt(q, "float column: %v", err)
+	}
+	if n != s.Count {
+		return 0, frame.Corrupt(q, "float column of %d values, want %d", n, s.Count)
+	}
+	return q + clen, nil
 }
 
 // parseArea reads a value area (rawlen uv | alen uv | alen bytes, an LZ4
@@ -641,7 +707,31 @@ func (s *Reader) value(i int) {
 		s.KV.Value = c.pack.Fill(c.vtmpl, uint64(c.ints[i]))
 		return
 	}
+	if c.vmode >= colValsFloat {
+		s.floatValue(i)
+		return
+	}
 	s.bytes(i)
+}
+
+// floatValue sets the value of cell i from the float or text values.
+func (s *Reader) floatValue(i int) {
+	c := s
+	switch c.fmode {
+	case 8:
+		binary.BigEndian.PutUint64(s.vbuf[:], math.Float64bits(c.floats[i]))
+	case 8 | colFloatLE:
+		binary.LittleEndian.PutUint64(s.vbuf[:], math.Float64bits(c.floats[i]))
+	case 4:
+		binary.BigEndian.PutUint32(s.vbuf[:], math.Float32bits(c.floats4[i]))
+	case 4 | colFloatLE:
+		binary.LittleEndian.PutUint32(s.vbuf[:], math.Float32bits(c.floats4[i]))
+	default: // text
+		c.text = appendDecimalText(c.text[:0], c.floats[i], c.style)
+		s.KV.Value = c.text
+		return
+	}
+	s.KV.Value = s.vbuf[:c.fmode&^colFloatLE]
 }
 
 // bytes sets the value of cell i from the value area (inline or

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/maphash"
+	"math"
+	"strconv"
 
 	"github.com/kvenc/kvenc/blockenc/internal/cell"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
@@ -31,11 +33,19 @@ const (
 	colValsInt    = 1 // values: one width, a shapeshift column of integers
 	colValsDict   = 2 // values: distinct values (ends + area), index column
 	colValsPacked = 3 // values: one length, the varying bits as an integer column (version 2)
+	colValsFloat  = 4 // values: 8 or 4 bytes, a shapeshift float column (version 5)
+	colValsText   = 5 // values: decimal text, a shapeshift float64 column (version 5)
 
 	// colIntDelta in the width byte of integer values: the column holds
 	// zigzag deltas (version 2).
 	colIntDelta = 0x80
+	// colFloatLE in the width byte of float values: the values are
+	// little-endian (else big-endian).
+	colFloatLE = 0x80
 )
+
+// floatOpts encode the float columns of float and text values.
+var floatOpts = shapeshift.Options{Target: shapeshift.Smaller}
 
 // colPolicy is how a Columnar block's integer columns are encoded: the
 // Smaller target, whose sizes Size can bound (see Writer.size), in
@@ -93,6 +103,7 @@ type Writer struct {
 	vlo, vhi [maxPackedLen]byte // per value byte: the smallest and largest seen
 	pack     intcol.Layout
 	v2       bool // Finish chose a form of format version 2
+	v5       bool // Finish chose float or text values (format version 5)
 
 	// Finish scratch.
 	w                intcol.Writer // the integer columns
@@ -103,6 +114,9 @@ type Writer struct {
 	ints             []int64
 	lz               lz4area.Writer
 	cuts             []int // LZ4Dict: where the sub-blocks start
+	floats           []float64
+	floats32         []float32
+	fcol             []byte
 }
 
 // NewWriter returns a Writer for blocks with restarts every interval cells
@@ -366,9 +380,176 @@ func (c *Writer) appendValues(dst []byte) ([]byte, byte) {
 			c.best, c.cand, lz, bestV2 = c.cand, c.best, 0, true
 		}
 	}
+	if c.vfixed && n > 0 && (c.vlen == 8 || c.vlen == 4) {
+		for _, le := range [2]bool{false, true} {
+			if c.appendFloats(le) && len(c.cand) < len(c.best) {
+				c.best, c.cand, lz, bestV2, c.v5 = c.cand, c.best, 0, false, true
+			}
+		}
+	}
+	if n > 0 && c.appendText() && len(c.cand) < len(c.best) {
+		c.best, c.cand, lz, bestV2, c.v5 = c.cand, c.best, 0, false, true
+	}
 	c.v2 = c.v2 || bestV2
 	c.areaData = data
 	return append(dst, c.best...), lz
+}
+
+// floatSample is how many values floatLike looks at.
+const floatSample = 32
+
+// floatLike reports whether most of a sample of the vlen-byte values (8
+// or 4), read in the byte order le says, are floats of a plausible
+// magnitude (1e-18 to 1e18, or zero) rather than integers or bytes seen
+// as floats, which have tiny or huge exponents: the float form is tried
+// only then.
+func (c *Writer) floatLike(le bool) bool {
+	n := len(c.ends)
+	s := min(n, floatSample)
+	ok := 0
+	for k := range s {
+		b := c.valueBits(c.ends[k*n/s], le)
+		exp, bias := int(b>>52&0x7ff), 1023
+		if c.vlen == 4 {
+			exp, bias = int(b>>23&0xff), 127
+		}
+		if b<<(65-8*c.vlen) == 0 || (exp >= bias-60 && exp <= bias+60) {
+			ok++
+		}
+	}
+	return 4*ok >= 3*s
+}
+
+// valueBits returns the vlen-byte value (8 or 4) that ends at e as an
+// unsigned integer in the byte order le says.
+func (c *Writer) valueBits(e int64, le bool) uint64 {
+	v := c.data[e-int64(c.vlen) : e]
+	switch {
+	case c.vlen == 8 && le:
+		return binary.LittleEndian.Uint64(v)
+	case c.vlen == 8:
+		return binary.BigEndian.Uint64(v)
+	case le:
+		return uint64(binary.LittleEndian.Uint32(v))
+	}
+	return uint64(binary.BigEndian.Uint32(v))
+}
+
+// appendFloats sets c.cand to a float values section of the values read
+// in the byte order le says, and reports whether it did (not when they do
+// not look like floats).
+func (c *Writer) appendFloats(le bool) bool {
+	if !c.floatLike(le) {
+		return false
+	}
+	w := byte(c.vlen)
+	if le {
+		w |= colFloatLE
+	}
+	if c.vlen == 8 {
+		c.floats = c.floats[:0]
+		for _, e := range c.ends {
+			c.floats = append(c.floats, math.Float64frombits(c.valueBits(e, le)))
+		}
+		c.fcol = shapeshift.EncodeFloat64(c.fcol[:0], c.floats, floatOpts)
+	} else {
+		c.floats32 = c.floats32[:0]
+		for _, e := range c.ends {
+			c.floats32 = append(c.floats32, math.Float32frombits(uint32(c.valueBits(e, le))))
+		}
+		c.fcol = shapeshift.EncodeFloat32(c.fcol[:0], c.floats32, floatOpts)
+	}
+	c.cand = append(c.cand[:0], colValsFloat, w)
+	c.cand = binary.AppendUvarint(c.cand, uint64(len(c.fcol)))
+	c.cand = append(c.cand, c.fcol...)
+	return true
+}
+
+// maxTextLen bounds the length of a decimal text value; longer values
+// (their doubles need at most 17 significant digits) are rare.
+const maxTextLen = 24
+
+// Decimal text styles: how a text value is written from its float64 v.
+// Part of the format, never reuse.
+const (
+	// textGo is strconv.FormatFloat(v, 'f', -1, 64): "49", "64.2".
+	textGo = 0
+	// textPoint is textGo with ".0" after an integral value, as Python's
+	// repr and the CSV writers built on it print floats: "49.0", "64.2".
+	textPoint = 1
+)
+
+// appendText sets c.cand to a text values section and reports whether
+// every value is decimal text of one style (parseDecimalText).
+func (c *Writer) appendText() bool {
+	c.floats = c.floats[:0]
+	start := int64(0)
+	goOK, pointOK := true, true
+	for _, e := range c.ends {
+		v, style, ok := parseDecimalText(c.data[start:e])
+		if !ok {
+			return false
+		}
+		// A value with a fraction is both styles.
+		goOK = goOK && style != textPoint
+		pointOK = pointOK && style != textGo
+		if !goOK && !pointOK {
+			return false
+		}
+		c.floats = append(c.floats, v)
+		start = e
+	}
+	style := byte(textGo)
+	if !goOK {
+		style = textPoint
+	}
+	c.fcol = shapeshift.EncodeFloat64(c.fcol[:0], c.floats, floatOpts)
+	c.cand = append(c.cand[:0], colValsText, style)
+	c.cand = binary.AppendUvarint(c.cand, uint64(len(c.fcol)))
+	c.cand = append(c.cand, c.fcol...)
+	return true
+}
+
+// appendDecimalText appends the text of v in the style to dst.
+func appendDecimalText(dst []byte, v float64, style byte) []byte {
+	at := len(dst)
+	dst = strconv.AppendFloat(dst, v, 'f', -1, 64)
+	if style == textPoint && bytes.IndexByte(dst[at:], '.') < 0 {
+		dst = append(dst, '.', '0')
+	}
+	return dst
+}
+
+// parseDecimalText returns the float64 that b names when b is decimal
+// text: what appendDecimalText writes for a finite v in one of the styles,
+// at most maxTextLen bytes. style is textGo or textPoint for an integral
+// value (which is text in that style only: "49" or "49.0"), and
+// textGo|0x80 for a value with a fraction, text in both styles.
+func parseDecimalText(b []byte) (v float64, style byte, ok bool) {
+	if len(b) == 0 || len(b) > maxTextLen {
+		return 0, 0, false
+	}
+	for _, x := range b {
+		if (x < '0' || x > '9') && x != '.' && x != '-' {
+			return 0, 0, false
+		}
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	var buf [maxTextLen + 8]byte
+	t := strconv.AppendFloat(buf[:0], v, 'f', -1, 64)
+	switch {
+	case bytes.Equal(t, b):
+		if bytes.IndexByte(t, '.') >= 0 {
+			return v, textGo | 0x80, true
+		}
+		return v, textGo, true
+	case len(b) == len(t)+2 && bytes.HasPrefix(b, t) && b[len(t)] == '.' && b[len(t)+1] == '0' && bytes.IndexByte(t, '.') < 0:
+		return v, textPoint, true
+	}
+	return 0, 0, false
 }
 
 // appendFixedKeys appends the smaller of a colKeysFixed and a
@@ -421,7 +602,7 @@ func (c *Writer) finish(b []byte) ([]byte, byte) {
 	// Keys, with the seqs inline or as a column, or fixed-width keys with
 	// a seq column: whichever is smallest.
 	keys, rst := c.keysSeq, c.rstSeq
-	c.v2 = false
+	c.v2, c.v5 = false, false
 	// The seq column section: mode, clen, column (plain or deltas).
 	c.seqSec = append(c.seqSec[:0], colSeqsColumn)
 	var seqDelta bool
@@ -488,6 +669,8 @@ func (c *Writer) Finish(n int) []byte {
 	case flags&frame.FlagExtDict != 0:
 		b[0] = frame.Version4
 		return frame.AppendHeadTrailer(b, len(b)-c.areaData)
+	case c.v5:
+		b[0] = frame.Version5
 	case c.v2:
 		b[0] = frame.Version2
 	}

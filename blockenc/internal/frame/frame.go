@@ -51,6 +51,11 @@ const (
 	// sub-blocks' data only. Version 3 readers do not know it. Readers
 	// take all four.
 	Version4 = 4
+	// Version5 is byte 0 of a Columnar block whose values are a float
+	// column (float64 or float32 bit patterns, either byte order) or
+	// decimal text parsed into one; flags 0. Version 4 readers do not
+	// know it. Readers take all five.
+	Version5 = 5
 )
 
 // Columnar is the encoding id (byte 1) of blockenc.Columnar, the only
@@ -91,7 +96,7 @@ func AppendHeadTrailer(b []byte, head int) []byte {
 func Checksum(b []byte) uint32 { return crc32.Checksum(b, crcTable) }
 
 // Check checks what every block shares: at least minBlock bytes, the
-// trailer, and the format version (versions 2 and 4 only for Columnar).
+// trailer, and the format version (versions 2, 4 and 5 only for Columnar).
 // It returns the block without its trailer. A version 4 block's trailer
 // covers its head only: Check leaves it to CheckHead, after the head's
 // length is known.
@@ -105,10 +110,10 @@ func Check(block []byte, minBlock int) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if body[0] < Version1 || body[0] > Version4 {
-		return nil, Corrupt(0, "format version %d (want %d..%d)", body[0], Version1, Version4)
+	if body[0] < Version1 || body[0] > Version5 {
+		return nil, Corrupt(0, "format version %d (want %d..%d)", body[0], Version1, Version5)
 	}
-	if (body[0] == Version2 || body[0] == Version4) && body[1] != Columnar {
+	if (body[0] == Version2 || body[0] == Version4 || body[0] == Version5) && body[1] != Columnar {
 		return nil, Corrupt(0, "format version %d for encoding %d (only Columnar has it)", body[0], body[1])
 	}
 	return body, nil
