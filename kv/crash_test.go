@@ -118,6 +118,28 @@ func startCrashChild(t *testing.T, run string, env ...string) (*exec.Cmd, io.Rea
 	return cmd, out
 }
 
+// childLines sends the lines a crash child writes to out (without their
+// newline) on the channel it returns, which closes at the end of out; a
+// failed read is an "E" line.
+func childLines(out io.Reader) <-chan string {
+	lines := make(chan string, 1024)
+	go func() {
+		defer close(lines)
+		r := bufio.NewReader(out)
+		for {
+			l, err := r.ReadString('\n')
+			if err != nil {
+				if err != io.EOF {
+					lines <- "E read: " + err.Error()
+				}
+				return
+			}
+			lines <- strings.TrimSuffix(l, "\n")
+		}
+	}()
+	return lines
+}
+
 // applyLine applies a T line's write to m.
 func applyLine(m model, line string) {
 	f := strings.SplitN(line, " ", 4)
@@ -162,21 +184,7 @@ func TestCrash(t *testing.T) {
 	acked := 0
 	for round := 0; round < rounds; round++ {
 		cmd, out := startCrashChild(t, "TestCrash", crashDirEnv+"="+dir, fmt.Sprintf("%s=%d", crashSeedEnv, round+1))
-		lines := make(chan string, 1024)
-		go func() {
-			defer close(lines)
-			r := bufio.NewReader(out)
-			for {
-				l, err := r.ReadString('\n')
-				if err != nil {
-					if err != io.EOF {
-						lines <- "E read: " + err.Error()
-					}
-					return
-				}
-				lines <- strings.TrimSuffix(l, "\n")
-			}
-		}()
+		lines := childLines(out)
 		// Kill after a random number of acknowledged writes (so the kill
 		// lands at any point: mid-write, mid-flush, mid-compaction).
 		killAt := 50 + rng.IntN(900)

@@ -74,9 +74,21 @@
 // the records above the largest walSeq of the segments in seq order, and
 // leaves out a write the process did not finish (a last frame cut short
 // or failing its CRC); a bad record before the last one fails Open with
-// ErrCorrupt. SyncWrites fsyncs the file after each record; without it a
-// record survives a crash of the process, not of the machine (as
-// Badger's value log without SyncWrites).
+// ErrCorrupt.
+//
+// Durability. Apply returns once its record is in the WAL file: written
+// (the operating system holds it: the write survives a crash of the
+// process, not of the machine, as with Badger's SyncWrites off), or with
+// Options.SyncWrites fsynced (it survives a power loss too, as with
+// Badger's SyncWrites or Pebble's Sync). Writers that Apply at once share
+// the file's writes (group commit): the first to find no write in
+// progress writes the records of every writer queued so far with one
+// write and, with SyncWrites, one fsync, so that durable writes from many
+// goroutines cost about one fsync per group rather than one per Apply. A
+// writer inserts its cells into the memstore while its record is being
+// written; readers see them only once the write and every write with a
+// lower seq have returned. A failed WAL write fails its whole group, and
+// the Store then refuses reads and writes until it is reopened.
 //
 // Keeping the WAL out of Badger keeps its bytes out of Badger's value log,
 // where the blocks are: a write costs one file write instead of a Badger

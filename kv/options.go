@@ -63,8 +63,10 @@ type Options struct {
 	// CacheSize bounds the bytes of decoded blocks kept in the block cache.
 	// Default 64 MiB. A negative value disables the cache.
 	CacheSize int64
-	// SyncWrites makes Open fsync every write: its WAL file after each
-	// record, and Badger (Badger's own SyncWrites). Default false: an
+	// SyncWrites makes Open fsync every write before it returns: its WAL
+	// file, and Badger (Badger's own SyncWrites). Writes from several
+	// goroutines at once share one WAL write and one fsync (group commit;
+	// see the WAL section of the package doc). Default false: an
 	// acknowledged write survives a kill -9 of the process but not a power
 	// loss. Wrap leaves the caller's DB as it is.
 	SyncWrites bool

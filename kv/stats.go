@@ -16,7 +16,11 @@ type Stats struct {
 	Flushes     int64 // memstores flushed since Open
 	Compactions int64 // compactions since Open
 	WALBytes    int64 // bytes written to WAL files since Open (Open on a directory)
-	Snapshots   int   // pinned read points (snapshots and iterators)
+	// WALWrites counts the writes to WAL files since Open, each fsynced
+	// with SyncWrites; writes from several goroutines at once share one
+	// (group commit), so Applies / WALWrites is the average group.
+	WALWrites int64
+	Snapshots int // pinned read points (snapshots and iterators)
 	// BufsOut is the number of pooled block buffers not yet released:
 	// 0 when no compaction runs.
 	BufsOut int64
@@ -47,7 +51,7 @@ func (s *Store) Stats() Stats {
 	st.Flushes = s.flushes.Load()
 	st.Compactions = s.compactions.Load()
 	if s.wal != nil {
-		st.WALBytes = s.wal.Written()
+		st.WALBytes, st.WALWrites = s.wal.Written(), s.wal.Writes()
 	}
 	s.snapMu.Lock()
 	for _, n := range s.snaps {

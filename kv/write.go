@@ -221,7 +221,9 @@ func (s *Store) write(ops []wal.Op) error {
 
 // logWAL writes the WAL record of seq, which frame holds after
 // wal.FrameLen bytes of room, and calls add, which puts its ops into mt.
-// With WAL files it appends the frame to mt's file, then calls add.
+// With WAL files it queues the frame for mt's file, calls add while the
+// file's writes go on, then waits for the frame to be written (group
+// commit: see wal.File); a failed write after add fails the Store.
 // Otherwise it writes the record's chunks in one engine batch: with an
 // engine that commits asynchronously (engine.AsyncWriter: Open in
 // memory) add runs while the batch commits, and the commit's error comes
@@ -233,11 +235,12 @@ func (s *Store) write(ops []wal.Op) error {
 // a record larger than a transaction); added reports whether it was.
 func (s *Store) logWAL(mt *memtable, seq uint64, frame []byte, add func()) (added bool, err error) {
 	if s.wal != nil {
-		if err := s.wal.Append(&mt.wal, frame); err != nil {
+		end, err := s.wal.Queue(&mt.wal, frame)
+		if err != nil {
 			return false, err
 		}
 		add()
-		return true, nil
+		return true, s.wal.Wait(&mt.wal, end)
 	}
 	rec := frame[wal.FrameLen:]
 	if err := s.eng.Err(); err != nil {

@@ -222,7 +222,7 @@ func ycsbPutsTable(engines []ycsbbench.Engine, runs map[string]ycsbRun, d time.D
 		cols = append(cols, fmt.Sprintf("%d g puts/s", g))
 	}
 	last := ycsbGoroutines[len(ycsbGoroutines)-1]
-	cols = append(cols, fmt.Sprintf("%dg/1g", last), fmt.Sprintf("kvenc/this %d g", last))
+	cols = append(cols, fmt.Sprintf("%dg/1g", last), fmt.Sprintf("kvenc/this %d g", last), fmt.Sprintf("puts per WAL write %d g", last))
 	t := report.NewTable("ycsb_puts", fmt.Sprintf("single-cell Puts (random %d-byte keys, %d-byte values) from 1, 4 and 16 goroutines, %s per pass", ycsbbench.PutKeySize, ycsbbench.PutValueSize, d),
 		cols...)
 	for _, sync := range []bool{false, true} {
@@ -231,13 +231,18 @@ func ycsbPutsTable(engines []ycsbbench.Engine, runs map[string]ycsbRun, d time.D
 			for _, g := range ycsbGoroutines {
 				row = append(row, report.Float(putsRate(runs[eng.Name], sync, g), 0))
 			}
+			perWrite := math.NaN()
+			if p, ok := runs[eng.Name].putsAt(sync, last); ok && p.WALWrites > 0 {
+				perWrite = float64(p.Puts) / float64(p.WALWrites)
+			}
 			row = append(row, report.Ratio(putsRate(runs[eng.Name], sync, last), putsRate(runs[eng.Name], sync, 1)),
-				report.Ratio(putsRate(runs[ycsbbench.KvencName], sync, last), putsRate(runs[eng.Name], sync, last)))
+				report.Ratio(putsRate(runs[ycsbbench.KvencName], sync, last), putsRate(runs[eng.Name], sync, last)),
+				report.Float(perWrite, 1))
 			t.Add(row...)
 		}
 	}
 	t.Note("sync: every Put durable before it returns (kvenc SyncWrites, Badger SyncWrites, Pebble commits with Sync); none: without. kvenc: each Put is an Apply of a one-cell batch. Each pass writes into a fresh store.")
-	t.Note("%dg/1g: the Puts/s of %d goroutines over one goroutine's; kvenc/this above 1: kvenc has more throughput.", last, last)
+	t.Note("%dg/1g: the Puts/s of %d goroutines over one goroutine's; kvenc/this above 1: kvenc has more throughput. puts per WAL write: kvenc's Puts over its WAL file writes (each one fsync with sync), the average group commit.", last, last)
 	return t
 }
 
@@ -248,12 +253,20 @@ func durability(sync bool) string {
 	return "none"
 }
 
-// putsRate is an engine's Puts/s from g goroutines, NaN if not measured.
-func putsRate(r ycsbRun, sync bool, g int) float64 {
+// putsAt is an engine's Puts pass from g goroutines.
+func (r ycsbRun) putsAt(sync bool, g int) (ycsbbench.PutsResult, bool) {
 	for _, p := range r.puts {
 		if p.Sync == sync && p.Goroutines == g {
-			return p.OpsPerSec
+			return p, true
 		}
+	}
+	return ycsbbench.PutsResult{}, false
+}
+
+// putsRate is an engine's Puts/s from g goroutines, NaN if not measured.
+func putsRate(r ycsbRun, sync bool, g int) float64 {
+	if p, ok := r.putsAt(sync, g); ok {
+		return p.OpsPerSec
 	}
 	return math.NaN()
 }

@@ -23,7 +23,14 @@ type PutsResult struct {
 	Goroutines int
 	Puts       int
 	OpsPerSec  float64
+	// WALWrites is the writes kvenc made to its WAL files in the pass
+	// (Stats.WALWrites; 0 for the other engines): Puts / WALWrites is
+	// the average group commit.
+	WALWrites int64
 }
+
+// walWriter is a Store that counts its WAL writes.
+type walWriter interface{ walWrites() int64 }
 
 // Puts measures single-cell Puts (random PutKeySize-byte keys,
 // PutValueSize-byte random values; on kvenc each an Apply of a one-cell
@@ -52,6 +59,10 @@ func putPass(s Store, g int, d time.Duration) (PutsResult, error) {
 	counts := make([]int, g)
 	last := make([][2][]byte, g) // each goroutine's last key and value
 	errs := make([]error, g)
+	var wal0 int64
+	if w, ok := s.(walWriter); ok {
+		wal0 = w.walWrites()
+	}
 	var wg sync.WaitGroup
 	start := time.Now()
 	deadline := start.Add(d)
@@ -76,6 +87,9 @@ func putPass(s Store, g int, d time.Duration) (PutsResult, error) {
 	wg.Wait()
 	elapsed := time.Since(start)
 	r := PutsResult{Goroutines: g}
+	if w, ok := s.(walWriter); ok {
+		r.WALWrites = w.walWrites() - wal0
+	}
 	for t := range g {
 		if errs[t] != nil {
 			return r, fmt.Errorf("%d goroutines: %w", g, errs[t])

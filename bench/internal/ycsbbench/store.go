@@ -77,6 +77,7 @@ func (k *kvencStore) Get(key []byte) ([]byte, error) {
 func (k *kvencStore) Put(key, value []byte) error { return k.s.Put(key, value) }
 func (k *kvencStore) Delete(key []byte) error     { return k.s.Delete(key) }
 func (k *kvencStore) Close() error                { return k.s.Close() }
+func (k *kvencStore) walWrites() int64            { return k.s.Stats().WALWrites }
 
 func (k *kvencStore) Scan(start []byte, n int, fn func(key, value []byte) error) error {
 	it := k.s.NewIterator(kv.IterOptions{LowerBound: start})

@@ -47,11 +47,12 @@
 // memstores replayed from it are flushed. A write in flight when the
 // process died leaves a last frame cut short or failing its record's CRC:
 // Open leaves it out (that write never completed). A bad frame before the
-// last one, or a bad header, fails Open with ErrCorrupt. SyncWrites
-// fsyncs the file after each record; without it a record survives a crash
-// of the process, not of the machine (as Badger's value log without
-// SyncWrites). The worked example above as a file, pinned by
-// testdata/walfile-v1.bin:
+// last one, or a bad header, fails Open with ErrCorrupt. Writers that
+// write at once share one write of their frames (group commit, see File);
+// SyncWrites fsyncs the file after each write, so a write is durable when
+// it returns; without it a record survives a crash of the process, not of
+// the machine (as Badger's value log without SyncWrites). The worked
+// example above as a file, pinned by testdata/walfile-v1.bin:
 //
 //	6b76656e6357414c 01      magic, version 1
 //	24000000                 frame of 36 bytes
