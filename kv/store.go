@@ -50,7 +50,12 @@ type Store struct {
 	// what that costs.
 	refcountHot bool
 
-	writeMu sync.RWMutex // writers hold R; freeze holds W
+	// writeMu: writers hold R for a whole write, freeze holds W, so that
+	// a frozen memtable holds exactly the seqs (lo, hi] and its WAL file
+	// every one of their records. Writers share R: their memstore
+	// inserts (a lock-free skiplist, admitted by a CAS on its arena) and
+	// their WAL group commits run at once.
+	writeMu sync.RWMutex
 	mu      sync.RWMutex // guards active, frozen, segs, obsolete; readers hold R
 	active  *memtable
 	frozen  []*memtable        // newest first
