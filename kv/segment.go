@@ -620,7 +620,19 @@ func (w *segWriter) finish(walSeq uint64, replaces []*segment.Segment) (*segment
 		return nil, err
 	}
 	if w.meta.Cells == 0 && len(w.meta.Dels) == 0 {
-		w.meta.MinSeq = 0
+		// Empty: a compaction's output keeps the seqs of the segments it
+		// replaces, so that Open can tell them superseded should the
+		// engine show their metas again (see supersede).
+		lo, hi := ^uint64(0), uint64(0)
+		for _, g := range replaces {
+			if g.Meta.MaxSeq > 0 {
+				lo, hi = min(lo, g.Meta.MinSeq), max(hi, g.Meta.MaxSeq)
+			}
+		}
+		if hi == 0 {
+			lo = 0
+		}
+		w.meta.MinSeq, w.meta.MaxSeq = lo, hi
 	}
 	w.meta.WALSeq = walSeq
 	w.meta.LastKey = append([]byte(nil), w.lastKey...)

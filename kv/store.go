@@ -377,6 +377,10 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 		return nil
 	})
 	if err == nil {
+		for _, id := range supersede(metas) {
+			delete(metas, id)
+			l.orphans = append(l.orphans, s.keys.Meta(id))
+		}
 		segPrefix := s.keys.Tag(layout.TagSegment)
 		err = s.scanPrefix(segPrefix, func(it engine.Iter) error {
 			k := bytes.Clone(it.Key())
@@ -410,6 +414,31 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 	}
 	segment.Sort(l.segs)
 	return l, nil
+}
+
+// supersede returns the ids of the metas in metas that a compaction
+// replaced: those whose seqs lie within the seqs of a segment with a
+// higher id (live segments hold disjoint seq ranges, and a compaction's
+// output, newer than its inputs, covers theirs). A compaction deletes
+// them in the transaction that writes its output's meta, but Badger
+// v4.9.6 can show a deleted key again: a compaction of some of its level
+// 0 tables into level 0 drops a deletion when no lower level overlaps,
+// though an older version of the key lives in a level 0 table it left
+// out. Their blocks are then orphans, deleted with them.
+func supersede(metas map[uint64]*segment.Segment) []uint64 {
+	var ids []uint64
+	for id, g := range metas {
+		if g.Meta.MaxSeq == 0 {
+			continue // empty, from a version that kept no seqs for it
+		}
+		for _, h := range metas {
+			if h.Meta.ID > id && h.Meta.MinSeq <= g.Meta.MinSeq && g.Meta.MaxSeq <= h.Meta.MaxSeq {
+				ids = append(ids, id)
+				break
+			}
+		}
+	}
+	return ids
 }
 
 // Refresh makes a ReadOnly Store see the segments its writer has flushed

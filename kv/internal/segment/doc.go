@@ -33,7 +33,9 @@
 // has start < end and a seq within minSeq..maxSeq, else Open fails with
 // ErrCorrupt. They live in the meta, not in the blocks: Open reads them
 // into memory with the meta. minSeq and maxSeq cover the tombstones' seqs
-// too (a segment may hold tombstones and no cell). tombstones counts the
+// too (a segment may hold tombstones and no cell); a segment with
+// neither, left by a compaction, has the seqs of the segments it
+// replaced (0 and 0 in metas of earlier versions). tombstones counts the
 // Delete cells among the cells (at most cells). settings records how the
 // blocks were made:
 //
