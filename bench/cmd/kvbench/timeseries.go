@@ -126,7 +126,7 @@ func tsBytesTable(kvr, prom tsbench.Result, bd tsbench.Breakdown) *report.Table 
 	add("prometheus blocks", perSample(prom, blockBytes(prom)))
 	t.Note("blocks re-encoded with blockenc at kv's defaults (Columnar, LZ4Dict, level %d, %d-byte blocks, %d blocks) without a segment dictionary;", kv.DefaultCompactionLevel, kv.DefaultBlockSize, bd.BlockCount)
 	t.Note("again with every seq 0 (seqs = the difference) and with every value the same (values = the difference);")
-	t.Note("the float column: each block's values through shapeshift.EncodeFloat64, what a float value form of the blocks would hold.")
+	t.Note("the float column: each block's values alone through shapeshift.EncodeFloat64 (default options), beside what the Columnar block keeps for them.")
 	return t
 }
 

@@ -25,8 +25,8 @@ import (
 // for the first, 1 for each repeat).
 //
 // FloatValues is what the values of each block take as one kvenc float
-// column (shapeshift.EncodeFloat64, default options), per sample: what a
-// block would store for them as floats instead of 8-byte values.
+// column (shapeshift.EncodeFloat64, default options), per sample, to set
+// beside what the blocks keep for them.
 type Breakdown struct {
 	Blocks, NoSeq, KeysOnly float64 // bytes per sample
 	BlockCount              int
