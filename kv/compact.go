@@ -12,6 +12,7 @@ import (
 	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/kvenc/kvenc/kv/internal/segment"
+	"github.com/kvenc/kvenc/kv/internal/space"
 )
 
 // maxCompactInputs bounds how many segments one background compaction
@@ -63,7 +64,9 @@ func (s *Store) garbageDue(wal bool) bool {
 	if wal {
 		n += s.walGarbage.Load()
 	}
-	return n >= 1<<20 && n >= live/4
+	// On a volume running out of space the garbage is worth reclaiming
+	// sooner: when it is more than the room left for writes.
+	return n >= 1<<20 && (n >= live/4 || n >= s.space.Room(space.Write))
 }
 
 // dropGarbage makes Badger reclaim the space of deleted blocks (and, with
@@ -204,7 +207,7 @@ func (s *Store) compact(all bool) error {
 			return nil
 		}
 		in = segs
-	} else if in = pickTier(segs, s.opts.blockSettings(s.opts.compactionBlock())); in == nil {
+	} else if in = s.fitTier(pickTier(segs, s.opts.blockSettings(s.opts.compactionBlock()))); in == nil {
 		return nil
 	}
 	return s.compactRun(in, in[len(in)-1] == segs[len(segs)-1])
@@ -217,6 +220,15 @@ func (s *Store) compact(all bool) error {
 // the merge would leave as they are (copyable) are copied, not decoded and
 // compressed again. The caller holds compactMu.
 func (s *Store) compactRun(in []*segment.Segment, dropTombstones bool) error {
+	var need int64
+	for _, g := range in {
+		need += int64(g.Meta.Bytes)
+	}
+	release, serr := s.space.Hold("compaction", need, space.Reclaim)
+	if serr != nil {
+		return fmt.Errorf("kv: compaction of %d segments: %w", len(in), serr)
+	}
+	defer release()
 	s.compacting.Store(true)
 	defer s.compacting.Store(false)
 	settings := s.opts.blockSettings(s.opts.compactionBlock())

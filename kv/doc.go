@@ -484,6 +484,38 @@
 // number of flushes). A larger memstore makes fewer segments of writes in
 // random key order, so fewer compactions; set it for such loads.
 //
+// # Full disks
+//
+// Badger writes its value log, memtable logs and tables through
+// memory-mapped files that it extends sparsely; when the filesystem cannot
+// back a page, the process dies of SIGBUS, with no error. A Store opened
+// on a directory (Open, or Wrap of a DB on disk) therefore checks the free
+// space of its filesystem (statfs, on Linux) before each step that takes
+// space, and refuses the step, writing nothing, when it does not fit in the
+// free space less Options.Reserve:
+//
+//	WAL file      each chunk (MemstoreSize/8, 64 KiB..1 MiB) is admitted, then
+//	              allocated ahead (fallocate, keeping the file's size)
+//	WAL record    (in the engine: Wrap, OpenEngine) about twice its bytes
+//	flush         the memstore's bytes, from half of the reserve on
+//	compaction    the bytes of its input segments, from half of the reserve on
+//	value-log GC  the live part of one value-log file, from half of the reserve on
+//
+// A refused write returns an error wrapping ErrNoSpace; reads, iterators
+// and snapshots go on, and so does Close (a memstore it cannot flush stays
+// in the WAL for the next Open). Writes succeed again as soon as space is
+// freed or the volume grows: a Store short of space asks the filesystem
+// at every step. A background compaction or GC pass that does not fit
+// waits for a later run. The other half of the reserve is left to Badger's
+// own memtable flushes and level compactions, which kv does not start;
+// under Wrap, the caller's own writes to the DB are the caller's to
+// check. Stats reports FreeBytes and ReservedBytes.
+//
+// Other I/O faults (EIO, a read-only remount) reach the caller wrapped
+// (errors.Is(err, syscall.EIO)); one met by a background flush or
+// compaction stops the Store's writes with that error, while reads and
+// Close go on.
+//
 // # Limits
 //
 // Keys up to MaxKeySize, values up to MaxValueSize, a batch up to what one

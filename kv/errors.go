@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/space"
 )
 
 // Errors. Every error kv returns about bad stored bytes wraps ErrCorrupt and
@@ -37,6 +38,11 @@ var (
 	// out or another writer took the Prefix over: the write failed and the
 	// Store writes nothing more; reopen it to write again.
 	ErrLeaseLost = errors.New("kv: lease lost")
+	// ErrNoSpace: a write (or Flush, Compact) that does not fit in the
+	// free space of the Store's filesystem less Options.Reserve, or that
+	// the filesystem refused as full (ENOSPC, EDQUOT). Nothing of it was
+	// written; reads go on, and writes succeed again once space is freed.
+	ErrNoSpace = space.ErrNoSpace
 )
 
 // Limits on one cell. A value is stored whole in one block, and a block

@@ -12,6 +12,7 @@ import (
 	"github.com/kvenc/kvenc/kv/internal/gcfilter"
 	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/segment"
+	"github.com/kvenc/kvenc/kv/internal/space"
 )
 
 // Flush writes every memstore to a segment: the active one is frozen, then
@@ -66,6 +67,11 @@ func (s *Store) flushMemtable(mt *memtable) error {
 	if err := s.failed(); err != nil {
 		return err
 	}
+	release, err := s.space.Hold("flush", flushNeed(mt), space.Reclaim)
+	if err != nil {
+		return fmt.Errorf("kv: flush: %w", err)
+	}
+	defer release()
 	rp, points := s.gcPoints()
 	block, lo, final := s.flushBlock(mt)
 	var ext *segment.Segment // the segment the flush extends, if any
@@ -235,7 +241,7 @@ func (s *Store) background() {
 			n := len(s.segs)
 			s.mu.RUnlock()
 			if n >= s.opts.CompactionTrigger {
-				err = s.compact(false)
+				err = skipNoSpace(s.compact(false))
 			}
 		}
 		if err == nil {
@@ -243,7 +249,10 @@ func (s *Store) background() {
 		}
 		if err == nil && s.reclaim != nil && !s.reclaim.Shared() && s.garbageDue(false) {
 			// Blocks only: the WAL needs the memstore flushed first.
-			err = s.dropGarbage(false, gcBackground)
+			err = skipNoSpace(s.dropGarbage(false, gcBackground))
+		}
+		if fatalIO(err) {
+			s.ioErr.CompareAndSwap(nil, &err)
 		}
 		// The outcome of the last background run: an error that a later
 		// run got past (a flush retried after snapshots closed) clears.
@@ -290,8 +299,19 @@ func (s *Store) reap() error {
 // rewrites or deletes at most p.files value log files, each at least
 // p.ratio discarded.
 func (s *Store) valueLogGC(p gcPass) {
-	if s.reclaim != nil {
-		s.reclaim.CollectGarbage(p.files, p.ratio)
+	if s.reclaim == nil {
+		return
+	}
+	// Each file GC rewrites takes up to its live bytes before the file
+	// goes: one file at a time, each admitted first; without room GC
+	// waits for a later pass.
+	for i := 0; i < p.files; i++ {
+		release, err := s.space.Hold("value-log GC", s.gcNeed(p.ratio), space.Reclaim)
+		if err != nil {
+			return
+		}
+		s.reclaim.CollectGarbage(1, p.ratio)
+		release()
 	}
 }
 
@@ -345,8 +365,9 @@ func (s *Store) Close() error {
 		s.wal.CloseAll()
 	}
 	if err == nil {
+		// A background flush that found no space is done now.
 		s.errMu.Lock()
-		err = s.bgErr
+		err = skipNoSpace(s.bgErr)
 		s.errMu.Unlock()
 	}
 	if cerr := s.eng.Close(); err == nil && cerr != nil {

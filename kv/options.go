@@ -102,6 +102,19 @@ type Options struct {
 	// fails with ErrLeaseLost, and another may take the Prefix over once
 	// it has lapsed). Badger ignores it. Default DefaultLease (10 s).
 	Lease time.Duration
+	// Reserve is the free space, in bytes, that the Store's writes leave
+	// on the filesystem of its files (Open on a directory; Wrap of a DB on
+	// disk, for the Store's own writes). A write whose WAL record does not
+	// fit in the free space less Reserve fails with an error wrapping
+	// ErrNoSpace and writes nothing; flushes, compactions and value-log
+	// GC, which move data or give space back, may use half of it, and the
+	// other half is left to Badger's own memtable flushes and compactions.
+	// Badger writes through memory-mapped files and the process dies
+	// (SIGBUS) when the filesystem cannot back a page: the Store stops
+	// before that (see the package doc, Full disks). Default (0):
+	// MemstoreSize + ValueLogFileSize/2 (16 MiB with the defaults), at
+	// most an eighth of the filesystem's size; negative: no checks.
+	Reserve int64
 	// Badger, if set, adjusts the Badger options Open derived from the
 	// fields above (for example a smaller MemTableSize) before opening.
 	// Default nil.

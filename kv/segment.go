@@ -14,6 +14,7 @@ import (
 	"github.com/kvenc/kvenc/kv/internal/cache"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/kvenc/kvenc/kv/internal/segment"
+	"github.com/kvenc/kvenc/kv/internal/space"
 )
 
 // readBlock reads block i of g from Badger, after a cache miss. With fill
@@ -694,7 +695,7 @@ func (s *Store) engWrite(b *engine.Batch) error {
 	if err := s.dbClosed(); err != nil {
 		return err
 	}
-	return s.eng.Write(b)
+	return space.Classify(s.eng.Write(b))
 }
 
 // writeSplit is engine.WriteSplit, failing first when the engine is
@@ -703,7 +704,7 @@ func (s *Store) writeSplit(b *engine.Batch) error {
 	if err := s.dbClosed(); err != nil {
 		return err
 	}
-	return engine.WriteSplit(s.eng, b)
+	return space.Classify(engine.WriteSplit(s.eng, b))
 }
 
 // deleteKeys deletes keys in as many writes as it takes.

@@ -24,6 +24,12 @@ type Stats struct {
 	// BufsOut is the number of pooled block buffers not yet released:
 	// 0 when no compaction runs.
 	BufsOut int64
+	// FreeBytes is the free space of the Store's filesystem (0 when the
+	// Store does not check it: in memory, OpenEngine, a negative
+	// Options.Reserve), ReservedBytes the part of it that writes leave
+	// (Options.Reserve).
+	FreeBytes     int64
+	ReservedBytes int64
 	// BackgroundErr is the error of the last background flush,
 	// compaction or cleanup run, or nil if it succeeded.
 	BackgroundErr error
@@ -59,6 +65,7 @@ func (s *Store) Stats() Stats {
 	}
 	s.snapMu.Unlock()
 	st.BufsOut = s.pool.Out()
+	s.spaceStats(&st)
 	s.errMu.Lock()
 	st.BackgroundErr = s.bgErr
 	s.errMu.Unlock()

@@ -18,6 +18,7 @@ import (
 	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/kvenc/kvenc/kv/internal/segment"
+	"github.com/kvenc/kvenc/kv/internal/space"
 	"github.com/kvenc/kvenc/kv/internal/wal"
 	"github.com/kvenc/kvenc/memstore"
 	"github.com/kvenc/kvenc/mvcc"
@@ -97,6 +98,13 @@ type Store struct {
 	// walErr: a WAL write failed after its ops went into the memstore
 	// (see failed).
 	walErr atomic.Pointer[error]
+	// space admits the steps that take disk space (nil: no checks);
+	// vlogFileSize is the engine's value-log file size. ioErr: a
+	// background flush or compaction met an I/O fault (fatalIO), and
+	// writes stop with it.
+	space        *space.Gate
+	vlogFileSize int64
+	ioErr        atomic.Pointer[error]
 
 	closed atomic.Bool
 	kick   chan struct{}
@@ -293,6 +301,10 @@ func newStore(eng engine.Engine, id any, opts Options, walDir string) (*Store, e
 		kick:    make(chan struct{}, 1),
 		quit:    make(chan struct{}),
 		bgDone:  make(chan struct{}),
+	}
+	if db, ok := id.(*badger.DB); ok {
+		s.vlogFileSize = db.Opts().ValueLogFileSize
+		s.space = newGate(gateDir(db), opts, s.vlogFileSize)
 	}
 	s.reclaim, _ = eng.(engine.Reclaimer)
 	s.async, _ = eng.(engine.AsyncWriter)
@@ -530,6 +542,7 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 			return err
 		}
 		s.wal = w
+		w.SetGate(s.space, walChunkSize(s.opts.MemstoreSize))
 		recs = append(recs, frecs...)
 		slices.SortFunc(recs, func(a, b wal.Rec) int { return cmp.Compare(a.Seq, b.Seq) })
 		recs = slices.CompactFunc(recs, func(a, b wal.Rec) bool { return a.Seq == b.Seq })

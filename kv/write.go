@@ -9,6 +9,7 @@ import (
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
+	"github.com/kvenc/kvenc/kv/internal/space"
 	"github.com/kvenc/kvenc/kv/internal/wal"
 	"github.com/kvenc/kvenc/memstore"
 )
@@ -155,6 +156,9 @@ func (s *Store) write(ops []wal.Op) error {
 	if s.opts.ReadOnly {
 		return s.errReadOnly("write")
 	}
+	if p := s.ioErr.Load(); p != nil {
+		return fmt.Errorf("kv: store %q: writes stopped by a background failure: %w", s.opts.Prefix, *p)
+	}
 	need := opsArenaBound(ops)
 	var mt *memtable
 	for {
@@ -201,7 +205,7 @@ func (s *Store) write(ops []wal.Op) error {
 		err = fmt.Errorf("%w: WAL record of %d bytes (%d ops) exceeds what one transaction of the engine holds; split the batch: %w", ErrTooLarge, recLen, len(ops), err)
 	case err != nil:
 		mt.finished.Add(need)
-		err = fmt.Errorf("kv: store %q: WAL seq %d: %w", s.opts.Prefix, seq, err)
+		err = fmt.Errorf("kv: store %q: WAL seq %d: %w", s.opts.Prefix, seq, space.Classify(err))
 	case addErr != nil:
 		// Cannot happen: the arena bytes were reserved above. The WAL
 		// holds the write, so it reappears at the next Open.
@@ -244,6 +248,9 @@ func (s *Store) logWAL(mt *memtable, seq uint64, frame []byte, add func()) (adde
 	}
 	rec := frame[wal.FrameLen:]
 	if err := s.eng.Err(); err != nil {
+		return false, err
+	}
+	if err := s.admitWrite("WAL record", len(rec), (len(rec)+wal.Chunk-1)/wal.Chunk); err != nil {
 		return false, err
 	}
 	var b engine.Batch

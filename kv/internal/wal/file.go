@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/space"
 )
 
 // WAL file format, version 1: see the package doc (WAL file). A Store
@@ -61,6 +62,11 @@ type Files struct {
 	// beforeWrite, when set (SetWriteHook, tests only), runs before each
 	// write of queued frames; its error fails that write.
 	beforeWrite func() error
+	// gate admits each chunk bytes of a file before the file is
+	// allocated ahead over them (space.Preallocate); nil: files grow as
+	// they are written (SetGate).
+	gate  *space.Gate
+	chunk int64
 
 	mu   sync.Mutex
 	next uint64     // number of the next file
@@ -96,6 +102,22 @@ type File struct {
 	end     int64     // bytes queued since the file was created
 	done    int64     // bytes of them written (with sync, synced)
 	leading bool      // a leader is writing
+	alloc   int64     // bytes allocated ahead (SetGate)
+}
+
+// SetGate makes every file allocate chunk bytes ahead at a time, each
+// admitted by g first (when a frame is queued), so that the records
+// written into a chunk take no space g did not count and their writes
+// cannot fail for lack of space. A chunk g refuses fails Queue with g's
+// error, wrapping space.ErrNoSpace, having queued nothing: the file takes
+// later records. Call it before the first record.
+func (w *Files) SetGate(g *space.Gate, chunk int64) { w.gate, w.chunk = g, chunk }
+
+// Written returns the bytes of the frames queued for f.
+func (f *File) Written() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.end
 }
 
 // OpenFiles reads the WAL files in dir/Dir (creating it) and
@@ -201,6 +223,9 @@ func (w *Files) Queue(f *File, frame []byte) (end int64, err error) {
 		}
 		f.cond.L = &f.mu
 	}
+	if err := w.allocate(f, int64(len(frame))); err != nil {
+		return 0, fmt.Errorf("wal: file %s: %w", filepath.Base(f.path), err)
+	}
 	binary.LittleEndian.PutUint32(frame, uint32(len(frame)-FrameLen))
 	f.queued = append(f.queued, frame...)
 	f.end += int64(len(frame))
@@ -254,7 +279,35 @@ func (w *Files) Writes() int64 { return w.writes.Load() }
 func (w *Files) SetWriteHook(fn func() error) { w.beforeWrite = fn }
 
 // create makes f's file and writes its header.
+
+// allocate makes room for n more bytes in f's file: when they go past
+// what is allocated, the gate admits the next chunk (at least n bytes) and
+// the file is allocated ahead over it. A refusal writes nothing and
+// leaves the file usable.
+func (w *Files) allocate(f *File, n int64) error {
+	used := int64(headerLen) + f.end
+	if w.gate == nil || used+n <= f.alloc {
+		return nil
+	}
+	chunk := max(w.chunk, used+n-f.alloc)
+	if err := w.gate.Admit("WAL file", chunk, space.Write); err != nil {
+		return err
+	}
+	if err := space.Preallocate(f.f, f.alloc, chunk); err != nil {
+		return err
+	}
+	f.alloc += chunk
+	return nil
+}
+
+// create makes f's file and writes its header. When the gate refuses the
+// file's first chunk, it creates nothing.
 func (w *Files) create(f *File) error {
+	if w.gate != nil {
+		if err := w.gate.Admit("WAL file", w.chunk, space.Write); err != nil {
+			return err
+		}
+	}
 	w.mu.Lock()
 	n := w.next
 	w.next++
@@ -263,6 +316,15 @@ func (w *Files) create(f *File) error {
 	fd, err := os.OpenFile(f.path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return f.fail(err)
+	}
+	if w.gate != nil {
+		if err := space.Preallocate(fd, 0, w.chunk); err != nil {
+			// Nothing written: the next record tries a new file.
+			fd.Close()
+			_ = os.Remove(f.path)
+			return err
+		}
+		f.alloc = w.chunk
 	}
 	f.f = fd
 	w.mu.Lock()
@@ -294,7 +356,7 @@ func (w *Files) write(f *File, b []byte) error {
 
 // fail makes err, of f's file, the error of every later record.
 func (f *File) fail(err error) error {
-	f.err = fmt.Errorf("wal: file %s: %w", filepath.Base(f.path), err)
+	f.err = fmt.Errorf("wal: file %s: %w", filepath.Base(f.path), space.Classify(err))
 	return f.err
 }
 
