@@ -127,12 +127,13 @@ func skipNoSpace(err error) error {
 
 // fitTier trims in, a tier picked for a background compaction (newest
 // first), to its newest segments whose bytes take at most half the room
-// a compaction has: a compaction writes its output before its inputs'
-// space comes back (after value-log GC), so on a filling volume a large
-// one would stop the writes for its whole run. It returns nil when not
-// even two segments fit.
+// a compaction has and a sixteenth of the filesystem: a compaction
+// writes its output before its inputs' space comes back (after value-log
+// GC), and the writes go on meanwhile, so on a filling volume a large one
+// would stop them for its whole run. It returns nil when not even two
+// segments fit.
 func (s *Store) fitTier(in []*segment.Segment) []*segment.Segment {
-	budget := s.space.Room(space.Reclaim) / 2
+	budget := min(s.space.Room(space.Reclaim)/2, s.space.Total()/16)
 	var sum int64
 	for i, g := range in {
 		sum += int64(g.Meta.Bytes)

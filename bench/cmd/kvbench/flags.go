@@ -54,7 +54,7 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 	alpFiles := fs.String("alpfiles", "", "floats, timeseries: comma-separated ALP sample files to use, by name without .csv (default all 31)")
 	fs.StringVar(&cfg.benchtime, "benchtime", "", "time per measurement in go test -benchtime syntax (default 200ms, 25ms with -quick)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kvbench [flags] seek|ints|floats|timeseries|store|ycsb|all [flags]")
+		fmt.Fprintln(stderr, "usage: kvbench [flags] seek|ints|floats|timeseries|store|ycsb|diskfull|all [flags]")
 		fs.PrintDefaults()
 	}
 	err := fs.Parse(args)

@@ -2,7 +2,7 @@
 // what it finds as aligned tables on stdout, one CSV file per table and PNG
 // plots in -out.
 //
-//	kvbench [flags] seek|ints|floats|timeseries|store|ycsb|all [flags]
+//	kvbench [flags] seek|ints|floats|timeseries|store|ycsb|diskfull|all [flags]
 //
 // Subcommands:
 //
@@ -27,6 +27,11 @@
 //	       store -engine tikv (all runs it on the mock)
 //	ycsb   YCSB workloads through go-ycsb from 1, 4 and 16 goroutines and
 //	       single-cell Puts, kvenc vs Badger v4 vs Pebble v2
+//	diskfull
+//	       kvenc's store on tmpfs volumes of 16, 48 and 256 MiB filled from
+//	       1 and 16 goroutines until it refuses writes, each run in a child
+//	       process: crashes, acknowledged cells, live data, cells lost
+//	       (needs root to mount tmpfs; skipped otherwise)
 //	all    every subcommand above
 //
 //	kvbench lineitem-csv [-scale F] [-o FILE]
@@ -53,6 +58,13 @@ import (
 )
 
 func main() {
+	if isDiskfullChild() { // one full-disk run, in a process that may crash
+		if err := diskfullChild(); err != nil {
+			fmt.Fprintln(os.Stderr, "kvbench diskfull child:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if storebench.IsChild() { // one store engine, measured in a process of its own
 		if err := storebench.ChildMain(os.Stdin, os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintln(os.Stderr, "kvbench store child:", err)
@@ -80,6 +92,7 @@ var subcommands = []subcommand{
 	{"store", runStore},
 	{"store-tikv", runStoreTiKV},
 	{"ycsb", runYCSB},
+	{"diskfull", runDiskfull},
 }
 
 func run(args []string, stdout, stderr io.Writer) error {

@@ -24,9 +24,16 @@ import (
 	"github.com/kvenc/kvenc/blockenc"
 )
 
-// TestMain lets the store subcommand start this test binary as the child
-// process that measures one engine.
+// TestMain lets the store and diskfull subcommands start this test binary
+// as the child process that measures one engine or fills one volume.
 func TestMain(m *testing.M) {
+	if isDiskfullChild() {
+		if err := diskfullChild(); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if storebench.IsChild() {
 		if err := storebench.ChildMain(os.Stdin, os.Stdout, os.Stderr); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")

@@ -233,6 +233,23 @@ func (g *Gate) Room(c Class) int64 {
 	return g.room() - g.hold(c)
 }
 
+// Total returns the size of the filesystem as last asked, or
+// math.MaxInt64 for a nil Gate or one without figures.
+func (g *Gate) Total() int64 {
+	if g == nil {
+		return math.MaxInt64
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.at.IsZero() {
+		g.refresh()
+	}
+	if g.err != nil || g.usage.Total <= 0 {
+		return math.MaxInt64
+	}
+	return g.usage.Total
+}
+
 // Usage returns the filesystem's figures, asked now, or the error of
 // asking.
 func (g *Gate) Usage() (Usage, error) {

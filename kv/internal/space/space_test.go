@@ -3,6 +3,7 @@ package space
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -166,4 +167,19 @@ func TestGateHold(t *testing.T) {
 	require.NoError(t, fs.write(g, 50<<20, Write))
 	_, err = g.Hold("compaction", 20<<20, Reclaim)
 	require.ErrorIs(t, err, ErrNoSpace)
+}
+
+func TestGateRoomTotal(t *testing.T) {
+	fs := &fakeFS{free: 100 << 20, total: 1 << 30}
+	g, _ := newFakeGate(fs, 10<<20)
+	assert.Equal(t, int64(90<<20), g.Room(Write))
+	assert.Equal(t, int64(95<<20), g.Room(Reclaim))
+	release, err := g.Hold("compaction", 40<<20, Reclaim)
+	require.NoError(t, err)
+	assert.Equal(t, int64(50<<20), g.Room(Write))
+	release()
+	assert.Equal(t, int64(1<<30), g.Total())
+	var nilGate *Gate
+	assert.Equal(t, int64(math.MaxInt64), nilGate.Room(Write))
+	assert.Equal(t, int64(math.MaxInt64), nilGate.Total())
 }
