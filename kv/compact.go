@@ -100,7 +100,7 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 		prefixes = append(prefixes, s.keys.Tag(layout.TagWAL))
 	}
 	for _, id := range s.deadSegs {
-		prefixes = append(prefixes, s.keys.Segment(id))
+		prefixes = append(prefixes, s.keys.Segment(id), s.keys.Meta(id))
 	}
 	s.deadSegs = nil
 	s.mu.Unlock()
@@ -109,9 +109,10 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 	}
 	// DropPrefix skips a prefix under which no live key exists, which is
 	// the case for deleted keys: a marker key under each prefix makes it
-	// drop them. The markers are dropped with them (a crash in between
-	// leaves a WAL record of seq 0 and a block without meta, which Open
-	// removes).
+	// drop them (a dead segment's meta is one already: empty). The
+	// markers are dropped with them (a crash in between leaves a WAL
+	// record of seq 0 and a block without meta, which Open removes, and
+	// empty metas, which the next dropGarbage drops).
 	var b engine.Batch
 	for i, p := range prefixes {
 		if dropWAL && i == 0 {

@@ -600,7 +600,16 @@ func (w *segWriter) writeBlock(b *pendingBlock) error {
 }
 
 // finish writes the last block, commits the blocks, then writes the meta,
-// deleting the metas of the segments it replaces in the same transaction.
+// emptying the metas of the segments it replaces in the same transaction.
+//
+// A replaced meta is set to an empty value (a dead marker), not deleted:
+// Badger's value-log GC can give a deleted key its old value back (it
+// rewrites a value found at its own version, below the tombstone, and a
+// later compaction drops the tombstone with the version beneath it), and
+// a replaced meta back is a segment whose blocks are gone or whose cells
+// were merged. The marker is the key's newest version, which no
+// compaction drops, so an old version written back stays hidden beneath
+// it; dropGarbage removes every version at once (DropPrefix).
 func (w *segWriter) finish(walSeq uint64, replaces []*segment.Segment) (*segment.Segment, error) {
 	if w.err != nil {
 		w.abort()
@@ -641,7 +650,7 @@ func (w *segWriter) finish(walSeq uint64, replaces []*segment.Segment) (*segment
 	var b engine.Batch
 	b.Set(w.s.keys.Meta(w.meta.ID), meta)
 	for _, g := range replaces {
-		b.Delete(w.s.keys.Meta(g.Meta.ID))
+		b.Set(w.s.keys.Meta(g.Meta.ID), nil)
 	}
 	if err := w.s.engWrite(&b); err != nil {
 		w.abort()

@@ -342,6 +342,7 @@ func (s *Store) recover() error {
 	if err := s.deleteKeys(l.orphans); err != nil {
 		return err
 	}
+	s.deadSegs = l.dead
 	return s.replayWAL(l.walSeq, l.last)
 }
 
@@ -353,6 +354,8 @@ type segsFound struct {
 	maxID, walSeq, last uint64
 	// orphans are blocks without a meta, or past their meta's last key.
 	orphans [][]byte
+	// dead are the ids of compacted-away segments (empty metas).
+	dead []uint64
 }
 
 // loadSegments reads every segment meta and block key of the Store,
@@ -367,13 +370,24 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 			return nil
 		}
 		id := binary.BigEndian.Uint64(k[len(k)-8:])
+		l.maxID = max(l.maxID, id)
 		var m segment.Meta
+		dead := false
 		err := it.Value(engine.ViewFunc(func(v []byte) (err error) {
+			if dead = len(v) == 0; dead {
+				return nil
+			}
 			m, err = segment.DecodeMeta(v)
 			return err
 		}))
 		if err != nil {
 			return fmt.Errorf("segment %d: %w", id, err)
+		}
+		if dead {
+			// Compacted away (see segWriter.finish): its blocks left
+			// are orphans, its marker goes with the next dropGarbage.
+			l.dead = append(l.dead, id)
+			return nil
 		}
 		if m.ID != id {
 			return fmt.Errorf("%w: meta under id %d says id %d", ErrCorrupt, id, m.ID)
@@ -383,7 +397,6 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 			return err
 		}
 		metas[id] = g
-		l.maxID = max(l.maxID, id)
 		l.walSeq = max(l.walSeq, m.WALSeq)
 		l.last = max(l.last, m.MaxSeq, m.WALSeq)
 		return nil

@@ -9,9 +9,10 @@ import (
 	"github.com/kvenc/kvenc/kv/internal/layout"
 )
 
-// Segment is one segment: its meta (nil when none is stored: its blocks
-// are garbage of a flush or compaction cut short, which kv's Open
-// deletes), or the error decoding it, and its blocks' keys in order.
+// Segment is one segment: its meta (nil when none is stored, or an empty
+// one, the marker of a segment compacted away: its blocks are garbage of a
+// flush or compaction cut short or of that compaction, which kv deletes),
+// or the error decoding it, and its blocks' keys in order.
 type Segment struct {
 	ID        uint64
 	Meta      *Meta
@@ -43,6 +44,9 @@ func (s *Store) Segments() ([]*Segment, error) {
 		id, ok := s.keys.meta(k)
 		if !ok {
 			return nil // not in the layout: kv counts it as a foreign key
+		}
+		if len(v) == 0 {
+			return nil // compacted away
 		}
 		g := get(id)
 		g.MetaBytes = len(v)

@@ -12,7 +12,8 @@
 //	N 's' | segment id u64 | last key      -> block: the cells of one block,
 //	                                          blockenc format; the key ends
 //	                                          with the block's last cell key
-//	N 'm' | segment id u64                 -> segment meta
+//	N 'm' | segment id u64                 -> segment meta, or empty: the
+//	                                          segment was compacted away
 //	R | P                                  -> registry entry: layout u8 (=2)
 //	                                          | engine data (none on Badger;
 //	                                          the writer's lease on TiKV)
@@ -25,4 +26,13 @@
 // 0000000000000007; the registry entry is ff 6b76656e632f73746f72652f 50
 // -> 02 (pinned by testdata/keys-v2.bin). The tags are part of the format
 // ('w', 's', 'm'; never reuse them).
+//
+// A compaction replaces the metas of the segments it merged with empty
+// values in the transaction that writes its own meta; they are never
+// deleted one by one, because an engine may hand a deleted key's old
+// value back (Badger's value-log GC does), while an empty value is the
+// key's newest version and hides every older one. Reclaiming space removes
+// every version of them at once (Badger's DropPrefix). A kvenc that does
+// not know empty metas refuses the store (a meta that does not decode is
+// ErrCorrupt) rather than read it.
 package layout
