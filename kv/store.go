@@ -444,12 +444,11 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 // supersede returns the ids of the metas in metas that a compaction
 // replaced: those whose seqs lie within the seqs of a segment with a
 // higher id (live segments hold disjoint seq ranges, and a compaction's
-// output, newer than its inputs, covers theirs). A compaction deletes
-// them in the transaction that writes its output's meta, but Badger
-// v4.9.6 can show a deleted key again: a compaction of some of its level
-// 0 tables into level 0 drops a deletion when no lower level overlaps,
-// though an older version of the key lives in a level 0 table it left
-// out. Their blocks are then orphans, deleted with them.
+// output, newer than its inputs, covers theirs). A compaction empties
+// them in the transaction that writes its output's meta (see
+// segWriter.finish); a store written before it did deleted them, which
+// Badger v4.9.6 can undo. Their blocks are then orphans, deleted with
+// them.
 func supersede(metas map[uint64]*segment.Segment) []uint64 {
 	var ids []uint64
 	for id, g := range metas {
