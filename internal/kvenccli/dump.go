@@ -1,4 +1,4 @@
-package main
+package kvenccli
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/kvenc/kvenc/kv/inspect"
 )
 
-const dumpSynopsis = `DIR [--prefix P] [--from K] [--to K] [--hex] [--reverse] [--versions] [--format text|hex|json] [--limit N]
+const dumpSynopsis = `STORE [--prefix P] [--from K] [--to K] [--hex] [--reverse] [--versions] [--format text|hex|json] [--limit N]
 
 Prints the cells of the kvenc store in DIR, opened read-only, in key order:
 the newest live version of each key (what a read sees now: tombstones and
@@ -23,8 +23,8 @@ range tombstones applied, acknowledged writes still in the WAL included),
 or with --versions every version the store keeps, with its seq and kind,
 and the range tombstones. --from is inclusive, --to exclusive.`
 
-func runDump(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("dump", dumpSynopsis, stderr)
+func (c *cli) runDump(args []string, stdout, stderr io.Writer) error {
+	fs := c.newFlagSet("dump", dumpSynopsis, stderr)
 	from := fs.String("from", "", "first key (inclusive)")
 	to := fs.String("to", "", "end key (exclusive)")
 	reverse := fs.Bool("reverse", false, "from the last key down")
@@ -32,7 +32,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "text", "text, hex or json (one object a line)")
 	limit := fs.Int("limit", 0, "print at most this many cells (0: all)")
 	hexBounds := fs.Bool("hex", false, "--from and --to are hex (binary keys)")
-	v, err := openStoreArgs(fs, args)
+	v, err := c.openStore(fs, args)
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 			*b.dst = []byte(b.flag)
 		}
 	}
-	d, err := newDumper(v, lo, hi, *reverse, stderr)
+	d, err := newDumper(v.Store, lo, hi, *reverse, stderr)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package kvenccli
 
 import (
 	"bytes"
@@ -311,6 +311,32 @@ func readStore(dir string, prefix []byte, limit int) ([]blockenc.Cell, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
+	return readCells(s, dir, prefix, limit)
+}
+
+// readLocated is readStore on the store loc locates; it also returns
+// the store's name for advise's report.
+func readLocated(loc Locator, prefix []byte, limit int) ([]blockenc.Cell, string, error) {
+	t, err := loc.Inspect(prefix)
+	if err != nil {
+		return nil, "", err
+	}
+	name, prefix := t.Name, t.Prefix()
+	if err := t.Close(); err != nil {
+		return nil, "", err
+	}
+	s, err := loc.Open(prefix)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", name, err)
+	}
+	cells, err := readCells(s, name, prefix, limit)
+	return cells, fmt.Sprintf("kvenc store %s prefix %q", name, prefix), err
+}
+
+// readCells reads the first limit live cells of s, closes it, and gives
+// them the seqs of a load in batches (the Iterator shows no seqs); name
+// and prefix name the store in errors.
+func readCells(s *kv.Store, name string, prefix []byte, limit int) ([]blockenc.Cell, error) {
 	defer s.Close()
 	var cells []blockenc.Cell
 	it := s.NewIterator(kv.IterOptions{})
@@ -321,7 +347,7 @@ func readStore(dir string, prefix []byte, limit int) ([]blockenc.Cell, error) {
 		return nil, err
 	}
 	if len(cells) == 0 {
-		return nil, fmt.Errorf("%s: the store under prefix %q holds no cells", dir, prefix)
+		return nil, fmt.Errorf("%s: the store under prefix %q holds no cells", name, prefix)
 	}
 	return cells, nil
 }

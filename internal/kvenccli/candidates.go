@@ -1,4 +1,4 @@
-package main
+package kvenccli
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ type candidate struct {
 	dictSize  int // kv.Options.DictSize: > 0 a segment dictionary of at most this many bytes; -1 none
 }
 
-// kv's defaults (kv.DefaultOptions), written out here: package cmd/kvenc
+// kv's defaults (kv.DefaultOptions), written out here: this package
 // reads no kv internals, and TestDefaultCandidate checks them against kv.
 var kvDefault = candidate{
 	block:     blockenc.Options{Encoding: blockenc.Columnar, RestartInterval: blockenc.DefaultRestartInterval, Compression: blockenc.LZ4Dict, CompressionLevel: 9, DedupeValues: true, IntValues: true},

@@ -1,4 +1,4 @@
-package main
+package kvenccli
 
 import (
 	"github.com/pierrec/lz4/v4"

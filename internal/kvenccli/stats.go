@@ -1,4 +1,4 @@
-package main
+package kvenccli
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 	"github.com/kvenc/kvenc/kv/inspect"
 )
 
-const statsSynopsis = `DIR [--prefix P] [--json] [--blocks]
+const statsSynopsis = `STORE [--prefix P] [--json] [--blocks]
 
 Describes the kvenc store in DIR, opened read-only, from its registry entry,
 segment metas, block keys and WAL files: segments, blocks, cells, live and
@@ -22,6 +22,7 @@ for the value form of each (a read of every block's head).`
 // storeStats is what stats reports (and --json writes).
 type storeStats struct {
 	Dir             string          `json:"dir"`
+	Engine          string          `json:"engine"`
 	Prefix          string          `json:"prefix"`
 	KeyLayout       int             `json:"key_layout"`
 	MetaVersions    map[string]int  `json:"meta_versions"` // "v4" -> segments
@@ -34,7 +35,7 @@ type storeStats struct {
 	MetaBytes       int64           `json:"meta_bytes"`
 	DictBytes       int64           `json:"dict_bytes"`
 	Dicts           int             `json:"dicts"`
-	DiskBytes       int64           `json:"disk_bytes"`  // every file in DIR
+	DiskBytes       int64           `json:"disk_bytes"`  // every file in DIR (0 for a store in no directory)
 	LiveBytes       int64           `json:"live_bytes"`  // blocks and metas of the segments
 	OtherBytes      int64           `json:"other_bytes"` // disk - live: Badger's own files, space its GC has not given back, WAL files
 	GarbageBlocks   int             `json:"garbage_blocks"`
@@ -42,7 +43,7 @@ type storeStats struct {
 	BlockForms      []formGroup     `json:"block_forms,omitempty"`
 	SegmentList     []segStats      `json:"segment_list"`
 	WALFiles        []walFileStats  `json:"wal_files"`
-	WALInBadger     walStats        `json:"wal_in_badger"`
+	WALInEngine     walStats        `json:"wal_in_engine"`
 	Problems        []string        `json:"problems,omitempty"`
 }
 
@@ -113,11 +114,11 @@ func (w *walStats) add(r inspect.WALRecord) {
 	}
 }
 
-func runStats(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("stats", statsSynopsis, stderr)
+func (c *cli) runStats(args []string, stdout, stderr io.Writer) error {
+	fs := c.newFlagSet("stats", statsSynopsis, stderr)
 	asJSON := fs.Bool("json", false, "write JSON")
 	blocks := fs.Bool("blocks", false, "read every block's head for its value form")
-	v, err := openStoreArgs(fs, args)
+	v, err := c.openStore(fs, args)
 	if err != nil {
 		return err
 	}
@@ -159,12 +160,12 @@ func settingsName(m *inspect.Meta) string {
 	return b.String()
 }
 
-func collectStats(v *inspect.Store, readBlocks bool, stderr io.Writer) (*storeStats, error) {
+func collectStats(v *Target, readBlocks bool, stderr io.Writer) (*storeStats, error) {
 	segs, err := v.Segments()
 	if err != nil {
 		return nil, err
 	}
-	st := &storeStats{Dir: v.Dir(), Prefix: string(v.Prefix()), KeyLayout: inspect.KeyLayout, MetaVersions: map[string]int{}}
+	st := &storeStats{Dir: v.Name, Engine: v.Engine, Prefix: string(v.Prefix()), KeyLayout: inspect.KeyLayout, MetaVersions: map[string]int{}}
 	settings := map[string]*settingsGroup{}
 	forms := map[string]*formGroup{}
 	var nblocks int
@@ -257,14 +258,16 @@ func collectStats(v *inspect.Store, readBlocks bool, stderr io.Writer) (*storeSt
 	}
 	recs, errs := v.WALInEngine()
 	for _, r := range recs {
-		st.WALInBadger.add(r)
+		st.WALInEngine.add(r)
 	}
 	for _, err := range errs {
 		st.Problems = append(st.Problems, err.Error())
 	}
-	st.DiskBytes = diskBytes(v.Dir())
 	st.LiveBytes = st.BlockBytes + st.MetaBytes
-	st.OtherBytes = st.DiskBytes - st.LiveBytes
+	if v.Dir() != "" {
+		st.DiskBytes = diskBytes(v.Dir())
+		st.OtherBytes = st.DiskBytes - st.LiveBytes
+	}
 	return st, nil
 }
 
@@ -297,7 +300,11 @@ func printStats(w io.Writer, st *storeStats) {
 	fmt.Fprintf(w, "store      %s prefix %q: key layout %d, segment metas %s\n", st.Dir, st.Prefix, st.KeyLayout, strings.Join(versions, " "))
 	fmt.Fprintf(w, "segments   %d: %d blocks, %d cells, %d tombstones, %d range tombstones\n", st.Segments, st.Blocks, st.Cells, st.Tombstones, st.RangeTombstones)
 	fmt.Fprintf(w, "bytes      blocks %s (%.2f per cell), metas %s, of which %d dictionaries %s\n", sizeText(st.BlockBytes), perCell(st.BlockBytes, st.Cells), sizeText(st.MetaBytes), st.Dicts, sizeText(st.DictBytes))
-	fmt.Fprintf(w, "disk       %s: live %s (blocks and metas), other %s (Badger's own files, space its GC has not given back, WAL files)\n", sizeText(st.DiskBytes), sizeText(st.LiveBytes), sizeText(st.OtherBytes))
+	if st.DiskBytes > 0 {
+		fmt.Fprintf(w, "disk       %s: live %s (blocks and metas), other %s (Badger's own files, space its GC has not given back, WAL files)\n", sizeText(st.DiskBytes), sizeText(st.LiveBytes), sizeText(st.OtherBytes))
+	} else {
+		fmt.Fprintf(w, "live       %s (blocks and metas)\n", sizeText(st.LiveBytes))
+	}
 	fmt.Fprintf(w, "garbage    %d blocks (without a meta, or after their meta's last key: kv's Open deletes them)\n", st.GarbageBlocks)
 	for _, g := range st.Settings {
 		fmt.Fprintf(w, "settings   %s: %d segments, %d blocks, %s\n", g.Settings, g.Segments, g.Blocks, sizeText(g.Bytes))
@@ -320,7 +327,7 @@ func printStats(w io.Writer, st *storeStats) {
 			fmt.Fprintf(w, "    %s\n", f.Err)
 		}
 	}
-	fmt.Fprintf(w, "WAL in Badger  %s\n", walText(st.WALInBadger))
+	fmt.Fprintf(w, "WAL in %s  %s\n", st.Engine, walText(st.WALInEngine))
 	for _, p := range st.Problems {
 		fmt.Fprintf(w, "PROBLEM %s\n", p)
 	}

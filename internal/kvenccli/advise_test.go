@@ -1,4 +1,4 @@
-package main
+package kvenccli
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ import (
 // runCmd runs the command and returns its exit status, stdout and stderr.
 func runCmd(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := run(args, &out, &errb)
+	code := Run("kvenc", args, &out, &errb, nil)
 	return code, out.String(), errb.String()
 }
 

@@ -1,4 +1,4 @@
-package main
+package kvenccli
 
 import (
 	"fmt"
@@ -9,31 +9,44 @@ import (
 	"github.com/kvenc/kvenc/kv/inspect"
 )
 
-const blockSynopsis = `FILE [--dict FILE] | DIR --segment S --block B [--prefix P]
+const blockSynopsis = `FILE [--dict FILE] | STORE --segment S --block B [--prefix P]
 
 Prints one block field by field, as blockenc's package doc draws it, after
 blockenc.Verify's verdict on it: the block in FILE (its bytes), or block B
 (from 0) of segment S of the kvenc store in DIR, opened read-only, with its
 segment dictionary.`
 
-func runBlock(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("block", blockSynopsis, stderr)
+func (c *cli) runBlock(args []string, stdout, stderr io.Writer) error {
+	fs := c.newFlagSet("block", blockSynopsis, stderr)
 	dictPath := fs.String("dict", "", "with FILE: a file holding the Dict the block was compressed against")
 	segID := fs.Int64("segment", -1, "with DIR: the segment id (kvenc stats lists them)")
 	blockIdx := fs.Int("block", -1, "with DIR: the block's index in its segment, from 0")
 	prefix := prefixFlag(fs)
+	loc := c.locate(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return fmt.Errorf("%w: want one block file or store directory", errUsage)
+	located := loc != nil && loc.Given()
+	if len(pos) != 1 && !(located && len(pos) == 0) {
+		return fmt.Errorf("%w: want one block file or %s", errUsage, c.storeWanted())
 	}
-	if fi, err := os.Stat(pos[0]); err == nil && fi.IsDir() {
+	var open func() (*Target, error)
+	if located {
+		open = func() (*Target, error) { return loc.Inspect(prefix.get()) }
+	} else if fi, err := os.Stat(pos[0]); err == nil && fi.IsDir() {
+		open = func() (*Target, error) { return openDir(pos[0], prefix.get()) }
+	}
+	if open != nil {
 		if *segID < 0 || *blockIdx < 0 {
-			return fmt.Errorf("%w: with a store directory, give --segment and --block", errUsage)
+			return fmt.Errorf("%w: with a store, give --segment and --block", errUsage)
 		}
-		return storeBlock(stdout, pos[0], prefix.get(), uint64(*segID), *blockIdx)
+		v, err := open()
+		if err != nil {
+			return err
+		}
+		defer v.Close()
+		return storeBlock(stdout, v.Store, uint64(*segID), *blockIdx)
 	}
 	block, err := os.ReadFile(pos[0])
 	if err != nil {
@@ -52,13 +65,8 @@ func runBlock(args []string, stdout, stderr io.Writer) error {
 	return showBlock(stdout, pos[0], block, d)
 }
 
-// storeBlock prints block idx of segment id of the store in dir.
-func storeBlock(w io.Writer, dir string, prefix []byte, id uint64, idx int) error {
-	v, err := inspect.Open(dir, prefix)
-	if err != nil {
-		return err
-	}
-	defer v.Close()
+// storeBlock prints block idx of segment id of the store v.
+func storeBlock(w io.Writer, v *inspect.Store, id uint64, idx int) error {
 	segs, err := v.Segments()
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package main
+package kvenccli
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"github.com/kvenc/kvenc/kv/inspect"
 )
 
-const verifySynopsis = `DIR [--prefix P]
+const verifySynopsis = `STORE [--prefix P]
 
 Reads every segment meta, every block (checksum, structure, cell order,
 against the meta's counts and key range), every WAL file and WAL record and
@@ -33,9 +33,9 @@ const (
 	repairWAL   = "kv's Open fails on it (ErrCorrupt); truncating the file at that offset drops that write and the later ones in the file, which were acknowledged: restore from a backup if they matter"
 )
 
-func runVerify(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("verify", verifySynopsis, stderr)
-	v, err := openStoreArgs(fs, args)
+func (c *cli) runVerify(args []string, stdout, stderr io.Writer) error {
+	fs := c.newFlagSet("verify", verifySynopsis, stderr)
+	v, err := c.openStore(fs, args)
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "store %s prefix %q, key layout %d: %s\n", v.Dir(), v.Prefix(), inspect.KeyLayout, sum)
+	fmt.Fprintf(stdout, "store %s prefix %q, key layout %d: %s\n", v.Name, v.Prefix(), inspect.KeyLayout, sum)
 	for _, n := range notes {
 		fmt.Fprintf(stdout, "note: %s\n", n)
 	}
@@ -67,7 +67,7 @@ var errFound = errors.New("problems found")
 
 // verifyStore checks everything and returns the problems, notes (things
 // kv's Open cleans up by itself) and a summary line.
-func verifyStore(v *inspect.Store, stderr io.Writer) ([]problem, []string, string, error) {
+func verifyStore(v *Target, stderr io.Writer) ([]problem, []string, string, error) {
 	segs, err := v.Segments()
 	if err != nil {
 		return nil, nil, "", err
@@ -90,7 +90,7 @@ func verifyStore(v *inspect.Store, stderr io.Writer) ([]problem, []string, strin
 			probs = append(probs, problem{fmt.Sprintf("segment %d", s.ID), s.MetaErr, repairMeta})
 			continue
 		}
-		sp, sn := verifySegment(v, s, bar)
+		sp, sn := verifySegment(v.Store, s, bar)
 		probs, notes = append(probs, sp...), append(notes, sn...)
 		cells += int(s.Meta.Cells)
 		blocks += int(s.Meta.Blocks)
@@ -108,9 +108,9 @@ func verifyStore(v *inspect.Store, stderr io.Writer) ([]problem, []string, strin
 	}
 	recs, errs := v.WALInEngine()
 	for _, err := range errs {
-		probs = append(probs, problem{"WAL in Badger", err, "kv's Open fails on it (ErrCorrupt): restore the store from a backup"})
+		probs = append(probs, problem{"WAL in " + v.Engine, err, "kv's Open fails on it (ErrCorrupt): restore the store from a backup"})
 	}
-	sum := fmt.Sprintf("%d segments, %d blocks, %d cells; %d WAL files (%d records), %d WAL records in Badger", len(segs), blocks, cells, len(files), records, len(recs))
+	sum := fmt.Sprintf("%d segments, %d blocks, %d cells; %d WAL files (%d records), %d WAL records in %s", len(segs), blocks, cells, len(files), records, len(recs), v.Engine)
 	return probs, notes, sum, nil
 }
 

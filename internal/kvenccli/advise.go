@@ -1,4 +1,4 @@
-package main
+package kvenccli
 
 import (
 	"fmt"
@@ -31,8 +31,8 @@ var goals = []struct{ name, says string }{
 	{"balanced", "fastest get within 5% of the smallest, at levels up to 9"},
 }
 
-func runAdvise(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("advise", adviseSynopsis, stderr)
+func (c *cli) runAdvise(args []string, stdout, stderr io.Writer) error {
+	fs := c.newFlagSet("advise", c.adviseSynopsis(), stderr)
 	var src csvSource
 	fs.StringVar(&src.path, "csv", "", "read cells from this CSV (TSV for .tsv/.tab) file")
 	keySpec := fs.String("key", "", "key columns: N[:[u]W],... (with --csv)")
@@ -43,6 +43,7 @@ func runAdvise(args []string, stdout, stderr io.Writer) error {
 	badgerDir := fs.String("badger", "", "read cells from this Badger directory (opened read-only)")
 	storeDir := fs.String("store", "", "read cells from the kvenc store in this directory (opened read-only)")
 	prefix := prefixFlag(fs)
+	loc := c.locate(fs)
 	fs.IntVar(&src.limit, "cells", 100_000, "sample: the first this many rows or keys")
 	gets := fs.Int("gets", 2000, "point reads timed per round")
 	rounds := fs.Int("rounds", 3, "timing rounds (the fastest is reported)")
@@ -54,8 +55,8 @@ func runAdvise(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case len(pos) > 0:
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
-	case btoi(src.path != "")+btoi(*badgerDir != "")+btoi(*storeDir != "") != 1:
-		return fmt.Errorf("%w: give one of --csv FILE, --badger DIR or --store DIR", errUsage)
+	case btoi(src.path != "")+btoi(*badgerDir != "")+btoi(*storeDir != "")+btoi(loc != nil && loc.Given()) != 1:
+		return fmt.Errorf("%w: give one of %s", errUsage, c.adviseSources())
 	case src.limit < 1 || *gets < 1 || *rounds < 1:
 		return fmt.Errorf("%w: --cells, --gets and --rounds must be positive", errUsage)
 	}
@@ -80,9 +81,11 @@ func runAdvise(args []string, stdout, stderr io.Writer) error {
 		if prefix.s != "" {
 			from += fmt.Sprintf(" prefix %q", prefix.s)
 		}
-	} else {
+	} else if *storeDir != "" {
 		cells, err = readStore(*storeDir, prefix.get(), src.limit)
 		from = "kvenc store " + *storeDir
+	} else {
+		cells, from, err = readLocated(loc, prefix.get(), src.limit)
 	}
 	if err != nil {
 		return err
@@ -93,6 +96,22 @@ func runAdvise(args []string, stdout, stderr io.Writer) error {
 	}
 	printAdvice(stdout, from, cells, results)
 	return nil
+}
+
+// adviseSources lists the flags that give advise its cells.
+func (c *cli) adviseSources() string {
+	if c.opener == nil {
+		return "--csv FILE, --badger DIR or --store DIR"
+	}
+	return "--csv FILE, --badger DIR, --store DIR or " + c.opener.Where()
+}
+
+// adviseSynopsis is advise's synopsis, with the Opener's flags.
+func (c *cli) adviseSynopsis() string {
+	if c.opener == nil {
+		return adviseSynopsis
+	}
+	return strings.Replace(adviseSynopsis, "--store DIR [--prefix P])", "--store DIR [--prefix P] | "+c.opener.Where()+" [--prefix P])", 1)
 }
 
 func btoi(b bool) int {
