@@ -9,15 +9,13 @@ import (
 	"time"
 
 	"github.com/kvenc/kvenc/kv"
-	"github.com/pingcap/log"
+	"github.com/kvenc/kvenc/kvtikv/internal/mocktikv"
 	"github.com/stretchr/testify/require"
-	"github.com/tikv/client-go/v2/testutils"
 	"github.com/tikv/client-go/v2/tikv"
-	"go.uber.org/zap"
 )
 
 func TestMain(m *testing.M) {
-	log.ReplaceGlobals(zap.NewNop(), &log.ZapProperties{Level: zap.NewAtomicLevelAt(zap.FatalLevel)})
+	mocktikv.Quiet()
 	if os.Getenv(childEnv) != "" {
 		os.Exit(runChild())
 	}
@@ -35,16 +33,7 @@ func mockStore(t testing.TB, dir string, splitKeys ...[]byte) *tikv.KVStore {
 }
 
 func newMock(dir string, splitKeys ...[]byte) (*tikv.KVStore, error) {
-	rpc, cluster, pdc, err := testutils.NewMockTiKV(dir, nil)
-	if err != nil {
-		return nil, err
-	}
-	if len(splitKeys) > 0 {
-		testutils.BootstrapWithMultiRegions(cluster, splitKeys...)
-	} else {
-		testutils.BootstrapWithSingleStore(cluster)
-	}
-	return tikv.NewTestTiKVStore(rpc, pdc, nil, nil, 0)
+	return mocktikv.New(dir, splitKeys...)
 }
 
 // testOptions are small: many blocks, segments and flushes from few cells.

@@ -65,6 +65,11 @@
 // between stays readable (until TiKV's garbage collection passes that
 // timestamp: refresh more often than TiKV's gc life time, 10 minutes by
 // default).
+//
+// Tools that read a store without opening it (package kv/inspect; the
+// kvenc-tikv command in cmd/kvenc-tikv, kvenc's stats, verify, dump,
+// block and advise on TiKV) read through ReadOnlyEngine or
+// DialReadOnlyEngine: every prefix, at one timestamp, no lease.
 package kvtikv
 
 import (
@@ -136,8 +141,59 @@ func open(store *tikv.KVStore, opts kv.Options, closeStore func() error) (*kv.St
 // When PD does not answer before ctx is done, Dial returns an error
 // naming the addresses.
 func Dial(ctx context.Context, pdAddrs []string, opts kv.Options) (*kv.Store, error) {
+	c, err := connect(ctx, pdAddrs)
+	if err != nil {
+		return nil, err
+	}
+	s, _, err := open(c.KVStore, opts, c.Close)
+	if err != nil {
+		_ = c.Close()
+	}
+	return s, err
+}
+
+// ReadOnlyEngine returns an Engine that reads the cluster behind store
+// at the current timestamp (Refresh moves it on) and writes nothing: for
+// tools that read stores without being one's writer, as package
+// kv/inspect does, or a ReadOnly kv.Store through kv.OpenEngine. It takes
+// no lease and reads every prefix. Close leaves store open.
+func ReadOnlyEngine(store *tikv.KVStore) (*Engine, error) {
+	return readOnlyEngine(store, nil)
+}
+
+// DialReadOnlyEngine connects to the TiKV cluster whose PD servers are
+// pdAddrs and returns a ReadOnlyEngine on it; Close closes the
+// connection. When PD does not answer before ctx is done, it returns an
+// error naming the addresses.
+func DialReadOnlyEngine(ctx context.Context, pdAddrs []string) (*Engine, error) {
+	c, err := connect(ctx, pdAddrs)
+	if err != nil {
+		return nil, err
+	}
+	e, err := readOnlyEngine(c.KVStore, c.Close)
+	if err != nil {
+		_ = c.Close()
+	}
+	return e, err
+}
+
+func readOnlyEngine(store *tikv.KVStore, closeStore func() error) (*Engine, error) {
+	if store == nil {
+		return nil, fmt.Errorf("%w: kvtikv.ReadOnlyEngine of a nil store", kv.ErrInvalidOptions)
+	}
+	e := newEngine(store, kv.Options{ReadOnly: true}, closeStore)
+	if err := e.Refresh(); err != nil {
+		e.closeStore = nil // the caller closes what it gave
+		e.closeQuietly()
+		return nil, err
+	}
+	return e, nil
+}
+
+// connect connects to the PD servers pdAddrs, giving up when ctx is done.
+func connect(ctx context.Context, pdAddrs []string) (*txnkv.Client, error) {
 	if len(pdAddrs) == 0 {
-		return nil, fmt.Errorf("%w: kvtikv.Dial with no PD address", kv.ErrInvalidOptions)
+		return nil, fmt.Errorf("%w: kvtikv: no PD address", kv.ErrInvalidOptions)
 	}
 	type dialed struct {
 		c   *txnkv.Client
@@ -153,11 +209,7 @@ func Dial(ctx context.Context, pdAddrs []string, opts kv.Options) (*kv.Store, er
 		if d.err != nil {
 			return nil, fmt.Errorf("kvtikv: connect to PD %s: %w", strings.Join(pdAddrs, ","), d.err)
 		}
-		s, _, err := open(d.c.KVStore, opts, d.c.Close)
-		if err != nil {
-			_ = d.c.Close()
-		}
-		return s, err
+		return d.c, nil
 	case <-ctx.Done():
 		go func() { // the client may connect later: close it then
 			if d := <-ch; d.err == nil {
