@@ -31,9 +31,9 @@
 // through package kv/inspect, with kv's own decoders; the formats it does
 // not know are refused by name. For stores in TiKV, the same commands are
 // kvenc-tikv's (module github.com/kvenc/kvenc/kvtikv, folder
-// kvtikv/cmd/kvenc-tikv), with --pd HOST:PORT,... in place of DIR. A progress bar is drawn on stderr for work
-// that takes more than a second, when
-// stderr is a terminal.
+// kvtikv/cmd/kvenc-tikv), with --pd HOST:PORT,... in place of DIR. A
+// progress bar is drawn on stderr for work that takes more than a second,
+// when stderr is a terminal.
 package main
 
 import (
