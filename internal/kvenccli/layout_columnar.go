@@ -1,11 +1,15 @@
 package kvenccli
 
 import (
+	"encoding/binary"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/blockenc/shapeshift"
 )
 
 // columnar walks a Columnar block after its header: keys, seqs, kinds,
@@ -66,11 +70,114 @@ func (w *walker) columnar(version, flags, count, interval int, d *blockenc.Dict)
 		L, tmpl := w.template()
 		w.line("packed values of %d bytes, template %s", L, quote(tmpl))
 		w.packed("values")
+	case 4:
+		fw := w.u8()
+		order := "big-endian"
+		if fw&0x80 != 0 {
+			order = "little-endian"
+		}
+		w.line("float values of %d bytes, %s", fw&0x7f, order)
+		if fw&0x7f != 8 && fw&0x7f != 4 {
+			w.fail("float values of %d bytes", fw&0x7f)
+			return
+		}
+		w.floatColumn(int(fw&0x7f), -1)
+	case 5:
+		style := w.u8()
+		w.line("decimal text values, style %d%s", style, styleNote(style))
+		if style > 1 {
+			w.fail("unknown decimal text style %d", style)
+			return
+		}
+		w.floatColumn(8, int(style))
 	default:
 		if w.err == nil {
 			w.line("value form %d, which this kvenc does not describe", vm)
 			w.take(len(w.b) - w.p)
 			w.line("the rest of the values")
+		}
+	}
+}
+
+// styleNote names a decimal text style (colblk's doc).
+func styleNote(style int) string {
+	switch style {
+	case 0:
+		return ` ("64.2", "-3")`
+	case 1:
+		return ` ("64.2", "-3.0")`
+	}
+	return ""
+}
+
+// floatColumn prints a "clen uv | shapeshift float column" of width-byte
+// floats and its first values, as numbers (style < 0) or as the decimal
+// text of the style.
+func (w *walker) floatColumn(width, style int) {
+	clen := w.uv()
+	col := w.take(clen)
+	if w.err != nil {
+		return
+	}
+	if len(col) < 2 {
+		w.fail("float column of %d bytes", len(col))
+		return
+	}
+	if n, m := binary.Uvarint(col[1:]); m <= 0 || n > uint64(maxCellsPerByte*len(w.b)) {
+		w.fail("float column: bad value count")
+		return
+	}
+	var (
+		vals []float64
+		comp map[shapeshift.Form]int
+	)
+	if width == 4 {
+		c, err := shapeshift.OpenFloat32(col)
+		if err != nil {
+			w.fail("float column: %v", err)
+			return
+		}
+		for i := range c.Len() {
+			vals = append(vals, float64(c.Get(i)))
+		}
+		comp = c.Composition()
+	} else {
+		c, err := shapeshift.OpenFloat64(col)
+		if err != nil {
+			w.fail("float column: %v", err)
+			return
+		}
+		for i := range c.Len() {
+			vals = append(vals, c.Get(i))
+		}
+		comp = c.Composition()
+	}
+	var forms []string
+	for f := range shapeshift.Form(255) {
+		if !f.IsValid() {
+			break
+		}
+		if comp[f] > 0 {
+			forms = append(forms, fmt.Sprintf("%s x%d", strings.ToLower(f.String()), comp[f]))
+		}
+	}
+	w.line("float column: %d bytes, %d values, chunks %s", clen, len(vals), strings.Join(forms, ", "))
+	for i, v := range vals {
+		if i >= 8 {
+			w.note("... %d values more", len(vals)-i)
+			break
+		}
+		switch {
+		case style < 0 && width == 4:
+			w.note("value %d: %v", i, float32(v))
+		case style < 0:
+			w.note("value %d: %v", i, v)
+		default:
+			t := strconv.FormatFloat(v, 'f', -1, 64)
+			if style == 1 && !strings.Contains(t, ".") {
+				t += ".0"
+			}
+			w.note("value %d: %s", i, quote([]byte(t)))
 		}
 	}
 }

@@ -2,13 +2,16 @@ package kvenccli
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -225,4 +228,44 @@ func FuzzLayout(f *testing.F) {
 			require.NoError(t, err)
 		}
 	})
+}
+
+// TestBlockFloatValues checks the values kvenc block prints for the float
+// and decimal text forms against the cells blockenc's Seeker reads from
+// the same golden blocks.
+func TestBlockFloatValues(t *testing.T) {
+	decode := map[string]func(v []byte) string{
+		"columnar-float64": func(v []byte) string {
+			return fmt.Sprint(math.Float64frombits(binary.BigEndian.Uint64(v)))
+		},
+		"columnar-float32le": func(v []byte) string {
+			return fmt.Sprint(math.Float32frombits(binary.LittleEndian.Uint32(v)))
+		},
+		"columnar-text":       func(v []byte) string { return strconv.Quote(string(v)) },
+		"columnar-text-point": func(v []byte) string { return strconv.Quote(string(v)) },
+	}
+	for name, f := range decode {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(blockTestdata, name+".block")
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			s, err := blockenc.NewSeeker(b)
+			require.NoError(t, err)
+			var want []string
+			for ok := s.First(); ok && len(want) < 8; ok = s.Next() {
+				want = append(want, fmt.Sprintf("value %d: %s", len(want), f(s.Value())))
+			}
+			require.NoError(t, s.Err())
+			require.Len(t, want, 8)
+			code, out, stderr := runCmd("block", path)
+			require.Equal(t, exitOK, code, stderr)
+			var got []string
+			for _, l := range strings.Split(out, "\n") {
+				if l = strings.TrimSpace(l); strings.HasPrefix(l, "value ") {
+					got = append(got, l)
+				}
+			}
+			require.Equal(t, want, got)
+		})
+	}
 }
