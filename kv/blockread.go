@@ -1,0 +1,270 @@
+package kv
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/engine"
+	"github.com/kvenc/kvenc/kv/internal/cache"
+	"github.com/kvenc/kvenc/kv/internal/segment"
+)
+
+// readBlock reads block i of g from Badger, after a cache miss. With fill
+// and a cache, it is copied once into an exact-size slice and cached, at
+// the cold end with cold (see blockCache). Otherwise (compaction, a
+// streaming or first-time seek, no cache) it is read into a pooled buffer,
+// returned with one reference the caller releases. It takes the buffer
+// and the Seeker from sp (may be nil) when it has them, and reads through
+// cur when it is not nil (a scan's blocks in order), else with a point
+// Get.
+func (s *Store) readBlock(g *segment.Segment, i int, fill, cold bool, sp *spare, cur *cursor) (*cache.Block, *cache.RefBuf, error) {
+	t := blockTakes.Get().(*blockTake)
+	*t = blockTake{cached: fill && s.cache.Max > 0, pool: &s.pool, sp: sp}
+	var err error
+	if cur != nil {
+		err = cur.view(i, t)
+	} else {
+		err = s.viewBlock(g, i, t)
+	}
+	cached, rb, data := t.cached, t.rb, t.data
+	*t = blockTake{}
+	blockTakes.Put(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	cb, err := s.newCachedBlock(g, i, data, sp)
+	if err != nil {
+		if rb != nil {
+			rb.Release()
+		}
+		return nil, nil, err
+	}
+	if cached {
+		if got := s.cache.Add(cb, cold); got != cb { // another reader's
+			cb.Evicted()
+			cb = got
+		}
+	}
+	return cb, rb, nil
+}
+
+// blockTake is the engine.Viewer of readBlock, pooled so that a read
+// allocates nothing for it: it copies the block the engine lends into an
+// exact-size slice for the cache (cached) or into a pooled buffer (rb).
+type blockTake struct {
+	cached bool
+	pool   *cache.Pool
+	sp     *spare
+	rb     *cache.RefBuf
+	data   []byte
+}
+
+var blockTakes = sync.Pool{New: func() any { return new(blockTake) }}
+
+func (t *blockTake) View(v []byte) error {
+	if t.cached {
+		t.data = append([]byte(nil), v...)
+	} else {
+		t.rb = t.sp.buffer(t.pool, len(v))
+		copy(t.rb.B, v)
+		t.data = t.rb.B
+	}
+	return nil
+}
+
+// newCachedBlock verifies data, block i of g, and wraps it with a Seeker
+// on it (sp's if it has one) in its first slot.
+func (s *Store) newCachedBlock(g *segment.Segment, i int, data []byte, sp *spare) (*cache.Block, error) {
+	dict := g.DictFor(i)
+	sk, err := sp.seeker(data, dict)
+	if err != nil {
+		return nil, g.BlockErr(i, err)
+	}
+	cb := cache.NewBlock(cache.ID{Seg: g.Meta.ID, Block: i}, data, dict, sk, s.opts.BlockSize)
+	if s.refcountHot {
+		cb.Ref = cache.NewRef()
+	}
+	return cb, nil
+}
+
+// spare is a block buffer and a Seeker that a scan has finished with,
+// kept for the next block it reads. The pools would not carry them over
+// to a read-ahead: sync.Pool keeps the last value put on a processor in a
+// slot only that processor takes from, and the read-ahead runs on another
+// one, so it would allocate a buffer and grow a new Seeker's buffers for
+// every block.
+type spare struct {
+	rb *cache.RefBuf
+	sk *blockenc.Seeker
+}
+
+// buffer returns sp's buffer, cut to n bytes, if sp has one that big, or
+// one from pool.
+func (sp *spare) buffer(pool *cache.Pool, n int) *cache.RefBuf {
+	if sp != nil && sp.rb != nil && cap(sp.rb.B) >= n {
+		rb := sp.rb
+		sp.rb = nil
+		rb.B = rb.B[:n]
+		return rb
+	}
+	return pool.Get(n)
+}
+
+// seeker returns a Seeker on data, sp's if it has one.
+func (sp *spare) seeker(data []byte, dict *blockenc.Dict) (*blockenc.Seeker, error) {
+	if sp == nil || sp.sk == nil {
+		return cache.NewSeeker(data, dict)
+	}
+	sk := sp.sk
+	sp.sk = nil
+	if err := sk.InitDict(data, dict); err != nil {
+		return nil, err
+	}
+	return sk, nil
+}
+
+// keep makes rb and sk, of an uncached block left, the spares if sp has
+// none, and otherwise gives them back to their pools.
+func (sp *spare) keep(rb *cache.RefBuf, sk *blockenc.Seeker) {
+	if sp.rb != nil {
+		(&spare{rb, sk}).release()
+		return
+	}
+	sp.rb, sp.sk = rb, sk
+}
+
+// release gives sp's buffer and Seeker back to their pools.
+func (sp *spare) release() {
+	if sp.rb != nil {
+		sp.rb.Release()
+	}
+	if sp.sk != nil {
+		cache.Recycle(sp.sk)
+	}
+	*sp = spare{}
+}
+
+// viewBlock lends v the bytes of block i of g as the engine holds them
+// (for a Badger value-log value its mmapped file), valid only during
+// v.View.
+func (s *Store) viewBlock(g *segment.Segment, i int, v engine.Viewer) error {
+	if err := s.dbClosed(); err != nil {
+		return err
+	}
+	err := s.eng.Get(g.BlockKeys[i], v)
+	if errors.Is(err, engine.ErrNotFound) {
+		return g.Missing(i)
+	}
+	if err != nil {
+		return g.ReadErr(i, err)
+	}
+	return nil
+}
+
+// getFrom looks key up in g at read point rp: the newest version with
+// Seq <= rp, and its seq. It returns found=false when g has no such
+// version.
+func (s *Store) getFrom(g *segment.Segment, key []byte, rp uint64, dst []byte) (val []byte, kind blockenc.Kind, seq uint64, found bool, err error) {
+	if bytes.Compare(key, g.Meta.FirstKey) < 0 {
+		return nil, 0, 0, false, nil
+	}
+	i := g.FindBlock(key)
+	if i < 0 {
+		return nil, 0, 0, false, nil
+	}
+	var cb *cache.Block
+	if s.cache.Max > 0 {
+		id := cache.ID{Seg: g.Meta.ID, Block: i}
+		if cb = s.cache.Get(id); cb == nil && s.cache.Admit(id) {
+			if cb, _, err = s.readBlock(g, i, true, false, nil, nil); err != nil {
+				return nil, 0, 0, false, err
+			}
+		}
+	}
+	if cb == nil {
+		return s.getUncached(g, i, key, rp, dst)
+	}
+	if cb.Ref != nil { // refcountHot: HBase's scheme, for the benchmark
+		cb.Ref.Retain()
+		defer cb.Ref.Release()
+	}
+	sk, err := cb.Seeker()
+	if err != nil {
+		return nil, 0, 0, false, fmt.Errorf("segment %d block %d: %w", g.Meta.ID, i, err)
+	}
+	val, kind, seq, found = lookup(sk, key, rp, dst, cb.Ref)
+	if err := sk.Err(); err != nil {
+		return nil, 0, 0, false, fmt.Errorf("segment %d block %d: %w", g.Meta.ID, i, err)
+	}
+	cb.PutSeeker(sk)
+	return val, kind, seq, found, nil
+}
+
+// getUncached is getFrom of block i of g when the block is not cached (no
+// cache, or a block missed for the first time in a while): it is read
+// where the engine holds it, not copied.
+func (s *Store) getUncached(g *segment.Segment, i int, key []byte, rp uint64, dst []byte) (val []byte, kind blockenc.Kind, seq uint64, found bool, err error) {
+	l := lookups.Get().(*blockLookup)
+	*l = blockLookup{dict: g.DictFor(i), key: key, rp: rp, val: dst}
+	err = s.viewBlock(g, i, l)
+	val, kind, seq, found, serr := l.val, l.kind, l.seq, l.found, l.err
+	*l = blockLookup{}
+	lookups.Put(l)
+	if err != nil {
+		return nil, 0, 0, false, err
+	}
+	if serr != nil {
+		return nil, 0, 0, false, g.BlockErr(i, serr)
+	}
+	return val, kind, seq, found, nil
+}
+
+// blockLookup is the engine.Viewer of getUncached, pooled so that a Get
+// allocates nothing for it: it looks key up at rp in the block the engine
+// lends, appending the value found to val.
+type blockLookup struct {
+	dict  *blockenc.Dict
+	key   []byte
+	rp    uint64
+	val   []byte
+	kind  blockenc.Kind
+	seq   uint64
+	found bool
+	err   error
+}
+
+var lookups = sync.Pool{New: func() any { return new(blockLookup) }}
+
+func (l *blockLookup) View(v []byte) error {
+	sk, err := cache.NewSeeker(v, l.dict)
+	if err != nil {
+		l.err = err
+		return nil
+	}
+	l.val, l.kind, l.seq, l.found = lookup(sk, l.key, l.rp, l.val, nil)
+	l.err = sk.Err()
+	cache.Recycle(sk)
+	return nil
+}
+
+// lookup finds in sk's block the newest version of key with Seq <= rp and
+// appends its value to dst. ref, if not nil, is checked per cell read
+// (refcountHot).
+func lookup(sk *blockenc.Seeker, key []byte, rp uint64, dst []byte, ref *cache.RefBuf) (val []byte, kind blockenc.Kind, seq uint64, found bool) {
+	for ok := sk.SeekGE(key); ok; ok = sk.Next() {
+		c := sk.Cell()
+		if !bytes.Equal(c.Key, key) {
+			break
+		}
+		if c.Seq <= rp {
+			if ref != nil {
+				ref.Check()
+			}
+			return append(dst, c.Value...), c.Kind, c.Seq, true
+		}
+	}
+	return nil, 0, 0, false
+}
