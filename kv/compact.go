@@ -109,10 +109,10 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 	}
 	// DropPrefix skips a prefix under which no live key exists, which is
 	// the case for deleted keys: a marker key under each prefix makes it
-	// drop them (a dead segment's meta is one already: empty). The
+	// drop them (a dead segment's meta is one already: segment.Replaced). The
 	// markers are dropped with them (a crash in between leaves a WAL
 	// record of seq 0 and a block without meta, which Open removes, and
-	// empty metas, which the next dropGarbage drops).
+	// replaced metas, which the next dropGarbage drops).
 	var b engine.Batch
 	for i, p := range prefixes {
 		if dropWAL && i == 0 {

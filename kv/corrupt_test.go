@@ -8,6 +8,7 @@ import (
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/internal/layout"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/stretchr/testify/require"
 )
 
@@ -139,11 +140,11 @@ func TestCorruptBlocks(t *testing.T) {
 
 	// A flipped meta, a flipped WAL record and a missing block make Wrap
 	// fail with ErrCorrupt.
-	var metas [][]byte // of live segments: a compacted-away one is empty
+	var metas [][]byte // of live segments: a compacted-away one is segment.Replaced
 	for _, k := range keysWith(t, db, layout.NewKeys(o.Prefix).Tag(layout.TagMeta)) {
 		require.NoError(t, db.View(func(txn *badger.Txn) error {
 			item, err := txn.Get(k)
-			if err == nil && item.ValueSize() > 0 {
+			if err == nil && item.ValueSize() > int64(len(segment.Replaced)) {
 				metas = append(metas, k)
 			}
 			return err

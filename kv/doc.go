@@ -106,15 +106,16 @@
 // a worked example). A segment without a meta is garbage from a flush or
 // compaction cut short, and Open deletes its blocks; a segment's blocks
 // past its meta's last key are an extension cut short (see Writes, flush
-// and recovery), deleted too. A compaction empties the metas of the
-// segments it replaces in the transaction of its output's meta rather
+// and recovery), deleted too. A compaction sets the metas of the
+// segments it replaces to a one-byte marker (00, package
+// kv/internal/segment) in the transaction of its output's meta rather
 // than deleting them, since an engine may show a deleted key's old value
 // again (Badger v4.9.6's value-log GC writes back a value it finds at its
 // own version, beneath a tombstone that a compaction then drops with the
-// version under it); an empty meta hides every older version of itself,
+// version under it); the marker hides every older version of the meta,
 // Open takes its blocks for garbage, and space reclaiming removes it. A
 // meta whose seqs lie within those of a segment with a higher id is one a
-// compaction replaced too (from a store written before the empty metas,
+// compaction replaced too (from a store written before the markers,
 // or shown again anyway), and Open deletes it and its blocks; an empty
 // compaction output keeps the seqs of the segments it replaced for this.
 // Open replays only the WAL records above the largest walSeq of the

@@ -15,7 +15,7 @@ import (
 // meta transaction replaces theirs), then GC of the value log file that
 // holds their metas and blocks while the compaction's writes are in level
 // 0, and a compaction of level 0 into the last level. The Store opened
-// afterwards must not see the old segments (without the empty-meta
+// afterwards must not see the old segments (without the replaced-meta
 // markers it fails, or sees the deleted key), and Reclaim removes the
 // markers.
 func TestCompactedMetaStaysGone(t *testing.T) {

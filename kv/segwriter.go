@@ -342,9 +342,9 @@ func (w *segWriter) writeBlock(b *pendingBlock) error {
 }
 
 // finish writes the last block, commits the blocks, then writes the meta,
-// emptying the metas of the segments it replaces in the same transaction.
+// marking the metas of the segments it replaces in the same transaction.
 //
-// A replaced meta is set to an empty value (a dead marker), not deleted:
+// A replaced meta is set to segment.Replaced (a dead marker), not deleted:
 // Badger's value-log GC can give a deleted key its old value back (it
 // rewrites a value found at its own version, below the tombstone, and a
 // later compaction drops the tombstone with the version beneath it), and
@@ -392,7 +392,7 @@ func (w *segWriter) finish(walSeq uint64, replaces []*segment.Segment) (*segment
 	var b engine.Batch
 	b.Set(w.s.keys.Meta(w.meta.ID), meta)
 	for _, g := range replaces {
-		b.Set(w.s.keys.Meta(g.Meta.ID), nil)
+		b.Set(w.s.keys.Meta(g.Meta.ID), segment.Replaced)
 	}
 	if err := w.s.engWrite(&b); err != nil {
 		w.abort()

@@ -354,7 +354,7 @@ type segsFound struct {
 	maxID, walSeq, last uint64
 	// orphans are blocks without a meta, or past their meta's last key.
 	orphans [][]byte
-	// dead are the ids of compacted-away segments (empty metas).
+	// dead are the ids of compacted-away segments (segment.Replaced metas).
 	dead []uint64
 }
 
@@ -374,7 +374,7 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 		var m segment.Meta
 		dead := false
 		err := it.Value(engine.ViewFunc(func(v []byte) (err error) {
-			if dead = len(v) == 0; dead {
+			if dead = segment.IsReplaced(v); dead {
 				return nil
 			}
 			m, err = segment.DecodeMeta(v)

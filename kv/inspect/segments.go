@@ -7,10 +7,11 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/internal/layout"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 )
 
-// Segment is one segment: its meta (nil when none is stored, or an empty
-// one, the marker of a segment compacted away: its blocks are garbage of a
+// Segment is one segment: its meta (nil when none is stored, or when the
+// value stored is the marker of a segment compacted away: its blocks are garbage of a
 // flush or compaction cut short or of that compaction, which kv deletes),
 // or the error decoding it, and its blocks' keys in order.
 type Segment struct {
@@ -45,7 +46,7 @@ func (s *Store) Segments() ([]*Segment, error) {
 		if !ok {
 			return nil // not in the layout: kv counts it as a foreign key
 		}
-		if len(v) == 0 {
+		if segment.IsReplaced(v) {
 			return nil // compacted away
 		}
 		g := get(id)

@@ -112,6 +112,16 @@ func (m *Meta) AppendVersion(dst []byte, v byte) []byte {
 	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:], crcTable))
 }
 
+// Replaced is the value a compaction writes under the meta keys of the
+// segments it replaces: one byte 00, never a meta (whose first byte is its
+// version, 1 or more), and never empty, which some engines cannot store.
+var Replaced = []byte{0}
+
+// IsReplaced reports whether v, the value under a meta key, marks a
+// segment a compaction replaced (Replaced; empty in stores written before
+// the marker had its byte).
+func IsReplaced(v []byte) bool { return len(v) == 0 || (len(v) == 1 && v[0] == 0) }
+
 // DecodeMeta parses a meta; its keys are copies.
 func DecodeMeta(b []byte) (Meta, error) {
 	var m Meta

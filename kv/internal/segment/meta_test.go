@@ -130,3 +130,17 @@ func FuzzDecodeMeta(f *testing.F) {
 		require.Equal(t, m, m2)
 	})
 }
+
+// TestReplacedMarker: the marker of a replaced segment is never a meta
+// (DecodeMeta, as every version before the marker, refuses it) and no meta
+// is taken for it.
+func TestReplacedMarker(t *testing.T) {
+	require.True(t, IsReplaced(Replaced))
+	require.True(t, IsReplaced(nil), "the empty marker of earlier stores")
+	_, err := DecodeMeta(Replaced)
+	require.ErrorIs(t, err, blockenc.ErrCorrupt)
+	m := Meta{ID: 7, Blocks: 1, Cells: 1, Keys: 1, FirstKey: []byte("a"), LastKey: []byte("a")}
+	for v := metaVersionV1; v <= MetaVersion; v++ {
+		require.False(t, IsReplaced(m.AppendVersion(nil, byte(v))), "meta version %d", v)
+	}
+}
