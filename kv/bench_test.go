@@ -351,6 +351,31 @@ func benchScans(b *testing.B, reverse bool) {
 	}
 }
 
+// BenchmarkSeek: SeekGE to a random present key and 10 Nexts on a new
+// Iterator, closed after (kvenc with a warm cache; one op is the whole
+// seek).
+func BenchmarkSeek(b *testing.B) {
+	for _, d := range datasets() {
+		l := stores(b, d)
+		order := rand.New(rand.NewPCG(7, 8)).Perm(len(d.keys))
+		b.Run("data="+d.name+"/store=kv", func(b *testing.B) {
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				it := l.kv.NewIterator(IterOptions{})
+				ok := it.SeekGE(d.keys[order[n%len(order)]])
+				for j := 0; ok && j < 10; j++ {
+					ok = it.Next()
+				}
+				if err := it.Close(); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+		})
+	}
+}
+
 // blockVariants are the block options BenchmarkSize compares.
 var blockVariants = []struct {
 	name string
@@ -409,7 +434,7 @@ func BenchmarkRefcount(b *testing.B) {
 	var st [2]*Store // off, on: both loaded and warm, runs side by side
 	for i := range st {
 		st[i], _ = loadKV(b, d, nil)
-		st[i].refcountHot = i == 1
+		st[i].rd.RefcountHot = i == 1
 		for _, k := range order {
 			if _, err := st[i].Get(d.keys[k]); err != nil {
 				b.Fatal(err)

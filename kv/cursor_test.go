@@ -8,6 +8,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/kv/internal/segment"
+	"github.com/kvenc/kvenc/kv/internal/segread"
 	"github.com/stretchr/testify/require"
 )
 
@@ -41,15 +42,15 @@ func TestCursor(t *testing.T) {
 	orders := map[string][]int{"all": {}, "reader": {}, "scan": {}, "random": {}}
 	for i := range n {
 		orders["all"] = append(orders["all"], i)
-		if i%(readerRun+scanRun) < readerRun {
+		if i%(segread.ReaderRun+segread.ScanRun) < segread.ReaderRun {
 			orders["reader"] = append(orders["reader"], i)
 		} else {
 			orders["scan"] = append(orders["scan"], i)
 		}
 		orders["random"] = append(orders["random"], rng.IntN(n))
 	}
-	// Jumps beyond cursorSkip, and back.
-	orders["jumps"] = []int{0, 1, cursorSkip + 3, 2, n - 1, n / 2, n/2 + 1}
+	// Jumps beyond segread.CursorSkip, and back.
+	orders["jumps"] = []int{0, 1, segread.CursorSkip + 3, 2, n - 1, n / 2, n/2 + 1}
 	for name, order := range orders {
 		for _, reverse := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/reverse=%v", name, reverse), func(t *testing.T) {
@@ -65,7 +66,7 @@ func TestCursor(t *testing.T) {
 					require.Equal(t, want[i], got, "read %d: block %d", k, i)
 				}
 				if name != "random" && name != "jumps" {
-					require.Equal(t, 1, c.seeks, "seeks: the first read only")
+					require.Equal(t, 1, c.c.Seeks(), "seeks: the first read only")
 				}
 			})
 		}

@@ -28,20 +28,20 @@ func TestUseAfterReleaseFailsLoudly(t *testing.T) {
 	s.mu.RLock()
 	g := s.segs[0]
 	s.mu.RUnlock()
-	src := &segSource{s: s, g: g, all: true, bi: -1}
-	src.first()
-	require.NotNil(t, src.cur(), "source not on a block: %v", src.err())
-	require.NotNil(t, src.rb, "source not on a pooled block: %v", src.err())
-	rb, data := src.rb, src.rb.B
-	rb.Release() // the bug: released while the source still reads it
+	src := s.rd.NewVersions(g)
+	src.First()
+	require.NotNil(t, src.Cur(), "source not on a block: %v", src.Err())
+	rb := src.Buffer()
+	require.NotNil(t, rb, "source not on a pooled block: %v", src.Err())
 	if !cache.Invariants {
 		t.Log("use-after-release checks are on under -tags invariants only")
-		src.rb = nil
-		src.close()
+		src.Close()
 		return
 	}
+	data := rb.B
+	rb.Release() // the bug: released while the source still reads it
 	require.Equal(t, byte(0xdb), data[0], "released buffer not poisoned")
-	mustPanic(t, "a cell read through a released buffer", src.next)
+	mustPanic(t, "a cell read through a released buffer", src.Next)
 }
 
 // With no cache every Get and scan reads through pooled buffers; they all

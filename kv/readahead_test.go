@@ -4,36 +4,37 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-	"time"
 
+	"github.com/kvenc/kvenc/kv/internal/segread"
 	"github.com/stretchr/testify/require"
 )
 
 // setReadAhead turns Iterators' read-ahead on or off and returns a
 // function that restores the setting.
 func setReadAhead(on bool) (restore func()) {
-	old := readAheadOn
-	readAheadOn = on
-	return func() { readAheadOn = old }
+	old := segread.ReadAhead
+	segread.ReadAhead = on
+	return func() { segread.ReadAhead = old }
 }
 
-// readers returns the reader goroutines of it's segment sources.
-func readers(it *Iterator) []*reader {
-	var out []*reader
-	for _, src := range it.srcs {
-		if g, ok := src.(*segSource); ok && g.ahead != nil {
-			out = append(out, g.ahead)
+// readers returns the done channels of the read-ahead goroutines of it's
+// segment sources.
+func readers(it *Iterator) []<-chan struct{} {
+	var out []<-chan struct{}
+	for _, src := range it.m.Sources() {
+		if g, ok := src.(*segread.Source); ok && g.Ahead() != nil {
+			out = append(out, g.Ahead())
 		}
 	}
 	return out
 }
 
 // requireStopped: every reader has returned.
-func requireStopped(t *testing.T, rs []*reader, msgAndArgs ...any) {
+func requireStopped(t *testing.T, rs []<-chan struct{}, msgAndArgs ...any) {
 	t.Helper()
-	for _, r := range rs {
+	for _, done := range rs {
 		select {
-		case <-r.done:
+		case <-done:
 		default:
 			require.Fail(t, "a reader goroutine is still running", msgAndArgs...)
 		}
@@ -129,35 +130,6 @@ func TestReadAhead(t *testing.T) {
 			requireStopped(t, rs, "after Close in the middle")
 		})
 	}
-}
-
-// TestPoll: a poll that runs out halves the next one's time, down to
-// none; one that succeeds after a wait restores it.
-func TestPoll(t *testing.T) {
-	spin := spinFor
-	never := func() bool { return false }
-	var want []time.Duration
-	var got []time.Duration
-	for d := spinFor / 2; ; d /= 2 {
-		if d < spinFor/64 {
-			d = 0
-		}
-		want = append(want, d)
-		require.False(t, poll(&spin, never))
-		got = append(got, spin)
-		if d == 0 {
-			break
-		}
-	}
-	require.Equal(t, want, got, "spin after each poll that ran out")
-	require.False(t, poll(&spin, never))
-	require.Zero(t, spin, "spin stays at none")
-	n := 0
-	require.True(t, poll(&spin, func() bool { n++; return n == 3 }))
-	require.Equal(t, spinFor, spin, "spin after a poll that succeeded after a wait")
-	spin = spinFor / 4
-	require.True(t, poll(&spin, func() bool { return true }))
-	require.Equal(t, spinFor/4, spin, "a poll that succeeds at once leaves spin")
 }
 
 // TestReadAheadStoreClosed: a Store closed under an Iterator whose reader

@@ -42,7 +42,9 @@ func (sn *Snapshot) Get(key []byte) ([]byte, error) {
 // the read point itself, so it may outlive the Snapshot's Close.
 func (sn *Snapshot) NewIterator(o IterOptions) *Iterator {
 	if sn.closed.Load() {
-		return &Iterator{s: sn.s, err: sn.errClosed(), closed: true}
+		it := &Iterator{s: sn.s}
+		it.m.Fail(sn.errClosed())
+		return it
 	}
 	return sn.s.newIterator(o, sn.seq, true)
 }

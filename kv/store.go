@@ -18,6 +18,7 @@ import (
 	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/kvenc/kvenc/kv/internal/segment"
+	"github.com/kvenc/kvenc/kv/internal/segread"
 	"github.com/kvenc/kvenc/kv/internal/space"
 	"github.com/kvenc/kvenc/kv/internal/wal"
 	"github.com/kvenc/kvenc/memstore"
@@ -45,11 +46,10 @@ type Store struct {
 	tracker     *mvcc.Tracker
 	cache       *cache.Cache
 	pool        cache.Pool
-	cursors     cursors // the open cursors of scans
-	// refcountHot makes every block visit take a reference and every cell
-	// access check it (HBase's design): only for the benchmark that measures
-	// what that costs.
-	refcountHot bool
+	// rd reads the segments' blocks (package segread); cursors shuts its
+	// cursors at Close.
+	rd      *segread.Reader
+	cursors cursors
 
 	// writeMu: writers hold R for a whole write, freeze holds W, so that
 	// a frozen memtable holds exactly the seqs (lo, hi] and its WAL file
@@ -302,6 +302,8 @@ func newStore(eng engine.Engine, id any, opts Options, walDir string) (*Store, e
 		quit:    make(chan struct{}),
 		bgDone:  make(chan struct{}),
 	}
+	s.rd = s.newReader()
+	s.cursors = cursors{s.rd}
 	if db, ok := id.(*badger.DB); ok {
 		s.vlogFileSize = db.Opts().ValueLogFileSize
 		s.space = newGate(gateDir(db), opts, s.vlogFileSize)

@@ -1,4 +1,4 @@
-package kv
+package segread
 
 import (
 	"bytes"
@@ -9,20 +9,20 @@ import (
 	"github.com/kvenc/kvenc/kv/internal/segment"
 )
 
-// cursor reads the blocks of one segment in order, for a scan, through
+// Cursor reads the blocks of one segment in order, for a scan, through
 // one engine iterator over the segment's block keys. In Badger a Get per
 // block searches every level of its tree and builds a table iterator for
 // it; the iterator's Next reaches the next block's key for about a
 // quarter of that.
 //
-// The iterator lives from the cursor's first read to close, which a
+// The iterator lives from the cursor's first read to Close, which a
 // scan calls when it ends, turns or seeks. Like any Badger iterator it
 // holds a read transaction, so Badger keeps what was deleted after it
-// began (and the value-log files that hold it) until it closes. A cursor
-// serves one goroutine at a time; Store.Close closes every cursor still
-// open (cursors.shut), after which reads fail with ErrClosed.
-type cursor struct {
-	s       *Store
+// began (and the value-log files that hold it) until it closes. A Cursor
+// serves one goroutine at a time; Reader.Shut closes every Cursor still
+// open, after which reads fail with ErrClosed.
+type Cursor struct {
+	r       *Reader
 	g       *segment.Segment
 	reverse bool
 
@@ -32,62 +32,62 @@ type cursor struct {
 	seeks  int // iterator seeks, for tests
 }
 
-// cursorSkip is how many times a cursor steps on with Next to reach the
+// CursorSkip is how many times a cursor steps on with Next to reach the
 // block it is asked for, before it seeks instead: the scan and its
 // read-ahead each read runs of blocks and skip the other's runs.
-const cursorSkip = max(readerRun, scanRun) + 1
+const CursorSkip = max(ReaderRun, ScanRun) + 1
 
-// cursors are a Store's open cursors.
+// cursors are a Reader's open cursors.
 type cursors struct {
 	mu     sync.Mutex
-	open   map[*cursor]struct{}
+	open   map[*Cursor]struct{}
 	closed bool
 }
 
-// newCursor returns a cursor on the blocks of g, read forward or, with
+// NewCursor returns a cursor on the blocks of g, read forward or, with
 // reverse, backward, or nil when the Store is closing (reads then take
 // the way without one and fail with its error).
-func (s *Store) newCursor(g *segment.Segment, reverse bool) *cursor {
-	r := &s.cursors
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
+func (r *Reader) NewCursor(g *segment.Segment, reverse bool) *Cursor {
+	cs := &r.cursors
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.closed {
 		return nil
 	}
-	c := &cursor{s: s, g: g, reverse: reverse}
-	if r.open == nil {
-		r.open = map[*cursor]struct{}{}
+	c := &Cursor{r: r, g: g, reverse: reverse}
+	if cs.open == nil {
+		cs.open = map[*Cursor]struct{}{}
 	}
-	r.open[c] = struct{}{}
+	cs.open[c] = struct{}{}
 	return c
 }
 
 // shut closes every open cursor and refuses new ones.
-func (r *cursors) shut() {
-	r.mu.Lock()
-	r.closed = true
-	open := r.open
-	r.open = nil
-	r.mu.Unlock()
+func (cs *cursors) shut() {
+	cs.mu.Lock()
+	cs.closed = true
+	open := cs.open
+	cs.open = nil
+	cs.mu.Unlock()
 	for c := range open {
 		c.release()
 	}
 }
 
-// close closes c (nil: nothing to close).
-func (c *cursor) close() {
+// Close closes c (nil: nothing to close).
+func (c *Cursor) Close() {
 	if c == nil {
 		return
 	}
-	r := &c.s.cursors
-	r.mu.Lock()
-	delete(r.open, c)
-	r.mu.Unlock()
+	cs := &c.r.cursors
+	cs.mu.Lock()
+	delete(cs.open, c)
+	cs.mu.Unlock()
 	c.release()
 }
 
 // release ends c's iterator and transaction.
-func (c *cursor) release() {
+func (c *Cursor) release() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.it != nil {
@@ -97,13 +97,20 @@ func (c *cursor) release() {
 	c.closed = true
 }
 
-// view lends v the bytes of block i as the engine holds them, as
-// Store.viewBlock does.
-func (c *cursor) view(i int, v engine.Viewer) error {
+// Seeks returns how many times c's iterator seeked (for tests).
+func (c *Cursor) Seeks() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seeks
+}
+
+// View lends v the bytes of block i as the engine holds them, as
+// Reader.ViewBlock does.
+func (c *Cursor) View(i int, v engine.Viewer) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return c.s.errClosed()
+		return c.r.c.ErrClosed()
 	}
 	key := c.g.BlockKeys[i]
 	fresh := c.it == nil
@@ -128,10 +135,10 @@ func (c *cursor) view(i int, v engine.Viewer) error {
 	return nil
 }
 
-// reach steps the iterator on to key, by at most cursorSkip Nexts, and
+// reach steps the iterator on to key, by at most CursorSkip Nexts, and
 // reports whether it got there.
-func (c *cursor) reach(key []byte) bool {
-	for range cursorSkip + 1 {
+func (c *Cursor) reach(key []byte) bool {
+	for range CursorSkip + 1 {
 		if !c.it.Valid() {
 			return false
 		}
@@ -147,14 +154,14 @@ func (c *cursor) reach(key []byte) bool {
 }
 
 // open starts c's iterator over the segment's block keys.
-func (c *cursor) open() (err error) {
-	if err := c.s.dbClosed(); err != nil {
+func (c *Cursor) open() (err error) {
+	if err := c.r.c.EngineErr(); err != nil {
 		return err
 	}
 	id := c.g.Meta.ID
-	c.it, err = c.s.eng.NewIter(engine.IterOptions{Lower: c.s.keys.Segment(id), Upper: c.s.keys.Segment(id + 1), Reverse: c.reverse})
+	c.it, err = c.r.c.Engine.NewIter(engine.IterOptions{Lower: c.r.c.Keys.Segment(id), Upper: c.r.c.Keys.Segment(id + 1), Reverse: c.reverse})
 	if err != nil {
-		return fmt.Errorf("kv: store %q: %w", c.s.opts.Prefix, err)
+		return fmt.Errorf("kv: store %q: %w", c.r.c.Prefix, err)
 	}
 	return nil
 }

@@ -1,71 +1,43 @@
-package kv
+package segread
 
 import (
 	"bytes"
 	"fmt"
+	"math"
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/internal/cache"
 	"github.com/kvenc/kvenc/kv/internal/segment"
-	"github.com/kvenc/kvenc/memstore"
 )
 
-// source is one sorted input of a merge: a memstore or a segment. In the
-// read mode it shows per key the newest version at or below its read point
-// (tombstones included), moving forward or backward alike; in the
-// all-versions mode (compaction) every cell, backward in reverse cell order.
-type source interface {
-	first()
-	seekGE(key []byte)
-	next()
-	last()
-	// seekLT moves to the last key < key.
-	seekLT(key []byte)
-	// prev moves to the previous key (all-versions: the previous cell).
-	// After first, seekGE or next it moves to the key before the current
-	// one: the two directions mix freely.
-	prev()
-	// cur returns the current cell, nil when exhausted or on error.
-	cur() *blockenc.Cell
-	err() error
-	close()
-	// maxSeq bounds the seqs of the cells the source shows (MaxUint64
-	// when unknown).
-	maxSeq() uint64
+// Bounds are the bounds of a scan: Lower inclusive, Upper exclusive, nil
+// meaning unbounded. A Source's read-ahead stops at them as they are
+// when it starts.
+type Bounds struct {
+	Lower, Upper []byte
 }
 
-type memSource struct {
-	it  *memstore.Iterator
-	c   blockenc.Cell
-	ok  bool
-	max uint64 // the memtable's hi when frozen, else MaxUint64
+// NewSource returns a Source on g in the read mode: per key the newest
+// version at or below rp (tombstones included), missed blocks put into
+// the cache; bounds (may be nil) are those of the scan it serves.
+func (r *Reader) NewSource(g *segment.Segment, rp uint64, bounds *Bounds) *Source {
+	return &Source{r: r, g: g, rp: rp, fill: true, bi: -1, bounds: bounds}
 }
 
-func (m *memSource) settle() {
-	m.ok = m.it.Valid()
-	if m.ok {
-		m.c = m.it.Cell()
-	}
-}
-func (m *memSource) first()            { m.it.First(); m.settle() }
-func (m *memSource) seekGE(key []byte) { m.it.SeekGE(key); m.settle() }
-func (m *memSource) next()             { m.it.Next(); m.settle() }
-func (m *memSource) last()             { m.it.Last(); m.settle() }
-func (m *memSource) seekLT(key []byte) { m.it.SeekLT(key); m.settle() }
-func (m *memSource) prev()             { m.it.Prev(); m.settle() }
-func (m *memSource) err() error        { return nil }
-func (m *memSource) close()            {}
-func (m *memSource) maxSeq() uint64    { return m.max }
-func (m *memSource) cur() *blockenc.Cell {
-	if !m.ok {
-		return nil
-	}
-	return &m.c
+// NewVersions returns a Source on g in the all-versions mode (compaction):
+// every cell, its blocks read outside the cache.
+func (r *Reader) NewVersions(g *segment.Segment) *Source {
+	return &Source{r: r, g: g, rp: math.MaxUint64, all: true, bi: -1}
 }
 
-// segSource walks one segment block by block.
-type segSource struct {
-	s    *Store
+// Source walks one segment block by block, forward or backward, the two
+// directions mixing freely. In the read mode it shows per key the newest
+// version at or below its read point (tombstones included); in the
+// all-versions mode every cell, backward in reverse cell order. Cur's
+// cell aliases the block: valid until the next move. A Source is used by
+// one goroutine; Close it.
+type Source struct {
+	r    *Reader
 	g    *segment.Segment
 	rp   uint64
 	all  bool // every version (compaction) instead of the newest visible
@@ -83,19 +55,19 @@ type segSource struct {
 	e   error
 	key []byte // copy of the current key (read mode: to skip older versions)
 
-	// iter is the Iterator the source belongs to (nil in compaction):
-	// its bounds limit the read-ahead.
-	iter *Iterator
+	// bounds are those of the scan the source serves (nil in
+	// compaction): they limit the read-ahead.
+	bounds *Bounds
 	// dir and run: the direction of the last block loads (+1 forward, -1
 	// backward) and how many ran in it since the last First, Last or seek.
 	// From the second on, a reader goroutine reads ahead (see reader), so
 	// a scan that ends in the block it started in reads nothing ahead.
 	dir, run int
-	ahead    *reader // the reader goroutine, or nil
-	spare    spare   // of the last uncached block left, for the next read
+	ahead    *ahead // the read-ahead goroutine, or nil
+	spare    Spare  // of the last uncached block left, for the next read
 	// cursor reads the blocks of a run in order (from its second block,
 	// as the reader), or is nil.
-	cursor *cursor
+	cursor *Cursor
 }
 
 // fetched is a block read for a segSource: a cached block, the pooled
@@ -123,23 +95,40 @@ func (f *fetched) release() {
 	*f = fetched{}
 }
 
-func (it *segSource) cur() *blockenc.Cell {
+// Cur returns the current cell, nil when exhausted or on error: valid
+// until the next move.
+func (it *Source) Cur() *blockenc.Cell {
 	if !it.ok {
 		return nil
 	}
 	return it.c
 }
 
-func (it *segSource) err() error { return it.e }
+// Err returns the error that stopped the Source, or nil.
+func (it *Source) Err() error { return it.e }
 
-func (it *segSource) maxSeq() uint64 { return it.g.Meta.MaxSeq }
+// Buffer returns the pooled buffer of the current block, nil when the
+// block is cached (for tests).
+func (it *Source) Buffer() *cache.RefBuf { return it.rb }
+
+// Ahead returns the Source's read-ahead goroutine's done channel, closed
+// when it has returned, or nil when none runs (for tests).
+func (it *Source) Ahead() <-chan struct{} {
+	if it.ahead == nil {
+		return nil
+	}
+	return it.ahead.done
+}
+
+// MaxSeq bounds the seqs of the cells the Source shows.
+func (it *Source) MaxSeq() uint64 { return it.g.Meta.MaxSeq }
 
 // leave lets go of the current block: an uncached one's buffer and Seeker
 // go back to the reader goroutine that read it, or become the spare.
-func (it *segSource) leave() {
+func (it *Source) leave() {
 	f := fetched{cb: it.cb, rb: it.rb, sk: it.sk}
 	if f.rb != nil && f.sk != nil {
-		if it.ahead == nil || !it.ahead.recycle(spare{f.rb, f.sk}) {
+		if it.ahead == nil || !it.ahead.recycle(Spare{f.rb, f.sk}) {
 			it.spare.keep(f.rb, f.sk)
 		}
 		f.rb, f.sk = nil, nil
@@ -150,7 +139,7 @@ func (it *segSource) leave() {
 
 // dropAhead stops the reader goroutine, if any, and lets go of what it
 // read.
-func (it *segSource) dropAhead() {
+func (it *Source) dropAhead() {
 	if r := it.ahead; r != nil {
 		it.ahead = nil
 		r.stop()
@@ -158,12 +147,13 @@ func (it *segSource) dropAhead() {
 }
 
 // dropCursor closes the source's cursor, if any.
-func (it *segSource) dropCursor() {
-	it.cursor.close()
+func (it *Source) dropCursor() {
+	it.cursor.Close()
 	it.cursor = nil
 }
 
-func (it *segSource) close() {
+// Close lets go of the blocks the Source holds and stops its read-ahead.
+func (it *Source) Close() {
 	it.leave()
 	it.dropAhead()
 	it.dropCursor()
@@ -174,7 +164,7 @@ func (it *segSource) close() {
 // loadSeek is load for a seek: a random visit, which like a Get's puts a
 // missed block into the cache only at its second miss within a while
 // (blockCache.admit), and then at the hot end.
-func (it *segSource) loadSeek(i int) bool {
+func (it *Source) loadSeek(i int) bool {
 	it.run = 0
 	it.dropCursor()
 	return it.loadAs(i, true)
@@ -182,7 +172,7 @@ func (it *segSource) loadSeek(i int) bool {
 
 // load is loadAs for a visit in order (First, Last, Next, Prev), in
 // direction dir (+1 forward, -1 backward).
-func (it *segSource) load(i, dir int) bool {
+func (it *Source) load(i, dir int) bool {
 	if dir == it.dir {
 		it.run++
 	} else {
@@ -193,7 +183,7 @@ func (it *segSource) load(i, dir int) bool {
 }
 
 // loadAs moves to block i, positioned before its first cell.
-func (it *segSource) loadAs(i int, seek bool) bool {
+func (it *Source) loadAs(i int, seek bool) bool {
 	it.leave()
 	it.bi = i
 	if i < 0 || i >= len(it.g.BlockKeys) {
@@ -201,9 +191,9 @@ func (it *segSource) loadAs(i int, seek bool) bool {
 		it.ok = false
 		return false
 	}
-	if it.fill && it.s.closed.Load() && it.s.cache.Get(cache.ID{Seg: it.g.Meta.ID, Block: i}) == nil {
+	if it.fill && it.r.c.Closing() && it.r.c.Cache.Get(cache.ID{Seg: it.g.Meta.ID, Block: i}) == nil {
 		it.dropAhead()
-		it.fail(fmt.Errorf("segment %d block %d: %w", it.g.Meta.ID, i, it.s.errClosed()))
+		it.fail(fmt.Errorf("segment %d block %d: %w", it.g.Meta.ID, i, it.r.c.ErrClosed()))
 		return false
 	}
 	var f fetched
@@ -224,11 +214,11 @@ func (it *segSource) loadAs(i int, seek bool) bool {
 	}
 	if !got {
 		if !seek && it.run >= 2 {
-			if it.ahead == nil && readAheadOn && !it.all {
+			if it.ahead == nil && ReadAhead && !it.all {
 				it.startReader(i + it.dir)
 			}
 			if it.cursor == nil {
-				it.cursor = it.s.newCursor(it.g, it.dir < 0)
+				it.cursor = it.r.NewCursor(it.g, it.dir < 0)
 			}
 		}
 		f = it.fetch(i, seek, it.fillNext(), &it.spare, it.cursor)
@@ -251,20 +241,20 @@ func (it *segSource) loadAs(i int, seek bool) bool {
 // streaming through a store bigger than the cache: its next blocks would
 // evict one another before a reuse, so it reads them into pooled buffers
 // and leaves the cache to the blocks already in it.
-func (it *segSource) fillNext() bool { return it.fill && it.streamed <= it.s.cache.Max }
+func (it *Source) fillNext() bool { return it.fill && it.streamed <= it.r.c.Cache.Max }
 
 // fetch reads block i: from the cache, or from Badger into the cache
 // (fill; a seek only at the block's second miss) or into a pooled buffer.
 // It takes the buffer and Seeker of sp when it needs them. It reads only
 // what does not change under it, so that a reader goroutine can run it.
-func (it *segSource) fetch(i int, seek, fill bool, sp *spare, cur *cursor) fetched {
+func (it *Source) fetch(i int, seek, fill bool, sp *Spare, cur *Cursor) fetched {
 	id := cache.ID{Seg: it.g.Meta.ID, Block: i}
-	cb := it.s.cache.Get(id)
+	cb := it.r.c.Cache.Get(id)
 	var rb *cache.RefBuf
 	if cb == nil {
-		fill = fill && (!seek || it.s.cache.Admit(id))
+		fill = fill && (!seek || it.r.c.Cache.Admit(id))
 		var err error
-		if cb, rb, err = it.s.readBlock(it.g, i, fill, !seek, sp, cur); err != nil {
+		if cb, rb, err = it.r.ReadBlock(it.g, i, fill, !seek, sp, cur); err != nil {
 			return fetched{err: err}
 		}
 	}
@@ -281,17 +271,18 @@ func (it *segSource) fetch(i int, seek, fill bool, sp *spare, cur *cursor) fetch
 	return fetched{cb: cb, rb: rb, sk: sk}
 }
 
-func (it *segSource) fail(err error) {
+func (it *Source) fail(err error) {
 	it.e = err
 	it.ok = false
 }
 
 // failBlock stops on err from the current block's Seeker.
-func (it *segSource) failBlock(err error) {
+func (it *Source) failBlock(err error) {
 	it.fail(fmt.Errorf("segment %d block %d: %w", it.g.Meta.ID, it.bi, err))
 }
 
-func (it *segSource) first() {
+// First moves to the first cell.
+func (it *Source) First() {
 	it.e = nil
 	it.run = 0
 	if it.load(0, 1) {
@@ -299,7 +290,8 @@ func (it *segSource) first() {
 	}
 }
 
-func (it *segSource) seekGE(key []byte) {
+// SeekGE moves to the first key >= key.
+func (it *Source) SeekGE(key []byte) {
 	it.e = nil
 	i := it.g.FindBlock(key)
 	if i < 0 {
@@ -315,7 +307,8 @@ func (it *segSource) seekGE(key []byte) {
 	it.settle(it.sk.SeekGE(key))
 }
 
-func (it *segSource) next() {
+// Next moves to the next key (all-versions: the next cell).
+func (it *Source) Next() {
 	if !it.ok {
 		return
 	}
@@ -337,7 +330,7 @@ func (it *segSource) next() {
 
 // settle lands on the seeker's cell (on: the last move found one) or the
 // next visible one, moving to the next block at a block's end.
-func (it *segSource) settle(on bool) {
+func (it *Source) settle(on bool) {
 	for {
 		if !on {
 			if err := it.sk.Err(); err != nil {
@@ -365,7 +358,8 @@ func (it *segSource) settle(on bool) {
 	}
 }
 
-func (it *segSource) last() {
+// Last moves to the last key.
+func (it *Source) Last() {
 	it.e = nil
 	it.ok = false
 	it.run = 0
@@ -374,7 +368,8 @@ func (it *segSource) last() {
 	}
 }
 
-func (it *segSource) seekLT(key []byte) {
+// SeekLT moves to the last key < key.
+func (it *Source) SeekLT(key []byte) {
 	it.e = nil
 	if len(it.g.BlockKeys) == 0 || bytes.Compare(key, it.g.Meta.FirstKey) <= 0 {
 		it.leave()
@@ -395,7 +390,8 @@ func (it *segSource) seekLT(key []byte) {
 	it.settleBack(it.sk.SeekLT(key))
 }
 
-func (it *segSource) prev() {
+// Prev moves to the previous key (all-versions: the previous cell).
+func (it *Source) Prev() {
 	if !it.ok {
 		return
 	}
@@ -424,7 +420,7 @@ func (it *segSource) prev() {
 // ones to the first that is above the read point or of another key, then
 // forward once. A key whose oldest version is above the read point has no
 // visible one and is skipped.
-func (it *segSource) settleBack(on bool) {
+func (it *Source) settleBack(on bool) {
 	for {
 		if !on {
 			if err := it.sk.Err(); err != nil {
@@ -482,7 +478,7 @@ func (it *segSource) settleBack(on bool) {
 			if err := it.sk.Err(); err != nil {
 				it.failBlock(err)
 			} else {
-				it.fail(fmt.Errorf("%w: segment %d block %d: a cell seen moving backward is gone moving forward", ErrCorrupt, it.g.Meta.ID, it.bi))
+				it.fail(fmt.Errorf("%w: segment %d block %d: a cell seen moving backward is gone moving forward", blockenc.ErrCorrupt, it.g.Meta.ID, it.bi))
 			}
 			return
 		}
@@ -492,7 +488,7 @@ func (it *segSource) settleBack(on bool) {
 }
 
 // land makes c, the seeker's cell, the current one.
-func (it *segSource) land(c *blockenc.Cell) {
+func (it *Source) land(c *blockenc.Cell) {
 	it.c = c
 	if it.cb.Ref != nil {
 		it.cb.Ref.Check()

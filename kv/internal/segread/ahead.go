@@ -1,30 +1,29 @@
-package kv
+package segread
 
 import (
 	"runtime"
 	"time"
 )
 
-// readAheadOn: Iterators read ahead when the process may run two
-// goroutines at once (a variable so that tests and benchmarks can turn it
-// off).
-var readAheadOn = runtime.GOMAXPROCS(0) > 1
+// ReadAhead: Sources read ahead when the process may run two goroutines
+// at once (a variable so that tests and benchmarks can turn it off).
+var ReadAhead = runtime.GOMAXPROCS(0) > 1
 
-// readerRun and scanRun: the reader goroutine reads readerRun blocks in a
-// row, then skips scanRun, which the scan reads itself. The scan also
+// ReaderRun and ScanRun: the read-ahead goroutine reads ReaderRun blocks in a
+// row, then skips ScanRun, which the scan reads itself. The scan also
 // steps through the cells of every block, so its runs are the shorter
 // ones: on lineitem rows a block costs the reader about 18 us and the scan
 // about 3 us more, and 3 against 2 keeps both about equally busy.
 const (
-	readerRun = 3
-	scanRun   = 2
+	ReaderRun = 3
+	ScanRun   = 2
 )
 
-// reader is the goroutine that reads ahead of a scan through a segment.
+// ahead is the goroutine that reads ahead of a scan through a segment.
 // From the scan's second block in one direction on, the scan and the
 // reader take turns at runs of blocks: the reader reads and decompresses
-// whole (blockenc.Seeker.Decompress) the readerRun blocks of its run while
-// the scan reads the scanRun blocks of the run before it (decoding them
+// whole (blockenc.Seeker.Decompress) the ReaderRun blocks of its run while
+// the scan reads the ScanRun blocks of the run before it (decoding them
 // itself, as it goes), and the scan steps through the cells of both, so
 // the two decode on their own processors. Runs, not single blocks: waking
 // an idle processor can take about as long as decoding a block (tens of
@@ -32,12 +31,12 @@ const (
 // what it saves. The reader stops at the segment's end, at the Iterator's
 // bounds as they were when it started, at an error and when the scan
 // turns or seeks.
-type reader struct {
+type ahead struct {
 	dir   int
 	first int           // the reader's first block
 	want  int           // the block the scan takes from out next
 	out   chan fetched  // the blocks read, in order
-	free  chan spare    // buffers and Seekers of blocks the scan has left
+	free  chan Spare    // buffers and Seekers of blocks the scan has left
 	quit  chan struct{} // closed by stop
 	done  chan struct{} // closed when the goroutine has returned
 	// sendSpin (the reader's) and recvSpin (the scan's): how long the
@@ -46,33 +45,33 @@ type reader struct {
 }
 
 // after returns the reader's block after j (skipping the scan's runs).
-func (r *reader) after(j int) int {
+func (r *ahead) after(j int) int {
 	pos := (j-r.first)*r.dir + 1
-	if pos%(readerRun+scanRun) == readerRun {
-		pos += scanRun
+	if pos%(ReaderRun+ScanRun) == ReaderRun {
+		pos += ScanRun
 	}
 	return r.first + pos*r.dir
 }
 
 // scans reports whether the scan reads block i itself: it lies in one of
 // the scan's runs before r.want.
-func (r *reader) scans(i int) bool {
+func (r *ahead) scans(i int) bool {
 	pos := (i - r.first) * r.dir
-	return pos > 0 && pos%(readerRun+scanRun) >= readerRun && pos < (r.want-r.first)*r.dir
+	return pos > 0 && pos%(ReaderRun+ScanRun) >= ReaderRun && pos < (r.want-r.first)*r.dir
 }
 
 // startReader starts a reader goroutine at block i, which the scan will
 // reach after the one it is about to read.
-func (it *segSource) startReader(i int) {
+func (it *Source) startReader(i int) {
 	if i < 0 || i >= len(it.g.BlockKeys) {
 		return
 	}
-	r := &reader{
+	r := &ahead{
 		dir:   it.dir,
 		first: i,
 		want:  i,
-		out:   make(chan fetched, readerRun),
-		free:  make(chan spare, readerRun+scanRun),
+		out:   make(chan fetched, ReaderRun),
+		free:  make(chan Spare, ReaderRun+ScanRun),
 		quit:  make(chan struct{}),
 		done:  make(chan struct{}),
 
@@ -84,14 +83,14 @@ func (it *segSource) startReader(i int) {
 	// read less than the cache holds (see fillNext): the reader's blocks
 	// stand for the scan's too.
 	streamed, fill := it.streamed, it.fill
-	lower, upper := it.bounds()
+	lower, upper := it.scanBounds()
 	go func() {
 		defer close(r.done)
 		defer close(r.out)
-		var sp spare
+		var sp Spare
 		defer func() { sp.release() }()
-		cur := it.s.newCursor(it.g, r.dir < 0)
-		defer cur.close()
+		cur := it.r.NewCursor(it.g, r.dir < 0)
+		defer cur.Close()
 		for j := i; j >= 0 && j < len(it.g.BlockKeys) && it.g.InBounds(j, lower, upper); j = r.after(j) {
 			select {
 			case s := <-r.free:
@@ -99,10 +98,10 @@ func (it *segSource) startReader(i int) {
 				sp = s
 			default:
 			}
-			f := it.fetch(j, false, fill && streamed <= it.s.cache.Max, &sp, cur)
+			f := it.fetch(j, false, fill && streamed <= it.r.c.Cache.Max, &sp, cur)
 			if f.err == nil {
 				f.sk.Decompress()
-				streamed += f.cb.Cost * (readerRun + scanRun) / readerRun
+				streamed += f.cb.Cost * (ReaderRun + ScanRun) / ReaderRun
 			}
 			if !r.send(f) || f.err != nil {
 				return
@@ -111,19 +110,19 @@ func (it *segSource) startReader(i int) {
 	}()
 }
 
-// bounds returns the bounds of the source's Iterator (none in
+// scanBounds returns the bounds of the source's scan (none in
 // compaction).
-func (it *segSource) bounds() (lower, upper []byte) {
-	if it.iter == nil {
+func (it *Source) scanBounds() (lower, upper []byte) {
+	if it.bounds == nil {
 		return nil, nil
 	}
-	return it.iter.lower, it.iter.upper
+	return it.bounds.Lower, it.bounds.Upper
 }
 
 // take returns the next block the reader read, r.want, waiting for it,
 // and moves r.want on; ok is false when the reader has stopped short of
 // it.
-func (r *reader) take() (f fetched, ok bool) {
+func (r *ahead) take() (f fetched, ok bool) {
 	f, ok = r.receive()
 	if ok {
 		r.want = r.after(r.want)
@@ -133,7 +132,7 @@ func (r *reader) take() (f fetched, ok bool) {
 
 // recycle hands the buffer and Seeker of an uncached block the scan has
 // left to the reader, if it has room for them.
-func (r *reader) recycle(s spare) bool {
+func (r *ahead) recycle(s Spare) bool {
 	select {
 	case r.free <- s:
 		return true
@@ -144,7 +143,7 @@ func (r *reader) recycle(s spare) bool {
 
 // stop stops the reader, waits for it to return, and lets go of the
 // blocks it read and of the spares it was handed.
-func (r *reader) stop() {
+func (r *ahead) stop() {
 	close(r.quit)
 	<-r.done
 	for f := range r.out {
@@ -197,7 +196,7 @@ func poll(spin *time.Duration, try func() bool) bool {
 }
 
 // send hands f to the scan; false if stop came first (f released).
-func (r *reader) send(f fetched) bool {
+func (r *ahead) send(f fetched) bool {
 	var sent, quit bool
 	poll(&r.sendSpin, func() bool {
 		select {
@@ -224,7 +223,7 @@ func (r *reader) send(f fetched) bool {
 }
 
 // receive is the scan's receive from r.out, polling first as send does.
-func (r *reader) receive() (f fetched, ok bool) {
+func (r *ahead) receive() (f fetched, ok bool) {
 	if poll(&r.recvSpin, func() bool {
 		select {
 		case f, ok = <-r.out:
