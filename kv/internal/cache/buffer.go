@@ -17,7 +17,7 @@ type RefBuf struct {
 	pool *Pool
 }
 
-// retain adds a reference. It panics on a released buffer (a bug, not bad
+// Retain adds a reference. It panics on a released buffer (a bug, not bad
 // input).
 func (r *RefBuf) Retain() {
 	if r.refs.Add(1) <= 1 {
@@ -25,7 +25,7 @@ func (r *RefBuf) Retain() {
 	}
 }
 
-// release drops a reference and returns the buffer to its pool when it was
+// Release drops a reference and returns the buffer to its pool when it was
 // the last one. Under -tags invariants the bytes are poisoned first, so a
 // reader that kept a slice sees garbage and its checks fail loudly.
 func (r *RefBuf) Release() {
@@ -43,7 +43,7 @@ func (r *RefBuf) Release() {
 	}
 }
 
-// check is the per-access liveness check: HBase's checkRefCnt. The read
+// Check is the per-access liveness check: HBase's checkRefCnt. The read
 // path calls it per cell only under -tags invariants, or when a Store is
 // built with refcountHot (the benchmark of what the check costs).
 func (r *RefBuf) Check() {
@@ -81,7 +81,7 @@ func bufClass(n int) int {
 	return c
 }
 
-// get returns a buffer of length n holding one reference.
+// Get returns a buffer of length n holding one reference.
 func (p *Pool) Get(n int) *RefBuf {
 	p.gets.Add(1)
 	c := bufClass(n)

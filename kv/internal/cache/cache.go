@@ -6,35 +6,40 @@
 // all readers: they are never reused, so nothing is counted per access and
 // the garbage collector frees an evicted block when its last reader lets go
 // (HBASE-27730: a refcount check on every buffer access cost HBase up to 2x
-// on scans). A lookup locks the mutex of one shard once per block, never
-// per cell: the cache is an LRU split by block id into up to 16 shards of
-// at least 1 MiB, so concurrent readers of different blocks rarely share a
-// lock. Each cached block also keeps decoded Seekers in atomic slots, so a
-// hot Get does not re-verify the block's CRC.
+// on scans). Each cached block also keeps decoded Seekers in atomic slots,
+// so a hot Get does not re-verify the block's CRC.
+//
+// A hit takes no lock and writes nothing shared: the cache is split by
+// block id into up to 16 shards of at least 1 MiB, each with an index that
+// lookups read without a lock (an open-addressing table of atomic
+// pointers, see table) and a CLOCK eviction order in which a hit only sets
+// the block's referenced bit when it is not set yet (see clock.go). The
+// shard's mutex serializes the writers only: insertions, evictions and
+// DropSegment. Hits and misses are counted per shard on cache lines of
+// their own.
 //
 // A Get's miss goes into the cache only at the block's second miss within
 // a while (Admit: a ghost list of two slots per block remembers about one
 // and a half times as many recent misses as the cache holds blocks), and
-// at the hot end of its shard's LRU; a block an Iterator reads goes in at
-// the cold end, where the next insertion evicts it unless it is read again
-// first (midpoint insertion, as InnoDB's buffer pool keeps scans out of its
-// young list). A scan bigger than the cache then evicts its own blocks,
-// not the hot set.
+// at the hot point of its shard's clock; a block an Iterator reads goes in
+// at the cold point, where the next insertion evicts it unless it is read
+// again first (midpoint insertion, as InnoDB's buffer pool keeps scans
+// out of its young list). A scan bigger than the cache then evicts its
+// own blocks, not the hot set.
 //
 // Blocks read on a miss that do not go into the cache go into pooled
 // buffers (Pool, RefBuf) that are reference counted: the reader holds the
 // buffer while it is on the block and releases it after; the last release
 // returns it to the pool. Under -tags invariants (Invariants) a released
 // buffer is poisoned and every cell read from a pooled buffer checks that
-// it is still live, panicking on a use after release.
+// it is still live, panicking on a use after release; the cache's writers
+// also check the ring, the index and the byte count of the shard they
+// change.
 package cache
 
 import (
-	"container/list"
 	"sync"
 	"sync/atomic"
-
-	"github.com/kvenc/kvenc/blockenc"
 )
 
 // ID names one block: segment id and block number in the segment.
@@ -43,60 +48,50 @@ type ID struct {
 	Block int
 }
 
-// Block is an immutable, verified block shared by every reader. The
-// slots hold Seekers already initialised on the block (its CRC checked and
-// its cells decoded once), so a hot Get does not re-verify and re-decode
-// the block per lookup: a reader swaps one out and back in, and makes a new
-// Seeker only when other readers hold all of them (see seekerSlots).
-type Block struct {
-	ID   ID
-	Data []byte
-	Dict *blockenc.Dict // its segment's dictionary, or nil
-	// cost is what the block counts against CacheSize: its bytes, plus for
-	// an LZ4, LZ4Dict or Columnar block the buffer its slot Seeker
-	// decompresses or decodes into (about BlockSize: blocks are cut at an
-	// uncompressed size; see Cost).
-	Cost int64
-	slot [seekerSlots]atomic.Pointer[blockenc.Seeker]
-	gone atomic.Bool // out of the cache (evicted or dropped)
-	elem *list.Element
-	// Ref is set only on Stores built to measure HBase's design
-	// (refcountHot, a benchmark): a reference per block visit and a check
-	// per cell, against none.
-	Ref *RefBuf
-}
-
-// Cache holds decoded blocks, bounded by their cost in bytes: an LRU
-// split into shards by block id, each with its own mutex, so concurrent
-// lookups of different blocks rarely meet on one lock. A block read by a
-// Get goes in at the hot end, from its second miss on (admit); a block read by an Iterator (scans, and the
-// first visit of a seek) goes in at the cold end, next in line for
-// eviction, and moves to the hot end only when read again. So a scan
+// Cache holds decoded blocks, bounded by their cost in bytes: shards by
+// block id, each with a lock-free index for lookups and a CLOCK for
+// eviction under a mutex that only insertions and removals take. A block
+// read by a Get goes in at the hot point, from its second miss on
+// (Admit); a block read by an Iterator (scans, and the first visit of a
+// seek) goes in at the cold point, next in line for eviction, and is kept
+// only when read again before the clock's hand reaches it. So a scan
 // bigger than the cache evicts the blocks of the scan itself, not the hot
 // set (midpoint insertion, as InnoDB's buffer pool protects its young
 // sublist from scans).
 type Cache struct {
+	// Max is the cache's budget in bytes (CacheSize); 0 or less: no cache.
 	Max    int64
-	shards []cacheShard
-	// ghost remembers the hashes of recently missed blocks (see admit).
+	shards []shard
+	// ghost remembers the hashes of recently missed blocks (see Admit).
 	ghost []atomic.Uint64
 }
 
-type cacheShard struct {
-	mu     sync.Mutex
-	max    int64
-	size   int64
-	m      map[ID]*Block
-	lru    list.List // front: hot end
-	hits   atomic.Int64
-	misses atomic.Int64
-	_      [64]byte // keep shards' locks on their own cache lines
+// shard is one part of the cache. Lookups read tab only; the counters
+// that every lookup writes sit on cache lines of their own, apart from
+// tab and from the writer's fields.
+type shard struct {
+	tab atomic.Pointer[table]
+	_   [56]byte
+
+	mu    sync.Mutex // writers: Add, eviction, DropSegment
+	max   int64
+	size  int64  // cost of the blocks in the ring
+	count int    // blocks in the ring
+	hand  *Block // the clock's hand; nil when the ring is empty
+	_     [32]byte
+
+	hits atomic.Int64
+	_    [56]byte
+	miss atomic.Int64
+	_    [56]byte
 }
 
 // maxCacheShards bounds the shards; a shard holds at least 1 MiB, so a
-// small cache is one LRU.
+// small cache is one shard.
 const maxCacheShards = 16
 
+// New returns a cache of size bytes; size 0 or less is no cache (every Get
+// misses, Add keeps nothing).
 func New(size int64) *Cache {
 	c := &Cache{Max: size}
 	if size <= 0 {
@@ -107,10 +102,10 @@ func New(size int64) *Cache {
 		n *= 2
 	}
 	c.ghost = make([]atomic.Uint64, max(64, size/ghostBytes))
-	c.shards = make([]cacheShard, n)
+	c.shards = make([]shard, n)
 	for i := range c.shards {
 		c.shards[i].max = size / int64(n)
-		c.shards[i].m = make(map[ID]*Block)
+		c.shards[i].tab.Store(newTable(minTableSlots))
 	}
 	return c
 }
@@ -124,12 +119,12 @@ func blockHash(id ID) uint64 {
 	return (id.Seg*0x9e3779b97f4a7c15 ^ uint64(id.Block)) * 0xbf58476d1ce4e5b9
 }
 
-// shard returns the shard of id.
-func (c *Cache) shard(id ID) *cacheShard {
-	return &c.shards[(blockHash(id)>>32)%uint64(len(c.shards))]
+// shard returns the shard of a block with hash h.
+func (c *Cache) shard(h uint64) *shard {
+	return &c.shards[(h>>32)%uint64(len(c.shards))]
 }
 
-// admit reports whether a Get that missed id should put the block in the
+// Admit reports whether a Get that missed id should put the block in the
 // cache: when id missed before and is still remembered in the ghost list
 // (two slots per block, lossy), which holds about as many recent misses as the
 // cache holds blocks. A block read once in a while (uniform Gets over a
@@ -163,124 +158,94 @@ func ghostSlots(h uint64, n int) (a, b int) {
 	return int(h % uint64(n)), int((h >> 32) % uint64(n))
 }
 
+// Get returns block id if it is cached, else nil. It takes no lock: it
+// reads the shard's index and sets the block's referenced bit.
 func (c *Cache) Get(id ID) *Block {
 	if c.Max <= 0 {
 		return nil
 	}
-	sh := c.shard(id)
-	sh.mu.Lock()
-	b := sh.m[id]
-	if b != nil {
-		sh.lru.MoveToFront(b.elem)
+	h := blockHash(id)
+	sh := c.shard(h)
+	b := sh.tab.Load().find(id, h)
+	if b == nil {
+		sh.miss.Add(1)
+		return nil
 	}
-	sh.mu.Unlock()
-	if b != nil {
-		sh.hits.Add(1)
-	} else {
-		sh.misses.Add(1)
+	if !b.referenced.Load() { // a store only when it changes: hot blocks stay shared in every core's cache
+		b.referenced.Store(true)
 	}
+	sh.hits.Add(1)
 	return b
 }
 
-// add inserts b, at the cold end when cold is set (an Iterator's block),
-// and returns it, or the block another reader inserted first.
+// Add inserts b, at the cold point when cold is set (an Iterator's block)
+// and else at the hot point, evicting blocks until it fits, and returns
+// it, or the block another reader inserted first. A block costing more
+// than a shard holds is returned and not kept.
 func (c *Cache) Add(b *Block, cold bool) *Block {
 	if c.Max <= 0 {
 		return b
 	}
-	sh := c.shard(b.ID)
+	h := blockHash(b.ID)
+	sh := c.shard(h)
 	if b.Cost > sh.max {
 		return b
 	}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if old := sh.m[b.ID]; old != nil {
+	t := sh.tab.Load()
+	if old := t.find(b.ID, h); old != nil {
 		return old
 	}
 	for sh.size+b.Cost > sh.max {
-		e := sh.lru.Back()
-		old := e.Value.(*Block)
-		sh.lru.Remove(e)
-		delete(sh.m, old.ID)
-		sh.size -= old.Cost
-		old.Evicted()
+		sh.remove(sh.victim())
 	}
-	if cold {
-		b.elem = sh.lru.PushBack(b)
-	} else {
-		b.elem = sh.lru.PushFront(b)
+	if t = sh.tab.Load(); t.full() {
+		t = t.rebuilt()
+		sh.tab.Store(t)
 	}
-	sh.m[b.ID] = b
+	t.insert(b, h)
+	sh.link(b, cold)
 	sh.size += b.Cost
+	sh.count++
+	if Invariants {
+		sh.check()
+	}
 	return b
 }
 
-// NewBlock returns block id with its bytes data, verified by sk, a Seeker
-// on it that becomes the block's first slot Seeker; dict is its segment's
-// dictionary (nil: none), blockSize the BlockSize it was cut at (Cost).
-func NewBlock(id ID, data []byte, dict *blockenc.Dict, sk *blockenc.Seeker, blockSize int) *Block {
-	b := &Block{ID: id, Data: data, Dict: dict, Cost: Cost(data, blockSize)}
-	b.slot[0].Store(sk)
-	return b
+// remove takes b, a block in sh, out of sh's index and ring and marks it
+// evicted. The caller holds sh.mu.
+func (sh *shard) remove(b *Block) {
+	sh.tab.Load().remove(b, blockHash(b.ID))
+	sh.unlink(b)
+	sh.size -= b.Cost
+	sh.count--
+	b.Evicted()
 }
 
-// Recycle gives sk, a Seeker no one uses any more, to the pool NewSeeker
-// takes from.
-func Recycle(sk *blockenc.Seeker) { seekerPool.Put(sk) }
-
-// seekerPool keeps the Seekers of evicted blocks: a miss Inits one on the
-// new block instead of allocating a Seeker and its buffers (for a 128 KiB
-// Columnar block its decompressed value area and decoded columns, about
-// 250 KB; BenchmarkGetMiss).
-var seekerPool = sync.Pool{New: func() any { return new(blockenc.Seeker) }}
-
-// NewSeeker returns a Seeker on data, a block of a segment with the
-// dictionary dict (nil: none), recycled when the pool has one.
-func NewSeeker(data []byte, dict *blockenc.Dict) (*blockenc.Seeker, error) {
-	s := seekerPool.Get().(*blockenc.Seeker)
-	if err := s.InitDict(data, dict); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// evicted marks b as out of the cache and moves the Seekers in its slots,
-// idle by construction (a reader swaps one out before using it), to
-// seekerPool. A reader still holding b finds empty slots and gets a Seeker
-// from the pool or a new one, and gives its Seeker to the pool too
-// (putSeeker).
-func (b *Block) Evicted() {
-	b.gone.Store(true)
-	b.recycleSeekers()
-}
-
-// recycleSeekers moves the Seekers in b's slots to seekerPool.
-func (b *Block) recycleSeekers() {
-	for i := range b.slot {
-		if s := b.slot[i].Swap(nil); s != nil {
-			seekerPool.Put(s)
-		}
-	}
-}
-
-// dropSegment forgets every block of a deleted segment.
+// DropSegment forgets every block of a deleted segment.
 func (c *Cache) DropSegment(seg uint64) {
 	for i := range c.shards {
 		sh := &c.shards[i]
 		sh.mu.Lock()
-		for id, b := range sh.m {
-			if id.Seg == seg {
-				sh.lru.Remove(b.elem)
-				delete(sh.m, id)
-				sh.size -= b.Cost
-				b.Evicted()
+		var drop []*Block
+		for b, n := sh.hand, 0; n < sh.count; b, n = b.next, n+1 {
+			if b.ID.Seg == seg {
+				drop = append(drop, b)
 			}
+		}
+		for _, b := range drop {
+			sh.remove(b)
+		}
+		if Invariants {
+			sh.check()
 		}
 		sh.mu.Unlock()
 	}
 }
 
-// stats returns the bytes held, the hits and the misses.
+// Stats returns the bytes held, the hits and the misses.
 func (c *Cache) Stats() (bytes, hits, misses int64) {
 	for i := range c.shards {
 		sh := &c.shards[i]
@@ -288,68 +253,7 @@ func (c *Cache) Stats() (bytes, hits, misses int64) {
 		bytes += sh.size
 		sh.mu.Unlock()
 		hits += sh.hits.Load()
-		misses += sh.misses.Load()
+		misses += sh.miss.Load()
 	}
 	return bytes, hits, misses
-}
-
-// seekerSlots is how many decoded Seekers a cached block keeps. With one,
-// two goroutines reading the same hot block made a new Seeker (a full
-// decode: LZ4 and, for Columnar, every column; ~90 us for a 128 KiB
-// lineitem block) on about every other Get and threw it away: parallel Gets
-// of 64 hot keys went from 246-378 to 380-812 ns when the blocks became
-// 128 KiB Columnar (BenchmarkRefcount, op=hotget-parallel). A Seeker
-// beyond the first exists only while readers overlap on the block; its
-// buffers are not counted in the block's cost.
-const seekerSlots = 4
-
-// seeker returns a Seeker on b: one from its slots, or a new one.
-func (b *Block) Seeker() (*blockenc.Seeker, error) {
-	for i := range b.slot {
-		if s := b.slot[i].Swap(nil); s != nil {
-			return s, nil
-		}
-	}
-	return NewSeeker(b.Data, b.Dict)
-}
-
-// doneWith gives back s, a Seeker on b: to b's slots, or when b is not
-// cached (it lives in a pooled buffer for one read) to seekerPool for the
-// next read (BenchmarkBlockRead, no cache: 71 -> 45 us and 155 -> 1 KB a
-// Get with blocks in the value log).
-func (b *Block) DoneWith(s *blockenc.Seeker, uncached bool) {
-	if uncached {
-		seekerPool.Put(s)
-		return
-	}
-	b.PutSeeker(s)
-}
-
-// putSeeker gives s back to a free slot of b unless it is in error or
-// every slot is taken.
-func (b *Block) PutSeeker(s *blockenc.Seeker) {
-	if s.Err() != nil {
-		return
-	}
-	for i := range b.slot {
-		if b.slot[i].CompareAndSwap(nil, s) {
-			if b.gone.Load() { // evicted meanwhile: evicted may have missed s
-				b.recycleSeekers()
-			}
-			return
-		}
-	}
-}
-
-// Cost is what a block of data costs in the cache (see Block):
-// a compressed block also the buffer its slot Seeker decompresses into,
-// and a Columnar block the columns its slot Seeker decodes (counted as
-// BlockSize too: plain []int64 per cell for ends and seqs, plus the
-// decompressed value area).
-func Cost(data []byte, blockSize int) int64 {
-	n := int64(len(data))
-	if h, err := blockenc.ReadHeader(data); err == nil && h.Buffered() {
-		n += int64(blockSize)
-	}
-	return n
 }

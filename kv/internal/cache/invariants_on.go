@@ -1,4 +1,4 @@
-//go:build Invariants
+//go:build invariants
 
 package cache
 
