@@ -94,13 +94,15 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 	s.compactMu.Lock()
 	defer s.compactMu.Unlock()
 	s.mu.Lock()
-	var prefixes [][]byte
-	dropWAL := wal && s.walInEngine
-	if dropWAL {
+	// prefixes and a marker key under each (below).
+	var prefixes, markers [][]byte
+	if wal && s.walInEngine {
 		prefixes = append(prefixes, s.keys.Tag(layout.TagWAL))
+		markers = append(markers, s.keys.WAL(0, 0))
 	}
 	for _, id := range s.deadSegs {
-		prefixes = append(prefixes, s.keys.Segment(id), s.keys.Meta(id))
+		prefixes = append(prefixes, s.keys.Segment(id), s.keys.DictSegment(id), s.keys.Meta(id))
+		markers = append(markers, s.keys.Segment(id), s.keys.Dict(id, 0), s.keys.Meta(id))
 	}
 	s.deadSegs = nil
 	s.mu.Unlock()
@@ -111,14 +113,11 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 	// the case for deleted keys: a marker key under each prefix makes it
 	// drop them (a dead segment's meta is one already: segment.Replaced). The
 	// markers are dropped with them (a crash in between leaves a WAL
-	// record of seq 0 and a block without meta, which Open removes, and
-	// replaced metas, which the next dropGarbage drops).
+	// record of seq 0, and a block and a dictionary without meta, which
+	// Open removes, and replaced metas, which the next dropGarbage drops).
 	var b engine.Batch
-	for i, p := range prefixes {
-		if dropWAL && i == 0 {
-			p = s.keys.WAL(0, 0)
-		}
-		b.Set(p, nil)
+	for _, k := range markers {
+		b.Set(k, nil)
 	}
 	if err := s.engWrite(&b); err != nil {
 		return fmt.Errorf("kv: drop markers: %w", err)
@@ -204,7 +203,10 @@ func (s *Store) compact(all bool) error {
 	s.mu.RUnlock()
 	var in []*segment.Segment
 	if all {
-		if len(segs) == 0 {
+		// One segment that a compaction would copy as it is (one
+		// version per key, no tombstone, the compaction's settings) is
+		// already what Compact makes: a load in key order ends so.
+		if len(segs) == 0 || len(segs) == 1 && final(segs[0], s.opts.blockSettings(s.opts.compactionBlock())) {
 			return nil
 		}
 		in = segs

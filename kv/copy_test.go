@@ -200,10 +200,10 @@ func TestPickTier(t *testing.T) {
 // appending its blocks to the segment before (extendable), at the
 // compaction's settings and with the dictionary of the first flush. A
 // snapshot taken between two flushes reads what it saw, and so does an
-// iterator opened then and read after Compact replaced the extended
-// segment (the segments share their blocks' life); everything reads
-// back, also after reopening; blocks an extension wrote without its meta
-// (a crash) are removed at Open.
+// iterator opened then and read after the extension (the segments share
+// their blocks' life) and Compact, which leaves the one segment as it is;
+// everything reads back, also after reopening; blocks and a dictionary an
+// extension wrote without its meta (a crash) are removed at Open.
 func TestFlushExtends(t *testing.T) {
 	d := lineitemRows(rand.New(rand.NewPCG(11, 12)), 20000)
 	half := &dataset{keys: d.keys[:10000], vals: d.vals[:10000]}
@@ -234,20 +234,29 @@ func TestFlushExtends(t *testing.T) {
 	got, err = scan(held)
 	require.NoError(t, err)
 	assert.Len(t, got, len(half.keys), "the held iterator's cells")
-	g = liveSegs(s)[0]
+	assert.Same(t, g, liveSegs(s)[0], "Compact left the one segment")
+	assert.Zero(t, s.Stats().Compactions)
 
 	// Blocks past the meta's last key, as an extension that crashed
 	// before its meta leaves them.
 	left := s.keys.Block(g.Meta.ID, []byte("zzz"))
-	require.NoError(t, badgerDB(s).Update(func(txn *badger.Txn) error { return txn.Set(left, []byte("a block")) }))
+	leftDict := s.keys.Dict(g.Meta.ID, uint32(len(g.Meta.Parts)))
+	require.NoError(t, badgerDB(s).Update(func(txn *badger.Txn) error {
+		if err := txn.Set(leftDict, []byte("a dictionary")); err != nil {
+			return err
+		}
+		return txn.Set(left, []byte("a block"))
+	}))
 	require.NoError(t, s.Close())
 	s = dictStore(t, dir, 4<<10)
 	defer s.Close()
 	require.Equal(t, 1, s.Stats().Segments)
 	requireAll(t, s, d)
-	err = badgerDB(s).View(func(txn *badger.Txn) error {
-		_, err := txn.Get(left)
-		return err
-	})
-	require.ErrorIs(t, err, badger.ErrKeyNotFound)
+	for _, k := range [][]byte{left, leftDict} {
+		err = badgerDB(s).View(func(txn *badger.Txn) error {
+			_, err := txn.Get(k)
+			return err
+		})
+		require.ErrorIs(t, err, badger.ErrKeyNotFound, "%q", k)
+	}
 }

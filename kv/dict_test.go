@@ -133,9 +133,12 @@ func TestSegmentDictSmall(t *testing.T) {
 	requireAll(t, s, d)
 }
 
-// TestSegmentDictMismatch: a meta whose dictionary is not the one its
-// blocks were compressed against (a valid meta, its checksum right) makes
-// reads of those blocks fail with ErrCorrupt, not return wrong values.
+// TestSegmentDictMismatch: a dictionary that is not the one its meta
+// names (its bytes changed under its key) makes Open fail with
+// ErrCorrupt; one that the meta names but the blocks were not compressed
+// against (meta and dictionary both rewritten, their checksums right)
+// makes reads of those blocks fail with ErrCorrupt, not return wrong
+// values.
 func TestSegmentDictMismatch(t *testing.T) {
 	d := lineitemRows(rand.New(rand.NewPCG(7, 8)), 5000)
 	dir := t.TempDir()
@@ -149,15 +152,27 @@ func TestSegmentDictMismatch(t *testing.T) {
 	m.Parts = slices.Clone(m.Parts)
 	bad := slices.Clone(m.Parts[0].Dict)
 	bad[len(bad)/2] ^= 1
-	m.Parts[0].Dict = bad
-	require.NoError(t, badgerDB(s).Update(func(txn *badger.Txn) error {
-		return txn.Set(s.keys.Meta(m.ID), m.Append(nil))
+	db := badgerDB(s)
+	require.NoError(t, db.Update(func(txn *badger.Txn) error {
+		return txn.Set(s.keys.Dict(m.ID, 0), bad)
 	}))
 	require.NoError(t, s.Close())
+	o := DefaultOptions(dir)
+	o.DictSize = 0
+	_, err := Open(o)
+	requireCorrupt(t, err)
 
+	// The meta rewritten to name the changed dictionary.
+	m.Parts[0] = segment.NewPart(m.Parts[0].Blocks, bad)
+	bdb, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil))
+	require.NoError(t, err)
+	require.NoError(t, bdb.Update(func(txn *badger.Txn) error {
+		return txn.Set(s.keys.Meta(m.ID), m.Append(nil))
+	}))
+	require.NoError(t, bdb.Close())
 	s = dictStore(t, dir, 0)
 	defer s.Close()
-	_, err := s.Get(d.keys[0])
+	_, err = s.Get(d.keys[0])
 	requireCorrupt(t, err)
 	it := s.NewIterator(IterOptions{})
 	for ok := it.First(); ok; ok = it.Next() {

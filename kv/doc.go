@@ -153,7 +153,9 @@
 // exist, the first run of adjacent segments in which each next older one is
 // at most twice the run so far is merged (at most the run so far when
 // every one of them would be copied, below: a load in key order then
-// copies each block fewer times). Compact merges everything.
+// copies each block fewer times). Compact merges everything; a store of
+// one segment that a compaction would copy whole (below) it leaves as it
+// is.
 //
 // A compaction copies the blocks of an input it would not change, as they
 // are, instead of decoding and compressing them again (as Pebble moves a
@@ -170,12 +172,13 @@
 // is of the same kind (one version per key, no tombstone, the
 // compaction's settings), extends it: its blocks go under that segment's
 // id after the segment's own, and the segment's meta is written again
-// counting them. A load in key order so makes one segment and no
-// compaction before Compact, which copies that segment once: its blocks
-// share Badger's value-log files with the metas each extension wrote
-// again (each holding the segment's dictionary) and, with the WAL in
-// Badger, with the WAL records of their batches; the copy leaves those
-// files all garbage for value-log GC.
+// counting them (a meta of a few hundred bytes: the dictionary has a key
+// of its own, written once per part, and the meta stays in Badger's LSM
+// tree rather than its value log). A load in key order so makes one
+// segment, which no compaction copies, Compact included. With the WAL in
+// Badger the value-log files that hold its blocks hold the WAL records of
+// their batches too, which value-log GC reclaims once the flushes have
+// deleted them.
 //
 // # Range deletes
 //
@@ -306,9 +309,12 @@
 // such flush when that one is of the full DictSize: a load in key order
 // samples once, and the copies of its segments make one part. Every
 // block's value area is then compressed in sub-blocks of about 1 KiB
-// against it (blockenc.Options.Dict). The dictionary is stored once, in
-// the segment's meta (format version 4; a compaction that copies blocks
-// keeps one per part), and held in memory while the segment lives; each
+// against it (blockenc.Options.Dict). The dictionary is stored once per
+// part of the segment, under a key of its own that the meta names with
+// the dictionary's length and CRC-32C (meta format version 5; a
+// compaction that copies blocks keeps one part per run of blocks with one
+// dictionary; version 4 metas, which hold their dictionaries inline, are
+// still read), and held in memory while the segment lives; each
 // block records the dictionary's ID (its CRC-32C), so a block read against
 // another dictionary is ErrCorrupt. Blocks whose values are not LZ4
 // compressed (integer or dictionary-encoded value columns) ignore it. A

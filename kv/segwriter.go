@@ -326,11 +326,16 @@ func (w *segWriter) writeBlock(b *pendingBlock) error {
 	w.batch.SetLarge(key, blk)
 	w.written = append(w.written, key)
 	if n := len(w.seg.Parts); n == 0 || !sameDict(w.seg.Parts[n-1].Dict, b.dict) {
+		// A new part: its dictionary goes under a key of its own, with
+		// the part's first blocks.
 		var raw []byte
 		if b.dict != nil {
 			raw = b.dict.Bytes()
+			dk := w.s.keys.Dict(w.meta.ID, uint32(len(w.meta.Parts)))
+			w.batch.SetLarge(dk, raw)
+			w.written = append(w.written, dk)
 		}
-		w.meta.Parts = append(w.meta.Parts, segment.Part{Dict: raw})
+		w.meta.Parts = append(w.meta.Parts, segment.NewPart(0, raw))
 		w.seg.Parts = append(w.seg.Parts, segment.DictPart{First: len(w.seg.BlockKeys), Dict: b.dict})
 	}
 	w.meta.Parts[len(w.meta.Parts)-1].Blocks++
@@ -473,8 +478,9 @@ func (s *Store) deleteKeys(keys [][]byte) error {
 	return nil
 }
 
-// deleteSegmentBlocks removes the blocks of a segment whose meta is gone:
-// every key under its id (those of the segments it extended too).
+// deleteSegmentBlocks removes the blocks and dictionaries of a segment
+// whose meta is gone: every key under its id (those of the segments it
+// extended too).
 func (s *Store) deleteSegmentBlocks(g *segment.Segment) error {
 	s.cache.DropSegment(g.Meta.ID)
 	if err := s.dbClosed(); err != nil {
@@ -482,6 +488,9 @@ func (s *Store) deleteSegmentBlocks(g *segment.Segment) error {
 	}
 	if err := s.eng.DeleteRange(s.keys.Segment(g.Meta.ID), s.keys.Segment(g.Meta.ID+1)); err != nil {
 		return fmt.Errorf("kv: delete segment %d: %w", g.Meta.ID, err)
+	}
+	if err := s.eng.DeleteRange(s.keys.DictSegment(g.Meta.ID), s.keys.DictSegment(g.Meta.ID+1)); err != nil {
+		return fmt.Errorf("kv: delete segment %d dictionaries: %w", g.Meta.ID, err)
 	}
 	return nil
 }

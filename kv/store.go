@@ -394,11 +394,7 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 		if m.ID != id {
 			return fmt.Errorf("%w: meta under id %d says id %d", ErrCorrupt, id, m.ID)
 		}
-		g := segment.New(m)
-		if err := g.SetParts(); err != nil {
-			return err
-		}
-		metas[id] = g
+		metas[id] = segment.New(m)
 		l.walSeq = max(l.walSeq, m.WALSeq)
 		l.last = max(l.last, m.MaxSeq, m.WALSeq)
 		return nil
@@ -408,6 +404,9 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 			delete(metas, id)
 			l.orphans = append(l.orphans, s.keys.Meta(id))
 		}
+		err = s.loadDicts(metas, &l, foreign)
+	}
+	if err == nil {
 		segPrefix := s.keys.Tag(layout.TagSegment)
 		err = s.scanPrefix(segPrefix, func(it engine.Iter) error {
 			k := bytes.Clone(it.Key())
@@ -434,6 +433,9 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 		return l, err
 	}
 	for _, g := range metas {
+		if err := g.SetParts(); err != nil {
+			return l, err
+		}
 		if uint64(len(g.BlockKeys)) != g.Meta.Blocks {
 			return l, fmt.Errorf("%w: segment %d has %d blocks, its meta says %d", ErrCorrupt, g.Meta.ID, len(g.BlockKeys), g.Meta.Blocks)
 		}
@@ -441,6 +443,33 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 	}
 	segment.Sort(l.segs)
 	return l, nil
+}
+
+// loadDicts gives the parts of the segments in metas their dictionaries,
+// each stored under a key of its own (meta version 5); a dictionary of no
+// segment in metas, or of a part its meta does not have (an extension cut
+// short), is an orphan.
+func (s *Store) loadDicts(metas map[uint64]*segment.Segment, l *segsFound, foreign func(k []byte)) error {
+	return s.scanPrefix(s.keys.Tag(layout.TagDict), func(it engine.Iter) error {
+		k := it.Key()
+		if !s.keys.Own(k) {
+			foreign(k)
+			return nil
+		}
+		id, part := s.keys.ParseDict(k)
+		l.maxID = max(l.maxID, id)
+		g := metas[id]
+		if g == nil || int64(part) >= int64(len(g.Meta.Parts)) || !g.Meta.Parts[part].NeedsDict() {
+			l.orphans = append(l.orphans, bytes.Clone(k))
+			return nil
+		}
+		return it.Value(engine.ViewFunc(func(v []byte) error {
+			if err := g.Meta.Parts[part].SetDict(bytes.Clone(v)); err != nil {
+				return fmt.Errorf("segment %d part %d: %w", id, part, err)
+			}
+			return nil
+		}))
+	})
 }
 
 // supersede returns the ids of the metas in metas that a compaction
@@ -621,7 +650,7 @@ func (s *Store) findForeign() error {
 	for ok := it.First(); ok; {
 		k := it.Key()
 		if len(k) > len(ns) {
-			if t := k[len(ns)]; t == layout.TagWAL || t == layout.TagSegment || t == layout.TagMeta {
+			if t := k[len(ns)]; t == layout.TagWAL || t == layout.TagSegment || t == layout.TagMeta || t == layout.TagDict {
 				ok = it.Seek(s.keys.Tag(t + 1))
 				continue
 			}

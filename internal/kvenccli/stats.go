@@ -36,7 +36,7 @@ type storeStats struct {
 	DictBytes       int64           `json:"dict_bytes"`
 	Dicts           int             `json:"dicts"`
 	DiskBytes       int64           `json:"disk_bytes"`  // every file in DIR (0 for a store in no directory)
-	LiveBytes       int64           `json:"live_bytes"`  // blocks and metas of the segments
+	LiveBytes       int64           `json:"live_bytes"`  // blocks, metas and dictionaries of the segments
 	OtherBytes      int64           `json:"other_bytes"` // disk - live: Badger's own files, space its GC has not given back, WAL files
 	GarbageBlocks   int             `json:"garbage_blocks"`
 	Settings        []settingsGroup `json:"settings"`
@@ -166,6 +166,7 @@ func collectStats(v *Target, readBlocks bool, stderr io.Writer) (*storeStats, er
 		return nil, err
 	}
 	st := &storeStats{Dir: v.Name, Engine: v.Engine, Prefix: string(v.Prefix()), KeyLayout: inspect.KeyLayout, MetaVersions: map[string]int{}}
+	var dictKeyBytes int64 // dictionaries under keys of their own (meta version 5)
 	settings := map[string]*settingsGroup{}
 	forms := map[string]*formGroup{}
 	var nblocks int
@@ -235,6 +236,10 @@ func collectStats(v *Target, readBlocks bool, stderr io.Writer) (*storeStats, er
 		st.BlockBytes += ss.Bytes
 		st.MetaBytes += int64(s.MetaBytes)
 		st.DictBytes += int64(ss.DictBytes)
+		if m.Version >= 5 {
+			// Stored under keys of their own, not in the meta.
+			dictKeyBytes += int64(ss.DictBytes)
+		}
 		st.SegmentList = append(st.SegmentList, ss)
 	}
 	for _, g := range settings {
@@ -263,7 +268,7 @@ func collectStats(v *Target, readBlocks bool, stderr io.Writer) (*storeStats, er
 	for _, err := range errs {
 		st.Problems = append(st.Problems, err.Error())
 	}
-	st.LiveBytes = st.BlockBytes + st.MetaBytes
+	st.LiveBytes = st.BlockBytes + st.MetaBytes + dictKeyBytes
 	if v.Dir() != "" {
 		st.DiskBytes = diskBytes(v.Dir())
 		st.OtherBytes = st.DiskBytes - st.LiveBytes
@@ -299,11 +304,11 @@ func printStats(w io.Writer, st *storeStats) {
 	slices.Sort(versions)
 	fmt.Fprintf(w, "store      %s prefix %q: key layout %d, segment metas %s\n", st.Dir, st.Prefix, st.KeyLayout, strings.Join(versions, " "))
 	fmt.Fprintf(w, "segments   %d: %d blocks, %d cells, %d tombstones, %d range tombstones\n", st.Segments, st.Blocks, st.Cells, st.Tombstones, st.RangeTombstones)
-	fmt.Fprintf(w, "bytes      blocks %s (%.2f per cell), metas %s, of which %d dictionaries %s\n", sizeText(st.BlockBytes), perCell(st.BlockBytes, st.Cells), sizeText(st.MetaBytes), st.Dicts, sizeText(st.DictBytes))
+	fmt.Fprintf(w, "bytes      blocks %s (%.2f per cell), metas %s, %d dictionaries %s\n", sizeText(st.BlockBytes), perCell(st.BlockBytes, st.Cells), sizeText(st.MetaBytes), st.Dicts, sizeText(st.DictBytes))
 	if st.DiskBytes > 0 {
-		fmt.Fprintf(w, "disk       %s: live %s (blocks and metas), other %s (Badger's own files, space its GC has not given back, WAL files)\n", sizeText(st.DiskBytes), sizeText(st.LiveBytes), sizeText(st.OtherBytes))
+		fmt.Fprintf(w, "disk       %s: live %s (blocks, metas and dictionaries), other %s (Badger's own files, space its GC has not given back, WAL files)\n", sizeText(st.DiskBytes), sizeText(st.LiveBytes), sizeText(st.OtherBytes))
 	} else {
-		fmt.Fprintf(w, "live       %s (blocks and metas)\n", sizeText(st.LiveBytes))
+		fmt.Fprintf(w, "live       %s (blocks, metas and dictionaries)\n", sizeText(st.LiveBytes))
 	}
 	fmt.Fprintf(w, "garbage    %d blocks (without a meta, or after their meta's last key: kv's Open deletes them)\n", st.GarbageBlocks)
 	for _, g := range st.Settings {

@@ -303,7 +303,7 @@ func TestOpenErrors(t *testing.T) {
 	})
 	code, out, _ := runCmd("verify", dir)
 	assert.Equal(t, exitFound, code)
-	assert.Regexp(t, regexp.QuoteMeta("unsupported store format: segment meta version 9 (this kvenc reads 1 to 4)"), out)
+	assert.Regexp(t, regexp.QuoteMeta("unsupported store format: segment meta version 9 (this kvenc reads 1 to 5)"), out)
 }
 
 func TestMain(m *testing.M) {

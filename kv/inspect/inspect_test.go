@@ -14,6 +14,7 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv"
+	"github.com/kvenc/kvenc/kv/internal/segment"
 )
 
 // newStore writes a store of 3000 cells in blocks of 1 KiB (one segment,
@@ -49,7 +50,7 @@ func TestSegmentsAndBlocks(t *testing.T) {
 	for _, g := range segs {
 		require.NoError(t, g.MetaErr)
 		require.NotNil(t, g.Meta)
-		assert.Equal(t, 4, g.Meta.Version)
+		assert.Equal(t, segment.MetaVersion, g.Meta.Version)
 		assert.Len(t, g.Blocks, int(g.Meta.Blocks))
 		assert.Empty(t, g.Extra)
 		cells += g.Meta.Cells
@@ -83,7 +84,7 @@ func TestSegmentsAndBlocks(t *testing.T) {
 // TestGoldenMeta decodes kv's pinned metas (kv's doc, Segment meta,
 // worked example) in every version.
 func TestGoldenMeta(t *testing.T) {
-	for v := 1; v <= 4; v++ {
+	for v := 1; v <= segment.MetaVersion; v++ {
 		b, err := os.ReadFile(filepath.Join("..", "internal", "segment", "testdata", fmt.Sprintf("meta-v%d.bin", v)))
 		require.NoError(t, err)
 		m, err := decodeMeta(b)
@@ -95,9 +96,15 @@ func TestGoldenMeta(t *testing.T) {
 		if v >= 2 {
 			assert.Equal(t, []RangeDel{{Seq: 250, Start: []byte("b"), End: []byte("d")}}, m.Dels)
 		}
-		if v == 4 {
+		if v >= 4 {
 			assert.Equal(t, uint64(5), m.Tombstones)
-			assert.Equal(t, []Part{{Blocks: 1, Dict: []byte("|N|O|")}, {Blocks: 1, Dict: []byte("|A|R|")}}, m.Parts)
+			// Version 5 names its dictionaries (length, CRC-32C), stored
+			// under keys of their own.
+			parts := []Part{{Blocks: 1, DictLen: 5, DictID: 0x8e9598f1}, {Blocks: 1, DictLen: 5, DictID: 0x9e28884f}}
+			if v == 4 {
+				parts[0].Dict, parts[1].Dict = []byte("|N|O|"), []byte("|A|R|")
+			}
+			assert.Equal(t, parts, m.Parts)
 			s, ok, err := m.BlockSettings()
 			require.NoError(t, err)
 			require.True(t, ok)
@@ -111,7 +118,7 @@ func TestGoldenMeta(t *testing.T) {
 }
 
 func FuzzDecodeMeta(f *testing.F) {
-	for v := 1; v <= 4; v++ {
+	for v := 1; v <= segment.MetaVersion; v++ {
 		if b, err := os.ReadFile(filepath.Join("..", "internal", "segment", "testdata", fmt.Sprintf("meta-v%d.bin", v))); err == nil {
 			f.Add(b)
 		}

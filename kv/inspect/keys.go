@@ -31,6 +31,15 @@ func (k keys) block(key []byte) (uint64, []byte, bool) {
 	return k.id(key), key[len(k.NS)+1+8:], true
 }
 
+// dict parses a dictionary key: its segment id and part.
+func (k keys) dict(key []byte) (uint64, uint32, bool) {
+	if !k.Own(key) || key[len(k.NS)] != layout.TagDict {
+		return 0, 0, false
+	}
+	id, part := k.ParseDict(key)
+	return id, part, true
+}
+
 // wal parses a WAL key: its seq.
 func (k keys) wal(key []byte) (uint64, bool) {
 	if !k.IsWAL(key) {

@@ -29,10 +29,14 @@ type RangeDel struct {
 }
 
 // Part is a run of blocks compressed against one dictionary (nil: the
-// blocks carry their own).
+// blocks carry their own). DictLen and DictID are the dictionary's length
+// and CRC-32C as the meta records them; Dict its bytes, from the meta
+// (version 4 and older) or from the part's own key (version 5).
 type Part struct {
-	Blocks uint64
-	Dict   []byte
+	Blocks  uint64
+	DictLen uint64
+	DictID  uint32
+	Dict    []byte
 }
 
 // BlockSettings is how a segment's blocks were made (a version 4 meta's
@@ -92,7 +96,7 @@ func decodeMeta(b []byte) (Meta, error) {
 		m.Dels = append(m.Dels, RangeDel{Seq: d.Seq, Start: d.Start, End: d.End})
 	}
 	for _, pt := range sm.Parts {
-		m.Parts = append(m.Parts, Part{Blocks: pt.Blocks, Dict: pt.Dict})
+		m.Parts = append(m.Parts, Part{Blocks: pt.Blocks, DictLen: pt.DictLen, DictID: pt.DictID, Dict: pt.Dict})
 	}
 	return m, nil
 }

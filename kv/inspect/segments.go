@@ -65,6 +65,29 @@ func (s *Store) Segments() ([]*Segment, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The dictionaries of version 5 metas' parts, under keys of their
+	// own, checked against the meta (segment.Part.SetDict).
+	err = scan(s.eng, s.keys.Tag(layout.TagDict), func(k, v []byte) error {
+		id, part, ok := s.keys.dict(k)
+		g := byID[id]
+		if !ok || g == nil || g.Meta == nil || int64(part) >= int64(len(g.Meta.Parts)) {
+			return nil // not in the layout, or garbage kv deletes
+		}
+		pt := &g.Meta.Parts[part]
+		sp := segment.Part{Blocks: pt.Blocks, DictLen: pt.DictLen, DictID: pt.DictID}
+		if !sp.NeedsDict() || pt.Dict != nil {
+			return nil
+		}
+		if err := sp.SetDict(bytes.Clone(v)); err != nil {
+			g.MetaErr = fmt.Errorf("part %d: %w", part, err)
+			return nil
+		}
+		pt.Dict = sp.Dict
+		return nil
+	}, true)
+	if err != nil {
+		return nil, err
+	}
 	err = scan(s.eng, s.keys.Tag(layout.TagSegment), func(k, _ []byte) error {
 		id, last, ok := s.keys.block(k)
 		if !ok {
@@ -88,6 +111,9 @@ func (s *Store) Segments() ([]*Segment, error) {
 		if g.Meta != nil {
 			g.dicts = make([]*blockenc.Dict, len(g.Meta.Parts))
 			for i, pt := range g.Meta.Parts {
+				if pt.DictLen > 0 && pt.Dict == nil && g.MetaErr == nil {
+					g.MetaErr = fmt.Errorf("%w: part %d: dictionary of %d bytes missing", ErrCorrupt, i, pt.DictLen)
+				}
 				if len(pt.Dict) > 0 {
 					if g.dicts[i], err = blockenc.NewDict(pt.Dict); err != nil {
 						g.MetaErr = fmt.Errorf("meta: part %d: %w", i, err)

@@ -14,6 +14,10 @@
 //	                                          with the block's last cell key
 //	N 'm' | segment id u64                 -> segment meta, or empty: the
 //	                                          segment was compacted away
+//	N 'd' | segment id u64 | part u32      -> the preset dictionary of one
+//	                                          part of the segment (see
+//	                                          package segment: meta version
+//	                                          5 and later)
 //	R | P                                  -> registry entry: layout u8 (=2)
 //	                                          | engine data (none on Badger;
 //	                                          the writer's lease on TiKV)
@@ -23,9 +27,12 @@
 // starts with R is refused). For example with P = "P": seq 300 chunk 1 is
 // 50 00 77 000000000000012c 0001; the block of segment 7 ending at "pear"
 // is 50 00 73 0000000000000007 70656172; its meta is under 50 00 6d
-// 0000000000000007; the registry entry is ff 6b76656e632f73746f72652f 50
-// -> 02 (pinned by testdata/keys-v2.bin). The tags are part of the format
-// ('w', 's', 'm'; never reuse them).
+// 0000000000000007, the dictionary of its part 1 under 50 00 64
+// 0000000000000007 00000001; the registry entry is ff
+// 6b76656e632f73746f72652f 50 -> 02 (pinned by testdata/keys-v2.bin). The
+// tags are part of the format ('w', 's', 'm', 'd'; never reuse them). A
+// kvenc that writes no dictionary keys (segment meta versions before 5)
+// counts them as foreign keys, and refuses the metas that name them.
 //
 // A compaction replaces the metas of the segments it merged with empty
 // values in the transaction that writes its own meta; they are never

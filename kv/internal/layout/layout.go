@@ -19,6 +19,7 @@ const (
 	TagWAL     byte = 'w' // N+'w'+seq u64 BE+chunk u16 BE -> WAL record chunk
 	TagSegment byte = 's' // N+'s'+segment id u64 BE+last key of block -> block
 	TagMeta    byte = 'm' // N+'m'+segment id u64 BE -> segment meta
+	TagDict    byte = 'd' // N+'d'+segment id u64 BE+part u32 BE -> dictionary
 )
 
 // Lengths of the tagged keys after the namespace.
@@ -26,6 +27,7 @@ const (
 	walKeyLen  = 1 + 8 + 2
 	metaKeyLen = 1 + 8
 	segKeyLen  = 1 + 8 // plus the block's last key
+	dictKeyLen = 1 + 8 + 4
 )
 
 // Keys builds the keys of one Store: NS is Prefix+Separator, its
@@ -60,6 +62,26 @@ func (k Keys) Block(id uint64, lastKey []byte) []byte {
 	return append(k.Segment(id), lastKey...)
 }
 
+// DictSegment returns N+'d'+id, the prefix of the dictionary keys of
+// segment id.
+func (k Keys) DictSegment(id uint64) []byte {
+	b := make([]byte, 0, len(k.NS)+dictKeyLen)
+	b = append(append(b, k.NS...), TagDict)
+	return binary.BigEndian.AppendUint64(b, id)
+}
+
+// Dict returns the key of the dictionary of part part of segment id.
+func (k Keys) Dict(id uint64, part uint32) []byte {
+	return binary.BigEndian.AppendUint32(k.DictSegment(id), part)
+}
+
+// ParseDict returns the segment id and part of a dictionary key (one
+// that Own accepts under TagDict).
+func (k Keys) ParseDict(key []byte) (id uint64, part uint32) {
+	rest := key[len(k.NS)+1:]
+	return binary.BigEndian.Uint64(rest), binary.BigEndian.Uint32(rest[8:])
+}
+
 func (k Keys) Meta(id uint64) []byte {
 	b := make([]byte, 0, len(k.NS)+metaKeyLen)
 	b = append(append(b, k.NS...), TagMeta)
@@ -85,6 +107,8 @@ func (k Keys) Own(key []byte) bool {
 		return rest == metaKeyLen
 	case TagSegment:
 		return rest >= segKeyLen
+	case TagDict:
+		return rest == dictKeyLen
 	}
 	return false
 }

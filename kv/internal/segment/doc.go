@@ -4,7 +4,7 @@
 // the block index (the last key of every block, FindBlock), the range
 // tombstones (package rangedel) and the preset dictionaries of its parts.
 //
-// # Meta, version 4
+// # Meta, version 5
 //
 // Written after all of the segment's blocks, in its own transaction (which
 // for a compaction also deletes the metas of the segments it replaces): a
@@ -15,13 +15,13 @@
 // its meta's lastKey, left by an extension cut short. Integers
 // little-endian:
 //
-//	meta := version u8 (=4) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
+//	meta := version u8 (=5) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
 //	        | blocks u64 | cells u64 | keys u64 | bytes u64
 //	        | firstKeyLen uv | firstKey | lastKeyLen uv | lastKey
 //	        | dels uv | del * dels | tombstones uv
 //	        | settingsLen uv | settings | parts uv | part * parts | crc32c u32
 //	del  := seq u64 | startLen uv | start | endLen uv | end
-//	part := blocks uv | dictLen uv | dict
+//	part := blocks uv | dictLen uv | [dictID u32, when dictLen > 0]
 //
 // walSeq: every write with a seq at or below it is in a segment; Open
 // replays only the WAL records above the largest walSeq (and deletes the
@@ -52,26 +52,36 @@
 // blocks it copied and wrote in which the dictionary stays the same. Every
 // block of a part whose value area is compressed against a dictionary uses
 // the part's, and a block's dictionary ID must match it; dictLen 0: the
-// part's blocks carry their own. Open keeps the dictionaries in memory
-// with the meta.
-// Worked example, pinned by testdata/meta-v4.bin: segment 7, walSeq 300,
+// part's blocks carry their own. The dictionary itself (dictLen bytes
+// whose CRC-32C is dictID) is stored once, under a key of its own (see
+// package layout: the segment id and the part's number), written with the
+// part's first blocks, before the meta; a meta that an extension writes
+// again does not repeat it, so a meta stays small enough to live inline in
+// Badger's LSM tree. A dictionary whose length or CRC-32C differs from its
+// part's, or a part without its dictionary, is ErrCorrupt (Part.SetDict).
+// Open keeps the dictionaries in memory with the meta.
+//
+// Worked example, pinned by testdata/meta-v5.bin: segment 7, walSeq 300,
 // seqs 1..300, 2 blocks, 1000 cells of 800 keys (5 of them tombstones),
 // 40000 bytes, keys "apple".."pear", one range tombstone ["b", "d") at
 // seq 250, the settings of DefaultOptions' compactions (Columnar, LZ4Dict,
 // level 9, both flags, restart interval 16, 16 KiB blocks, 64 KiB - 1 of
 // dictionary) and two parts of one block, with the dictionaries "|N|O|"
-// and "|A|R|":
+// and "|A|R|" (CRC-32C 8e9598f1 and 9e28884f):
 //
-//	04 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
+//	05 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
 //	0200000000000000 e803000000000000 2003000000000000 409c000000000000
 //	05 6170706c65 04 70656172
 //	01 fa00000000000000 01 62 01 64
 //	05                                    5 tombstones
 //	0c 01 05 02 09 03 10 808001 808004    settings, 12 bytes
-//	02 01 05 7c4e7c4f7c 01 05 7c417c527c  2 parts
-//	a0 e9 9c aa                           CRC-32C
+//	02 01 05 f198958e 01 05 4f88289e      2 parts: blocks, dictLen, dictID
+//	ff 00 9f a0                           CRC-32C
 //
-// Version 3 (testdata/meta-v3.bin) is version 4 without tombstones,
+// Version 4 (testdata/meta-v4.bin) is version 5 with each part's
+// dictionary inline, part := blocks uv | dictLen uv | dict (the example's
+// parts are 02 01 05 7c4e7c4f7c 01 05 7c417c527c); it is still read, the
+// dictionaries from the meta. Version 3 (testdata/meta-v3.bin) is version 4 without tombstones,
 // settings and parts, and with one dictLen and dict after the dels for all
 // blocks: it is read as one part, and its blocks are never copied (their
 // settings are unknown). Version 2 is version 3 without dictLen and dict

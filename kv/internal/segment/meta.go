@@ -10,15 +10,15 @@ import (
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 )
 
-// Segment meta format, version 4 (see the package doc):
+// Segment meta format, version 5 (see the package doc):
 //
-//	meta := version u8 (=4) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
+//	meta := version u8 (=5) | id u64 | walSeq u64 | minSeq u64 | maxSeq u64
 //	        | blocks u64 | cells u64 | keys u64 | bytes u64
 //	        | firstKeyLen uv | firstKey | lastKeyLen uv | lastKey
 //	        | dels uv | del * dels | tombstones uv
 //	        | settingsLen uv | settings | parts uv | part * parts | crc32c u32
 //	del  := seq u64 | startLen uv | start | endLen uv | end
-//	part := blocks uv | dictLen uv | dict
+//	part := blocks uv | dictLen uv | [dictID u32, when dictLen > 0]
 //
 // Integers are little-endian. walSeq: every write with a seq at or below it
 // is in some Segment, so Open replays only WAL records above the largest
@@ -29,17 +29,20 @@ import (
 // cells. settings: how the blocks were encoded (blockSettings), compared
 // by compaction to decide whether it can copy them. parts: runs of
 // consecutive blocks, in block order, whose blocks sum to blocks, each
-// with the preset dictionary its blocks are compressed against
-// (blockenc.Dict), empty when they carry their own. Version 3 is version
-// 4 without tombstones, settings and parts, and one dictLen and dict for
-// every block (read as one part, never copied); version 2 is version 3
-// without dictLen and dict, version 1 version 2 without the dels count and
-// the dels. All are still read.
+// with the length and ID (CRC-32C) of the preset dictionary its blocks
+// are compressed against (blockenc.Dict), stored under a key of its own
+// (SetDict checks it), dictLen 0 when they carry their own. Version 4 is
+// version 5 with each part's dictionary inline (dictLen bytes of dict
+// instead of dictID). Version 3 is version 4 without tombstones, settings
+// and parts, and one dictLen and dict for every block (read as one part,
+// never copied); version 2 is version 3 without dictLen and dict, version
+// 1 version 2 without the dels count and the dels. All are still read.
 // crcTable is CRC-32C (Castagnoli), the checksum of the meta.
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 const (
-	MetaVersion   = 4
+	MetaVersion   = 5
+	metaVersionV4 = 4
 	metaVersionV3 = 3
 	metaVersionV2 = 2
 	metaVersionV1 = 1
@@ -55,21 +58,50 @@ type Meta struct {
 	Parts                      []Part
 }
 
-// Part is a run of blocks compressed against one dictionary (nil: the
-// blocks carry their own).
+// Part is a run of blocks compressed against one dictionary (DictLen 0:
+// the blocks carry their own).
 type Part struct {
-	Blocks uint64
-	Dict   []byte
+	Blocks  uint64
+	DictLen uint64 // the dictionary's length in bytes
+	DictID  uint32 // its CRC-32C (blockenc.Dict.ID)
+	// Dict is the dictionary's bytes: nil in a version 5 meta as decoded,
+	// until SetDict gives it the bytes stored under the part's key.
+	Dict []byte
 }
+
+// NewPart returns the part of blocks blocks compressed against dict (nil:
+// none).
+func NewPart(blocks uint64, dict []byte) Part {
+	p := Part{Blocks: blocks}
+	if len(dict) > 0 {
+		p.Dict, p.DictLen, p.DictID = dict, uint64(len(dict)), crc32.Checksum(dict, crcTable)
+	}
+	return p
+}
+
+// SetDict gives p its dictionary b, read from the part's key, after
+// checking its length and ID against the meta's.
+func (p *Part) SetDict(b []byte) error {
+	if uint64(len(b)) != p.DictLen || crc32.Checksum(b, crcTable) != p.DictID {
+		return fmt.Errorf("%w: dictionary of %d bytes, CRC-32C %#08x: the meta says %d bytes, %#08x",
+			blockenc.ErrCorrupt, len(b), crc32.Checksum(b, crcTable), p.DictLen, p.DictID)
+	}
+	p.Dict = b
+	return nil
+}
+
+// NeedsDict reports whether p's blocks are compressed against a
+// dictionary that p does not hold yet (SetDict).
+func (p *Part) NeedsDict() bool { return p.DictLen > 0 && p.Dict == nil }
 
 // Append appends m, in the current format version.
 func (m *Meta) Append(dst []byte) []byte {
 	return m.AppendVersion(dst, MetaVersion)
 }
 
-// AppendVersion appends m in format version v (1 to 3 only for tests:
-// version 3 holds one part, version 2 and 1 no dictionary, version 1 no
-// range tombstones).
+// AppendVersion appends m in format version v (1 to 4 only for tests:
+// version 4 holds the dictionaries inline, version 3 one part, version 2
+// and 1 no dictionary, version 1 no range tombstones).
 func (m *Meta) AppendVersion(dst []byte, v byte) []byte {
 	start := len(dst)
 	dst = append(dst, v)
@@ -98,15 +130,22 @@ func (m *Meta) AppendVersion(dst []byte, v byte) []byte {
 		}
 		dst = binary.AppendUvarint(dst, uint64(len(dict)))
 		dst = append(dst, dict...)
-	case v >= MetaVersion:
+	case v >= metaVersionV4:
 		dst = binary.AppendUvarint(dst, m.Tombstones)
 		dst = binary.AppendUvarint(dst, uint64(len(m.Settings)))
 		dst = append(dst, m.Settings...)
 		dst = binary.AppendUvarint(dst, uint64(len(m.Parts)))
 		for _, pt := range m.Parts {
 			dst = binary.AppendUvarint(dst, pt.Blocks)
-			dst = binary.AppendUvarint(dst, uint64(len(pt.Dict)))
-			dst = append(dst, pt.Dict...)
+			if v == metaVersionV4 {
+				dst = binary.AppendUvarint(dst, uint64(len(pt.Dict)))
+				dst = append(dst, pt.Dict...)
+				continue
+			}
+			dst = binary.AppendUvarint(dst, pt.DictLen)
+			if pt.DictLen > 0 {
+				dst = binary.LittleEndian.AppendUint32(dst, pt.DictID)
+			}
 		}
 	}
 	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:], crcTable))
@@ -168,19 +207,19 @@ func DecodeMeta(b []byte) (Meta, error) {
 		}
 	}
 	switch {
-	case version < MetaVersion:
+	case version < metaVersionV4:
 		var dict []byte
 		if version == metaVersionV3 {
 			if dict, err = readBytes("dictionary"); err != nil {
 				return m, err
 			}
+			if len(dict) > blockenc.MaxDictSize {
+				return m, bad(p, fmt.Sprintf("dictionary of %d bytes (at most %d)", len(dict), blockenc.MaxDictSize))
+			}
 		}
-		if len(dict) == 0 {
-			dict = nil
-		}
-		m.Parts = []Part{{Blocks: m.Blocks, Dict: dict}}
+		m.Parts = []Part{NewPart(m.Blocks, dict)}
 	default:
-		if err := decodeParts(body, &p, &m, readBytes, bad); err != nil {
+		if err := decodeParts(body, &p, &m, version, readBytes, bad); err != nil {
 			return m, err
 		}
 	}
@@ -190,9 +229,9 @@ func DecodeMeta(b []byte) (Meta, error) {
 	return m, nil
 }
 
-// decodeParts parses the tombstones, settings and parts of a version 4
-// meta at *p.
-func decodeParts(body []byte, p *int, m *Meta, readBytes func(string) ([]byte, error), bad func(int, string) error) error {
+// decodeParts parses the tombstones, settings and parts of a version 4 or
+// 5 meta at *p.
+func decodeParts(body []byte, p *int, m *Meta, version byte, readBytes func(string) ([]byte, error), bad func(int, string) error) error {
 	uv := func(what string) (uint64, error) {
 		v, w := binary.Uvarint(body[*p:])
 		if w <= 0 {
@@ -234,11 +273,30 @@ func decodeParts(body []byte, p *int, m *Meta, readBytes func(string) ([]byte, e
 			return bad(at, fmt.Sprintf("part %d of %d blocks: %d of the segment's %d blocks are left", i, pt.Blocks, m.Blocks-sum, m.Blocks))
 		}
 		sum += pt.Blocks
-		if pt.Dict, err = readBytes("dictionary"); err != nil {
+		if version == metaVersionV4 {
+			dict, err := readBytes("dictionary")
+			if err != nil {
+				return err
+			}
+			if len(dict) > blockenc.MaxDictSize {
+				return bad(at, fmt.Sprintf("part %d: dictionary of %d bytes (at most %d)", i, len(dict), blockenc.MaxDictSize))
+			}
+			m.Parts = append(m.Parts, NewPart(pt.Blocks, dict))
+			continue
+		}
+		at = *p
+		if pt.DictLen, err = uv("dictionary length"); err != nil {
 			return err
 		}
-		if len(pt.Dict) == 0 {
-			pt.Dict = nil
+		if pt.DictLen > blockenc.MaxDictSize {
+			return bad(at, fmt.Sprintf("part %d: dictionary of %d bytes (at most %d)", i, pt.DictLen, blockenc.MaxDictSize))
+		}
+		if pt.DictLen > 0 {
+			if len(body)-*p < 4 {
+				return bad(*p, fmt.Sprintf("part %d: dictionary ID truncated", i))
+			}
+			pt.DictID = binary.LittleEndian.Uint32(body[*p:])
+			*p += 4
 		}
 		m.Parts = append(m.Parts, pt)
 	}

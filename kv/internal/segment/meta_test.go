@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/kvenc/kvenc/blockenc"
@@ -18,19 +19,29 @@ func rd(start, end string, seq uint64) rangedel.Tombstone {
 	return rangedel.Tombstone{Start: []byte(start), End: []byte(end), Seq: seq}
 }
 
-const docMeta = `04 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
+const docMeta = `05 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
 		0200000000000000 e803000000000000 2003000000000000 409c000000000000
 		05 6170706c65 04 70656172
 		01 fa00000000000000 01 62 01 64
 		05
 		0c 01 05 02 09 03 10 808001 808004
-		02 01 05 7c4e7c4f7c 01 05 7c417c527c`
+		02 01 05 f198958e 01 05 4f88289e`
 
 func docSegMeta() Meta {
 	return Meta{ID: 7, WALSeq: 300, MinSeq: 1, MaxSeq: 300, Blocks: 2, Cells: 1000, Keys: 800, Bytes: 40000,
 		FirstKey: []byte("apple"), LastKey: []byte("pear"), Dels: []rangedel.Tombstone{rd("b", "d", 250)},
 		Tombstones: 5, Settings: docSettings(),
-		Parts: []Part{{Blocks: 1, Dict: []byte("|N|O|")}, {Blocks: 1, Dict: []byte("|A|R|")}}}
+		Parts: []Part{NewPart(1, []byte("|N|O|")), NewPart(1, []byte("|A|R|"))}}
+}
+
+// withoutDicts returns m with its parts' dictionary bytes left out, as a
+// version 5 meta decodes.
+func withoutDicts(m Meta) Meta {
+	m.Parts = slices.Clone(m.Parts)
+	for i := range m.Parts {
+		m.Parts[i].Dict = nil
+	}
+	return m
 }
 
 // docSettings is Settings of the blocks kv's compactions write by
@@ -50,17 +61,35 @@ func TestGoldenMeta(t *testing.T) {
 	m := docSegMeta()
 	b := m.Append(nil)
 	require.Equal(t, golden.Unhex(t, docMeta), b[:len(b)-4], "meta against the package doc")
-	golden.Check(t, "meta-v4.bin", b)
+	golden.Check(t, "meta-v5.bin", b)
 	got, err := DecodeMeta(b)
 	require.NoError(t, err)
-	assert.Equal(t, m, got)
+	assert.Equal(t, withoutDicts(m), got)
 	golden.RequireDecodeCorrupt(t, b, func(b []byte) error { _, err := DecodeMeta(b); return err })
+	// The dictionaries come from their own keys, checked against the
+	// meta's lengths and IDs.
+	for i := range got.Parts {
+		require.True(t, got.Parts[i].NeedsDict())
+		golden.RequireCorrupt(t, got.Parts[i].SetDict([]byte("|N|O|x")), "longer dictionary")
+		golden.RequireCorrupt(t, got.Parts[i].SetDict([]byte("|X|O|")), "other dictionary")
+		require.NoError(t, got.Parts[i].SetDict(m.Parts[i].Dict))
+		require.False(t, got.Parts[i].NeedsDict())
+	}
+	assert.Equal(t, m, got)
+
+	// Version 4 metas (dictionaries inline) are still read.
+	v4 := golden.Read(t, "meta-v4.bin")
+	require.Equal(t, m.AppendVersion(nil, 4), v4)
+	got, err = DecodeMeta(v4)
+	require.NoError(t, err)
+	assert.Equal(t, m, got)
+	golden.RequireDecodeCorrupt(t, v4, func(b []byte) error { _, err := DecodeMeta(b); return err })
 
 	// Version 3 metas (one dictionary, no tombstone count, no settings)
 	// are still read, as one part.
 	v3 := golden.Read(t, "meta-v3.bin")
 	m.Tombstones, m.Settings = 0, nil
-	m.Parts = []Part{{Blocks: 2, Dict: []byte("|N|O|")}}
+	m.Parts = []Part{NewPart(2, []byte("|N|O|"))}
 	require.Equal(t, m.AppendVersion(nil, 3), v3)
 	got, err = DecodeMeta(v3)
 	require.NoError(t, err)
@@ -69,7 +98,7 @@ func TestGoldenMeta(t *testing.T) {
 
 	// Version 2 metas (no dictionary) are still read.
 	v2 := golden.Read(t, "meta-v2.bin")
-	m.Parts[0].Dict = nil
+	m.Parts[0] = NewPart(2, nil)
 	require.Equal(t, m.AppendVersion(nil, 2), v2)
 	got, err = DecodeMeta(v2)
 	require.NoError(t, err)
@@ -108,13 +137,14 @@ func TestGoldenMeta(t *testing.T) {
 }
 
 // FuzzDecodeMeta: arbitrary bytes decode to an error wrapping ErrCorrupt
-// or to a meta that encodes to bytes that decode to it again.
+// or to a meta that encodes, in its version, to bytes that decode to it
+// again (and in the current one to it without dictionary bytes).
 func FuzzDecodeMeta(f *testing.F) {
 	m := docSegMeta()
 	f.Add(m.Append(nil))
 	m.Dels = append(m.Dels, rd("a", "c", 1), rd("pe", "pz", 300))
 	f.Add(m.Append(nil))
-	for _, name := range []string{"meta-v1.bin", "meta-v2.bin", "meta-v3.bin"} {
+	for _, name := range []string{"meta-v1.bin", "meta-v2.bin", "meta-v3.bin", "meta-v4.bin"} {
 		if old, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
 			f.Add(old)
 		}
@@ -125,9 +155,13 @@ func FuzzDecodeMeta(f *testing.F) {
 			golden.RequireCorrupt(t, err)
 			return
 		}
-		m2, err := DecodeMeta(m.Append(nil))
+		m2, err := DecodeMeta(m.AppendVersion(nil, b[0]))
 		require.NoError(t, err)
 		require.Equal(t, m, m2)
+		// In the current version the dictionaries are left out.
+		m2, err = DecodeMeta(m.Append(nil))
+		require.NoError(t, err)
+		require.Equal(t, withoutDicts(m), m2)
 	})
 }
 

@@ -89,12 +89,16 @@ func (g *Segment) DictFor(i int) *blockenc.Dict {
 	return p[j].Dict
 }
 
-// SetParts makes g.Parts from g.Meta.Parts.
+// SetParts makes g.Parts from g.Meta.Parts, whose dictionaries must be
+// set (Part.SetDict).
 func (g *Segment) SetParts() error {
 	g.Parts = g.Parts[:0]
 	first := 0
 	for k, pt := range g.Meta.Parts {
 		dp := DictPart{First: first}
+		if pt.NeedsDict() {
+			return fmt.Errorf("%w: segment %d part %d: dictionary of %d bytes missing", blockenc.ErrCorrupt, g.Meta.ID, k, pt.DictLen)
+		}
 		if len(pt.Dict) > 0 {
 			d, err := blockenc.NewDict(pt.Dict)
 			if err != nil {
