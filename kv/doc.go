@@ -141,8 +141,15 @@
 // the seqs after the previous freeze) and flushed in the background: its
 // cells are encoded into blocks of about BlockSize, the blocks written,
 // the meta written last, then its WAL records deleted. Frozen memstores
-// stay readable until their segment is installed. Writers flush themselves
-// when two frozen memstores wait (a write stall).
+// stay readable until their segment is installed.
+//
+// Write stalls. A writer that finds the active memstore full while two
+// frozen ones wait for their flush is held back until the oldest of them
+// is flushed (it flushes that one itself when no flush runs: the
+// background may be compacting; else it waits for the running flush),
+// then freezes the full one. So the memstores never hold more than three
+// arenas, whatever the number of writers. Stats.WriteStalls and
+// WriteStallTime count the stalls.
 //
 // Flush and compaction keep every version above the read point, and for
 // the read point and every pinned one (Snapshots, Iterators) the newest
@@ -463,7 +470,7 @@
 //
 //	memstores   one active arena of MemstoreSize (8 MiB, allocated whole
 //	            when the memstore starts), and while they flush up to two
-//	            frozen ones (the third freeze stalls writers)
+//	            frozen ones (writers stall rather than freeze a third)
 //	cache       up to CacheSize (64 MiB) of decoded blocks
 //	index       the last key of every block: about one key per 16 KiB
 //	            of blocks (BlockSize)

@@ -121,6 +121,7 @@ func (s *Store) flushMemtable(mt *memtable) error {
 			// A new array: s.frozen[:0:0] would keep the old one, and
 			// with it the flushed memstore's arena, alive.
 			s.frozen = append(append(make([]*memtable, 0, len(s.frozen)-1), s.frozen[:i]...), s.frozen[i+1:]...)
+			s.frozenGone()
 			break
 		}
 	}

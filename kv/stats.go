@@ -1,5 +1,7 @@
 package kv
 
+import "time"
+
 // Stats describe a Store at one moment.
 type Stats struct {
 	Segments    int   // live segments
@@ -21,6 +23,11 @@ type Stats struct {
 	// (group commit), so Applies / WALWrites is the average group.
 	WALWrites int64
 	Snapshots int // pinned read points (snapshots and iterators)
+	// WriteStalls counts the writes held back since Open until a flush
+	// took a frozen memstore off (see the package doc, Write stalls),
+	// WriteStallTime the time they waited in all.
+	WriteStalls    int64
+	WriteStallTime time.Duration
 	// BufsOut is the number of pooled block buffers not yet released:
 	// 0 when no compaction runs.
 	BufsOut int64
@@ -56,6 +63,7 @@ func (s *Store) Stats() Stats {
 	st.CacheBytes, st.CacheHits, st.CacheMisses = s.cache.Stats()
 	st.Flushes = s.flushes.Load()
 	st.Compactions = s.compactions.Load()
+	st.WriteStalls, st.WriteStallTime = s.stalls.Load(), time.Duration(s.stallTime.Load())
 	if s.wal != nil {
 		st.WALBytes, st.WALWrites = s.wal.Written(), s.wal.Writes()
 	}

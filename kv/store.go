@@ -59,8 +59,13 @@ type Store struct {
 	writeMu sync.RWMutex
 	mu      sync.RWMutex // guards active, frozen, segs, obsolete; readers hold R
 	active  *memtable
-	frozen  []*memtable        // newest first
-	segs    []*segment.Segment // newest first (maxSeq descending)
+	frozen  []*memtable // newest first
+	// frozenTaken is closed, and replaced, each time a flush takes a
+	// frozen memtable off (frozenGone); stalled writers wait on it.
+	frozenTaken chan struct{}
+	// stalls counts write stalls (stall), stallTime their nanoseconds.
+	stalls, stallTime atomic.Int64
+	segs              []*segment.Segment // newest first (maxSeq descending)
 	// segDels is the union of the range tombstones of segs (segsChanged).
 	segDels *rangedel.Set
 	// obsolete segments were compacted away; their blocks are deleted once
@@ -121,16 +126,14 @@ type Store struct {
 type memtable struct {
 	ms     *memstore.Memstore
 	lo, hi uint64
-	// Admission (reserve): the bytes in use plus the bounds of the writes
-	// in flight stay within capacity. admitted and finished sum the
-	// opsArenaBound of the writes admitted and of those done (added or
-	// failed); both only grow. rangeBytes sums the rangedel.Bound of the
-	// range tombstones added, which live beside the arena but count
-	// against it.
-	capacity   int64 // arena bytes kv admits (arena minus skl's head)
-	base       int64 // the memstore's Size when empty (skl's head)
-	admitted   atomic.Int64
-	finished   atomic.Int64
+	// Admission (reserve): a write reserves the arena bytes its ops may
+	// take (opsArenaBound) in the memstore, which admits it when the bytes
+	// in use and the reservations in flight leave room, so that its cells'
+	// Adds never meet ErrFull. capacity is the most one write may need
+	// (the arena minus skl's head). rangeBytes sums the rangedel.Bound of
+	// the range tombstones added: they live beside the arena, and their
+	// part of a reservation is never released, so they count against it.
+	capacity   int64
 	rangeBytes atomic.Int64
 	// dels holds the range tombstones, replaced whole (under delMu) by
 	// each DeleteRange; readers load it without a lock.
@@ -143,33 +146,17 @@ type memtable struct {
 
 func newMemtable(size int64, lo uint64) *memtable {
 	ms := memstore.New(size)
-	return &memtable{ms: ms, lo: lo, capacity: ms.Capacity() - ms.Size(), base: ms.Size()}
+	return &memtable{ms: ms, lo: lo, capacity: ms.Capacity() - ms.Size()}
 }
 
-// reserve admits a write of need bytes (opsArenaBound) when the arena
-// bytes in use, the range tombstones' bytes, the bounds of the writes in
-// flight and need fit in capacity, so that the memstore's own Adds never
-// see ErrFull for an admitted write (memstore admits each cell the same
-// way, against the same arena). So the memstore fills up by what its
-// cells take, not by their bounds (a node of maximum height each, about
-// 70 bytes more than an average one). finished is read before the bytes
-// in use: a write that finishes
-// in between is counted twice (too much, never too little); admitted only
-// grows, so the CompareAndSwap fails when another write was admitted
-// since it was read.
-func (m *memtable) reserve(need int64) bool {
-	for {
-		a := m.admitted.Load()
-		f := m.finished.Load()
-		used := m.ms.Size() - m.base + m.rangeBytes.Load()
-		if used+(a-f)+need > m.capacity {
-			return false
-		}
-		if m.admitted.CompareAndSwap(a, a+need) {
-			return true
-		}
-	}
-}
+// reserve admits a write whose ops may take need arena bytes
+// (opsArenaBound), or reports that the memstore may not have room for it.
+// The caller ends the admission with release or add.
+func (m *memtable) reserve(need int64) bool { return m.ms.Reserve(need) }
+
+// release ends the admission of a write of need bytes whose ops were not
+// added.
+func (m *memtable) release(need int64) { m.ms.Release(need) }
 
 // Open opens (or creates) a Store in its own Badger DB at opts.Dir ("" for
 // an in-memory DB), replaying the WAL. Close closes the DB.
@@ -291,16 +278,17 @@ func newStore(eng engine.Engine, id any, opts Options, walDir string) (*Store, e
 		return nil, err
 	}
 	s := &Store{
-		release: release,
-		opts:    opts,
-		eng:     eng,
-		walDir:  walDir,
-		keys:    layout.NewKeys(opts.Prefix),
-		cache:   cache.New(opts.CacheSize),
-		snaps:   make(map[uint64]int),
-		kick:    make(chan struct{}, 1),
-		quit:    make(chan struct{}),
-		bgDone:  make(chan struct{}),
+		release:     release,
+		opts:        opts,
+		eng:         eng,
+		walDir:      walDir,
+		keys:        layout.NewKeys(opts.Prefix),
+		cache:       cache.New(opts.CacheSize),
+		snaps:       make(map[uint64]int),
+		frozenTaken: make(chan struct{}),
+		kick:        make(chan struct{}, 1),
+		quit:        make(chan struct{}),
+		bgDone:      make(chan struct{}),
 	}
 	s.rd = s.newReader()
 	s.cursors = cursors{s.rd}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
@@ -14,8 +15,9 @@ import (
 	"github.com/kvenc/kvenc/memstore"
 )
 
-// maxFrozen is the number of frozen memstores at which a writer flushes
-// itself instead of leaving it to the background (a write stall).
+// maxFrozen is the most frozen memtables that wait for their flush: a
+// writer that finds the active memtable full while that many wait is held
+// back (stall) until a flush takes one off.
 const maxFrozen = 2
 
 // Batch collects Puts, Deletes and DeleteRanges that Apply writes
@@ -176,10 +178,12 @@ func (s *Store) write(ops []wal.Op) error {
 			break
 		}
 		s.writeMu.RUnlock()
-		s.freeze(mt)
+		// mt is full: it is frozen once fewer than maxFrozen frozen
+		// memtables wait, so that at most maxFrozen do.
 		if err := s.stall(); err != nil {
 			return err
 		}
+		s.freeze(mt)
 	}
 	w := s.tracker.Begin()
 	seq := w.Seq()
@@ -201,10 +205,10 @@ func (s *Store) write(ops []wal.Op) error {
 		err = fmt.Errorf("kv: store %q: WAL seq %d failed after its ops went into the memstore; the Store refuses reads and writes until it is reopened: %w", s.opts.Prefix, seq, err)
 		s.walErr.CompareAndSwap(nil, &err)
 	case errors.Is(err, engine.ErrTooLarge):
-		mt.finished.Add(need)
+		mt.release(need)
 		err = fmt.Errorf("%w: WAL record of %d bytes (%d ops) exceeds what one transaction of the engine holds; split the batch: %w", ErrTooLarge, recLen, len(ops), err)
 	case err != nil:
-		mt.finished.Add(need)
+		mt.release(need)
 		err = fmt.Errorf("kv: store %q: WAL seq %d: %w", s.opts.Prefix, seq, space.Classify(err))
 	case addErr != nil:
 		// Cannot happen: the arena bytes were reserved above. The WAL
@@ -313,15 +317,80 @@ func (s *Store) freezeActive() {
 	s.mu.Unlock()
 }
 
-// stall flushes in the writer's goroutine when frozen memstores pile up.
+// stall holds a writer that found the active memtable full back while
+// maxFrozen frozen ones wait for their flush (a write stall), until a
+// flush takes the oldest one off: the writer flushes it itself when no
+// flush runs (the background goroutine may be compacting), else it waits
+// for the running flush to finish that memtable. So a stall lasts one
+// memtable's flush, not that of every frozen one. A flush that fails
+// returns its error to the writer that ran it.
 func (s *Store) stall() error {
+	var start time.Time
+	for !s.closed.Load() {
+		s.mu.RLock()
+		n, taken := len(s.frozen), s.frozenTaken
+		s.mu.RUnlock()
+		if n < maxFrozen {
+			break
+		}
+		if start.IsZero() {
+			start = time.Now()
+		}
+		if s.flushMu.TryLock() {
+			err := s.flushOldest()
+			s.flushMu.Unlock()
+			if err != nil {
+				s.stalled(start)
+				return err
+			}
+			continue
+		}
+		// A flush that stops without taking a memtable off (it failed)
+		// does not close taken: look again after stallPoll.
+		t := time.NewTimer(stallPoll)
+		select {
+		case <-taken:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	if !start.IsZero() {
+		s.stalled(start)
+	}
+	return nil
+}
+
+// stallPoll is how often a stalled writer looks again at the frozen
+// memtables when no flush tells it that one is gone.
+const stallPoll = 10 * time.Millisecond
+
+// stalled counts a write stall that began at start (Stats).
+func (s *Store) stalled(start time.Time) {
+	s.stalls.Add(1)
+	s.stallTime.Add(int64(time.Since(start)))
+}
+
+// flushOldest flushes the oldest frozen memtable, if any. The caller
+// holds flushMu.
+func (s *Store) flushOldest() error {
 	s.mu.RLock()
-	n := len(s.frozen)
+	var mt *memtable
+	if n := len(s.frozen); n > 0 {
+		mt = s.frozen[n-1]
+	}
 	s.mu.RUnlock()
-	if n < maxFrozen {
+	if mt == nil {
 		return nil
 	}
-	return s.flushFrozen()
+	return s.flushMemtable(mt)
+}
+
+// frozenGone wakes the writers stalled until a flush takes a frozen
+// memtable off (stall). The caller holds mu for writing and has just
+// taken one off.
+func (s *Store) frozenGone() {
+	close(s.frozenTaken)
+	s.frozenTaken = make(chan struct{})
 }
 
 // Get returns a copy of key's newest value, or ErrNotFound.
@@ -386,18 +455,20 @@ func cellValue(c blockenc.Cell, cover uint64) ([]byte, error) {
 
 // add adds the ops of one write admitted with reserve(need), at seq, to
 // the memtable: cells to the memstore, range tombstones beside it. It
-// ends the write's admission, also when it fails.
+// ends the write's admission, also when it fails, but for the range
+// tombstones' bytes, which stay counted against the arena.
 func (m *memtable) add(ops []wal.Op, seq uint64, need int64) error {
-	defer m.finished.Add(need)
 	var dels []rangedel.Tombstone
 	var delBytes int64
+	defer func() { m.release(need - delBytes) }()
 	for _, o := range ops {
 		if o.Ranged {
 			dels = append(dels, rangedel.Tombstone{Start: clone(o.Key), End: clone(o.Value), Seq: seq})
 			delBytes += rangedel.Bound(o.Key, o.Value)
 			continue
 		}
-		if err := m.ms.Add(blockenc.Cell{Key: o.Key, Value: o.Value, Seq: seq, Kind: o.Kind}); err != nil {
+		if err := m.ms.AddReserved(blockenc.Cell{Key: o.Key, Value: o.Value, Seq: seq, Kind: o.Kind}); err != nil {
+			delBytes = 0
 			return err
 		}
 	}

@@ -47,6 +47,13 @@
 // concurrent writers ErrFull can come a few hundred bytes early; it never
 // comes late, and the process never exits.
 //
+// A caller that adds a batch of cells at once reserves their bounds
+// together (Reserve), adds them with AddReserved, which does not check the
+// arena again, and releases the reservation (Release). A batch admitted so
+// never meets ErrFull halfway: a second check per cell could refuse, since
+// reservations in flight are counted high for a moment, a cell whose room
+// the batch's reservation holds.
+//
 // # Slices and lifetime
 //
 // Add copies the cell into the arena. The Key and Value of a Cell returned by

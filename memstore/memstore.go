@@ -90,49 +90,83 @@ func New(arenaBytes int64) *Memstore {
 // ErrInvalidKind. A cell with the same Key and Seq as a stored one replaces
 // its kind and value.
 func (m *Memstore) Add(c blockenc.Cell) error {
-	if len(c.Key) > MaxKeyLen {
-		return fmt.Errorf("%w: %d bytes, at most %d", ErrKeyTooLong, len(c.Key), MaxKeyLen)
-	}
-	if !c.Kind.IsValid() {
-		return fmt.Errorf("%w: %v", ErrInvalidKind, c.Kind)
+	if err := check(c); err != nil {
+		return err
 	}
 	need := CellArenaBound(c)
 	if need > m.capacity-headBytes {
 		return fmt.Errorf("%w: cell needs up to %d bytes, arena holds %d: %w",
 			ErrFull, need, m.capacity-headBytes, ErrCellTooLarge)
 	}
-	if !m.reserve(need) {
+	if !m.Reserve(need) {
 		return fmt.Errorf("%w: cell needs up to %d bytes, %d of %d in use",
 			ErrFull, need, m.list.MemSize(), m.capacity)
 	}
+	m.put(c)
+	m.Release(need)
+	return nil
+}
 
+// check returns the error of a cell Add refuses whatever the room.
+func check(c blockenc.Cell) error {
+	if len(c.Key) > MaxKeyLen {
+		return fmt.Errorf("%w: %d bytes, at most %d", ErrKeyTooLong, len(c.Key), MaxKeyLen)
+	}
+	if !c.Kind.IsValid() {
+		return fmt.Errorf("%w: %v", ErrInvalidKind, c.Kind)
+	}
+	return nil
+}
+
+// put copies c into the skiplist, whose arena bytes are reserved.
+func (m *Memstore) put(c blockenc.Cell) {
 	var buf [64]byte
 	key := appendKeyTs(buf[:0], c.Key, c.Seq)
 	m.list.Put(key, y.ValueStruct{Meta: metaCell | byte(c.Kind), Value: c.Value})
 	m.adds.Add(1)
-	m.finished.Add(need)
-	return nil
 }
 
-// reserve admits an Add that may take up to need arena bytes, or reports
-// that the arena may overflow. The arena offset (MemSize) counts everything
-// allocated so far; admitted-finished bounds what the Adds in flight may
-// still allocate. admitted only grows, so the CompareAndSwap succeeds only
-// when no other Add was admitted since it was read (no ABA), and finished is
-// read before MemSize, so an Add that finished in between is counted in
-// both (too much, never too little).
-func (m *Memstore) reserve(need int64) bool {
+// Reserve admits Adds (AddReserved) of cells whose CellArenaBound sum to
+// at most n bytes, or reports that the arena may not have room for them.
+// The reservation counts against the arena until Release(n); bytes never
+// released stay counted, which lets a caller charge the arena for data it
+// keeps beside it.
+//
+// The arena offset (Size) counts everything allocated so far, and
+// reserved minus released bounds what the reservations in flight may
+// still allocate. admitted only grows, so the CompareAndSwap succeeds
+// only when no other reservation was made since it was read (no ABA), and
+// finished is read before the arena offset, so that an Add that finished
+// in between is counted in both (too much, never too little).
+func (m *Memstore) Reserve(n int64) bool {
 	for {
 		a := m.admitted.Load()
 		f := m.finished.Load()
 		used := m.list.MemSize()
-		if used+(a-f)+need > m.capacity {
+		if used+(a-f)+n > m.capacity {
 			return false
 		}
-		if m.admitted.CompareAndSwap(a, a+need) {
+		if m.admitted.CompareAndSwap(a, a+n) {
 			return true
 		}
 	}
+}
+
+// Release ends n bytes of reservations made by Reserve, once the Adds
+// made within them are done (or will not be made).
+func (m *Memstore) Release(n int64) { m.finished.Add(n) }
+
+// AddReserved adds c, whose CellArenaBound a reservation (Reserve) not
+// yet released holds, without checking the arena again: the reservation
+// guarantees the room. It returns ErrKeyTooLong or ErrInvalidKind as Add
+// does. Adding more than the reservation holds is a bug that may make
+// skl end the process.
+func (m *Memstore) AddReserved(c blockenc.Cell) error {
+	if err := check(c); err != nil {
+		return err
+	}
+	m.put(c)
+	return nil
 }
 
 // Get returns the newest version of key with Seq <= readPoint; a Delete is
