@@ -191,14 +191,16 @@ func (c *Cache) Add(b *Block, cold bool) *Block {
 	if b.Cost > sh.max {
 		return b
 	}
+	var gone [4]*Block // the evicted, marked after the lock is let go
+	evicted := gone[:0]
 	sh.mu.Lock()
-	defer sh.mu.Unlock()
 	t := sh.tab.Load()
 	if old := t.find(b.ID, h); old != nil {
+		sh.mu.Unlock()
 		return old
 	}
 	for sh.size+b.Cost > sh.max {
-		sh.remove(sh.victim())
+		evicted = append(evicted, sh.remove(sh.victim()))
 	}
 	if t = sh.tab.Load(); t.full() {
 		t = t.rebuilt()
@@ -211,17 +213,21 @@ func (c *Cache) Add(b *Block, cold bool) *Block {
 	if Invariants {
 		sh.check()
 	}
+	sh.mu.Unlock()
+	for _, e := range evicted {
+		e.Evicted()
+	}
 	return b
 }
 
-// remove takes b, a block in sh, out of sh's index and ring and marks it
-// evicted. The caller holds sh.mu.
-func (sh *shard) remove(b *Block) {
+// remove takes b, a block in sh, out of sh's index and ring and returns
+// it; the caller holds sh.mu and marks b Evicted once it has let go.
+func (sh *shard) remove(b *Block) *Block {
 	sh.tab.Load().remove(b, blockHash(b.ID))
 	sh.unlink(b)
 	sh.size -= b.Cost
 	sh.count--
-	b.Evicted()
+	return b
 }
 
 // DropSegment forgets every block of a deleted segment.
@@ -242,6 +248,9 @@ func (c *Cache) DropSegment(seg uint64) {
 			sh.check()
 		}
 		sh.mu.Unlock()
+		for _, b := range drop {
+			b.Evicted()
+		}
 	}
 }
 
