@@ -376,11 +376,13 @@
 // all readers: they are never reused, so nothing is counted per access and
 // the garbage collector frees an evicted block when its last reader lets go
 // (HBASE-27730: a refcount check on every buffer access cost HBase up to 2x
-// on scans). A cache lookup locks the mutex of one shard once per block,
-// never per cell: the cache is an LRU split by block id into up to 16
-// shards of at least 1 MiB, so concurrent readers of different blocks
-// rarely share a lock. Each cached block also keeps decoded Seekers in
-// atomic slots, so a hot Get does not re-verify the block's CRC.
+// on scans). A cache lookup, once per block and never per cell, takes no
+// lock: the cache is split by block id into up to 16 shards of at least
+// 1 MiB, each with an index read through atomic pointers and a CLOCK
+// eviction order in which a hit only sets the block's referenced bit;
+// only insertions and evictions take the shard's mutex. Each cached block
+// also keeps decoded Seekers in atomic slots, so a hot Get does not
+// re-verify the block's CRC.
 //
 // A Get's miss goes into the cache only at the block's second miss within
 // a while (a ghost list of two slots per block remembers about one and a half times
@@ -389,9 +391,10 @@
 // without a copy or an eviction, while a hot block is cached from its
 // second read (BenchmarkBig, op=get and op=zipf).
 //
-// The cache resists scans: a block a Get reads goes in at the hot end of
-// its shard's LRU, a block an Iterator reads at the cold end, where the
-// next insertion evicts it unless it is read again first (midpoint
+// The cache resists scans: a block a Get reads goes in just behind its
+// shard's clock hand (the last block the hand reaches), a block an
+// Iterator reads at the hand, where the next insertion evicts it unless
+// it is read again first (midpoint
 // insertion, as InnoDB's buffer pool keeps scans out of its young list).
 // A scan bigger than the cache then evicts its own blocks, not the hot
 // set (TestCacheScanResistant). Once an Iterator's source has visited more
