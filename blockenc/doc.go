@@ -72,7 +72,11 @@
 // do not know it; Columnar Dict blocks of version 3, without the sub-block
 // checksums, still read), or 5 for a Columnar block whose values are
 // floats (8 or 4 bytes, either byte order) or decimal text stored as a
-// shapeshift float column (version 4 readers do not know it). Encoding is the Encoding id. Flags (never
+// shapeshift float column (version 4 readers do not know it). The float
+// column is shapeshift's version 3, or its version 4 when one of its
+// integer chunks is Huffman coded; a block's version does not say which,
+// and a reader whose shapeshift knows only version 3 refuses a version 4
+// column as corrupt. Encoding is the Encoding id. Flags (never
 // reuse a bit):
 //
 //	bit 0  LZ4: the cells (Columnar: the value area) are one LZ4 block

@@ -419,7 +419,33 @@ func TestGoldenColumnarFloat(t *testing.T) {
 		checkGoldenFile(t, "columnar-"+strings.TrimPrefix(name, "fixed-")+".block", got)
 	}
 	cells := sets["fixed-float64"]
-	block := encode(t, opts, cells)
+	col := floatColumn(t, encode(t, opts, cells), len(cells))
+	vals, err := shapeshift.DecodeFloat64(nil, col)
+	require.NoError(t, err, "float column")
+	require.Len(t, vals, len(cells))
+	for i, v := range vals {
+		require.Equal(t, binary.BigEndian.Uint64(cells[i].Value), math.Float64bits(v), "value %d", i)
+	}
+}
+
+// TestColumnarFloatHuffman: a smooth price series' float column takes a
+// Huffman int chunk (shapeshift format version 4) inside a version 5
+// block, and the block reads back.
+func TestColumnarFloatHuffman(t *testing.T) {
+	cells := floatSeries(t, []string{"stocks_usa_c"}, "f64be")
+	block := encode(t, blockenc.Options{Encoding: blockenc.Columnar, RestartInterval: 4}, cells)
+	s, err := blockenc.NewSeeker(block)
+	require.NoError(t, err)
+	checkAll(t, s, cells)
+	col := floatColumn(t, block, len(cells))
+	require.Equal(t, byte(4), col[0], "shapeshift float column version 4 (a Huffman chunk)")
+}
+
+// floatColumn walks a version 5 Columnar block of fixed keys with a seq
+// column and 8-byte big-endian float values by hand from the format
+// description, and returns its shapeshift float column.
+func floatColumn(t *testing.T, block []byte, count int) []byte {
+	t.Helper()
 	body := block[:len(block)-4]
 	require.Equal(t, []byte{5, 5, 0}, body[:3], "header: version 5, Columnar, no flags")
 	p := 3
@@ -429,7 +455,7 @@ func TestGoldenColumnarFloat(t *testing.T) {
 		p += n
 		return int(v)
 	}
-	require.Equal(t, len(cells), uv(), "count")
+	require.Equal(t, count, uv(), "count")
 	require.Equal(t, 4, uv(), "interval")
 	require.Equal(t, byte(1), body[p], "keys mode, want 1 (fixed)")
 	p++
@@ -446,11 +472,6 @@ func TestGoldenColumnarFloat(t *testing.T) {
 	require.Equal(t, []byte{0, 4, 8}, body[p:p+3], "kinds 0 (all Put), values 4 (float), width 8 big-endian")
 	p += 3
 	n := uv()
-	vals, err := shapeshift.DecodeFloat64(nil, body[p:p+n])
-	require.NoError(t, err, "float column")
-	require.Len(t, vals, len(cells))
-	for i, v := range vals {
-		require.Equal(t, binary.BigEndian.Uint64(cells[i].Value), math.Float64bits(v), "value %d", i)
-	}
 	require.Equal(t, len(body), p+n, "end of the values")
+	return body[p : p+n]
 }

@@ -225,7 +225,27 @@ func FuzzShapeshiftFloatDecode(f *testing.F) {
 	for range 5 {
 		fb = append(fb, fb...)
 	}
-	for _, v := range [][]float64{nil, {0}, dec, fb} {
+	// A price walk in cents: half the steps 0, most others 1 or 2 cents,
+	// a few up to 40. Delta needs 7 bits a step, an entropy code about 2:
+	// its integers take a Huffman chunk (a version 4 column).
+	walk := make([]float64, 512)
+	x, r := int64(10000), uint32(1)
+	for i := range walk {
+		r = r*1664525 + 1013904223
+		switch u := int64(r >> 24); {
+		case u < 128:
+		case u < 192:
+			x += u%2*2 - 1
+		case u < 224:
+			x += u%2*4 - 2
+		case u < 254:
+			x += (u%2*2 - 1) * (3 + u%5)
+		default:
+			x += (u%2*2 - 1) * 40
+		}
+		walk[i] = float64(x) / 100
+	}
+	for _, v := range [][]float64{nil, {0}, dec, fb, walk} {
 		f.Add(shapeshift.EncodeFloat64(nil, v, shapeshift.Options{LogChunkSize: 8}), true)
 		v32 := make([]float32, len(v))
 		for i, x := range v {

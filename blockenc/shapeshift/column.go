@@ -71,6 +71,9 @@ func Open(src []byte) (*Column, error) {
 		if err := checkChunk(b, n, at); err != nil {
 			return nil, err
 		}
+		if Form(b[0]) == Huffman {
+			return nil, corrupt("Huffman chunk %d in an integer column, offset %d", i, at)
+		}
 		comp[b[0]]++
 		if err := sb.open(&c.chunks[i], src, b, n, at); err != nil {
 			return nil, err

@@ -19,6 +19,7 @@ type header struct {
 	data    []byte // chunk bodies
 	dataAt  int    // offset of data in src, for error messages
 	width   int    // bytes per float value (8 or 4) of a float column, 0 for integers
+	version byte
 }
 
 // The forms whose chunk counts each version's composition lists, in order.
@@ -59,7 +60,7 @@ func parseHeader(src []byte) (header, error) {
 	case 1:
 	case 2:
 		forms = intFormsV2[:]
-	case 3:
+	case 3, 4:
 		forms = floatForms[:]
 		if len(body) < 2 || (body[1] != 8 && body[1] != 4) {
 			return h, corrupt("float width %d, want 8 or 4, offset 1", body[1])
@@ -67,8 +68,9 @@ func parseHeader(src []byte) (header, error) {
 		h.width = int(body[1])
 		p++
 	default:
-		return h, corrupt("version %d, want 1, 2 or 3, offset 0", body[0])
+		return h, corrupt("version %d, want 1 to 4, offset 0", body[0])
 	}
+	h.version = body[0]
 	count, k := binary.Uvarint(body[p:])
 	if k <= 0 || count > MaxLen {
 		return h, corrupt("bad value count, offset %d", p)
@@ -216,6 +218,8 @@ func checkChunk(b []byte, n int, at int) error {
 		want = sizePatched(n, lo, e, hi)
 	case Raw:
 		want = sizeRaw(n)
+	case Huffman:
+		return checkHuffman(b, at)
 	default:
 		return corrupt("unknown form %d, offset %d", b[0], at)
 	}
@@ -253,6 +257,8 @@ func decodeChunk(dst []int64, b []byte, at int, scratch *[]byte) error {
 		return decodeRunLength(dst, b, at)
 	case Patched:
 		return decodePatched(dst, b, at)
+	case Huffman:
+		return decodeHuffman(dst, b, at, scratch)
 	case LZ4:
 		w := int(b[9])
 		need := n*w + 8
@@ -597,6 +603,9 @@ func Decode(dst []int64, src []byte) ([]int64, error) {
 		b, n, at := h.chunk(c)
 		if Form(b[0]).IsValid() {
 			comp[b[0]]++
+		}
+		if Form(b[0]) == Huffman {
+			return orig, corrupt("Huffman chunk %d in an integer column, offset %d", c, at)
 		}
 		if Form(b[0]) == LZ4 && scratch == nil {
 			return orig, corrupt("LZ4 chunk %d not in the composition, offset %d", c, at)

@@ -10,8 +10,9 @@
 // chunk takes the smallest of three float forms: Decimal, ALP's decimal
 // transform (Afroozeh, Kuffo and Boncz, "ALP: Adaptive Lossless
 // floating-Point Compression", SIGMOD 2024) whose integers are stored as an
-// integer chunk of any form above, so that a smooth series gets Delta or
-// PatchedDelta where ALP itself only bit-packs; FrontBits, ALP_rd's split
+// integer chunk of any form above or Huffman (an entropy code of offsets
+// or deltas), so that a smooth or repetitive series gets Delta,
+// PatchedDelta or Huffman where ALP itself only bit-packs; FrontBits, ALP_rd's split
 // of each bit pattern into a dictionary-coded front and a back stored as an
 // integer chunk, for doubles that are not short decimals (coordinates,
 // results of arithmetic); and Raw.
@@ -21,8 +22,9 @@
 // exception counts, and a repeated-pair count that gates the LZ4 trial):
 // every form's size is computed exactly from them, multiplied by a speed
 // factor for the Target (see factors.go), and the lowest score wins. Only
-// LZ4 is trial-encoded. Decode decodes a whole column; Open validates a
-// column once so that Column.Get cannot fail.
+// LZ4 is trial-encoded; Huffman's size is computed from the code it would
+// build. Decode decodes a whole column; Open validates a column once so
+// that Column.Get cannot fail.
 //
 // # Format (versions 1 and 2: integer columns)
 //
@@ -156,21 +158,25 @@
 //	01 | 84 02 | 08 | 01 00 00 01 00 00 00 00 00 | 01 00 00 00 | 13 00 00 00 |
 //	00 | 03 03 00 00 00 00 00 00 00 03 50 0e 00 00 00 00 00 00 | 94 66 90 e3
 //
-// # Float columns (version 3)
+// # Float columns (versions 3 and 4)
 //
 // A float column has the integer column's layout with a width byte after
 // the version and a composition of three entries, the chunk counts of the
 // float forms Raw, Decimal and FrontBits, in that order:
 //
-//	column := version u8 (3) | width u8 (8: float64, 4: float32) |
+//	column := version u8 (3 or 4) | width u8 (8: float64, 4: float32) |
 //	          count uvarint | k u8 (8..16) | composition [3]uvarint |
 //	          ends [nChunks]u32 | data | crc u32
 //
 // Values are handled as their bit patterns (w = width bytes, a float32's
 // pattern in the low 32 bits of a 64-bit one). A float chunk is a form byte
 // and its payload; "int chunk" is an integer chunk of n values exactly as
-// in an integer column (form byte first, any form of ids 0..9), and
-// positions are u16 (0..n-1, strictly increasing):
+// in an integer column (form byte first, any form of ids 0..9) or, in
+// version 4 only, a Huffman chunk (id 12, below), and positions are u16
+// (0..n-1, strictly increasing). Version 4 differs from version 3 in
+// nothing else; EncodeFloat64 and EncodeFloat32 write version 4 only for a
+// column that has a Huffman chunk, so a column without one keeps its
+// version 3 bytes.
 //
 //	form       id  payload
 //	Raw         8  n*w bytes: the bit patterns, little-endian
@@ -219,6 +225,61 @@
 //	0b | 10 | 03 | d5 3f e5 3f d5 bf | 00 00 | 12 00 00 00 |
 //	03 00 00 00 00 00 00 00 00 02 24 00 00 00 00 00 00 00 |
 //	01 55 55 55 55 55 55 00 00
+//
+// # Huffman int chunks (version 4)
+//
+// A Huffman chunk codes each value's residual with a canonical Huffman
+// code (lengths up to 11 bits) over symbols that are literals (residuals
+// listed in the chunk) or buckets (all residuals of one bit length):
+//
+//	Huffman  12  mode u8 (0: offsets, 1: deltas) | base i64 | nl u8 | nb u8 (0..47) |
+//	             slen [4]u16 | literals: nl uvarints | lengths: (nl+nb) u4 |
+//	             4 code streams (slen[k] bytes each) | bucket bits
+//
+// Mode 0: r = n residuals, residual j = value j - base (taken as uint64,
+// base being the minimum); mode 1: r = n-1 residuals, residual j is the
+// zigzag of value j+1 - value j (d<<1 ^ d>>63) and value 0 = base. Symbol s
+// is literal s for s < nl and bucket c = s-nl otherwise. The literals are
+// strictly increasing: the first is stored as itself, each next one as
+// its difference from the previous minus one. Bucket 0 is residual 0,
+// bucket 1 residual 1, bucket c >= 2 the residuals 2^(c-1) + (c-1 bits)
+// in [2^(c-1), 2^c), the c-1 bits below the leading one stored in the
+// bucket bits. Each symbol's code length is 4 bits (0: unused, 1..11), two
+// a byte, the lower nibble first; at least two are not 0, and the lengths
+// make a complete code (the sum of 2^-length is 1). The canonical code
+// numbers the symbols by length, then symbol number, each code the
+// previous one plus one, shifted left when the length grows (DEFLATE's
+// codes); each code is stored first bit first.
+//
+// Stream k (0..3) holds the codes of residuals [k*r/4, (k+1)*r/4) in
+// order; the bucket bits hold, for every residual in order that is in a
+// bucket c >= 2, its c-1 low bits. Bits fill bytes from the least
+// significant bit; each stream and the bucket bits end with the byte of
+// their last bit, zero-padded, and the bucket bits end the chunk. Codes
+// are split in four streams so that a decoder can follow more than one
+// chain of table lookups at a time.
+//
+// Huffman, [7 7 8 7 9 7 7 20] as offsets from 7 (residuals 0 0 1 0 2 0 0
+// 13), no literals, buckets 0..4 with code lengths 1 3 3 0 2 (codes: bucket
+// 0 "0", bucket 4 "10", bucket 1 "110", bucket 2 "111"); streams of two
+// residuals each: 00, 110 0, 111 0, 0 10 (bytes 00 03 07 02); bucket bits:
+// 0 for residual 2 (bucket 2) and 101 for 13 (bucket 4), byte 0a:
+//
+//	0c | 00 | 07 00 00 00 00 00 00 00 | 00 | 05 | 01 00 01 00 01 00 01 00 |
+//	31 03 02 | 00 | 03 | 07 | 02 | 0a
+//
+// Huffman, [500 505 505 500 495 500 505 505 510] as deltas (5 0 -5 -5 5
+// 5 0 5, zigzag 10 0 9 9 10 10 0 10), literals 0 9 10 (stored 0, 8, 0)
+// with code lengths 2 2 1 (codes: 10 "0", 0 "10", 9 "11"), no buckets and
+// so no bucket bits:
+//
+//	0c | 01 | f4 01 00 00 00 00 00 00 | 03 | 00 | 01 00 01 00 01 00 01 00 |
+//	00 08 00 | 22 01 | 02 | 0f | 00 | 01
+//
+// The encoder tries Huffman for the integer chunks of float columns, with
+// both modes, with and without literals (the up to 64 most frequent
+// residuals seen twice or more), and keeps it when its score is the
+// lowest, as for any other form.
 //
 // # Reading
 //

@@ -79,6 +79,22 @@ func TestDocFloatExamples(t *testing.T) {
 		03 00 00 00 00 00 00 00 00 02 24 00 00 00 00 00 00 00 |
 		01 55 55 55 55 55 55 00 00`)
 	assert.Equal(t, want, e.body, "FrontBits chunk")
+
+	for _, c := range []struct {
+		v    []int64
+		want string
+	}{
+		{[]int64{7, 7, 8, 7, 9, 7, 7, 20}, `0c | 00 | 07 00 00 00 00 00 00 00 | 00 | 05 | 01 00 01 00 01 00 01 00 |
+			31 03 02 | 00 | 03 | 07 | 02 | 0a`},
+		{[]int64{500, 505, 505, 500, 495, 500, 505, 505, 510}, `0c | 01 | f4 01 00 00 00 00 00 00 | 03 | 00 | 01 00 01 00 01 00 01 00 |
+			00 08 00 | 22 01 | 02 | 0f | 00 | 01`},
+	} {
+		got := huffChunk(c.v)
+		assert.Equal(t, unhex(t, c.want), got, "Huffman chunk of %v", c.v)
+		ref, err := refHuffman(got[1:], len(c.v))
+		require.NoError(t, err)
+		assert.Equal(t, c.v, ref, "Huffman example decodes")
+	}
 	ref, _, err := refDecodeFloat(appendColumn([]byte{3, 8, 4, 8}, 0, &[numForms]int{FrontBits: 1}, []uint32{uint32(len(e.body))}, e.body))
 	require.NoError(t, err)
 	assert.Equal(t, bits, ref, "FrontBits example decodes")

@@ -39,6 +39,10 @@ type encoder struct {
 	pairs  *[pairTableSize]uint64 // repeat-detection table
 	comp   lz4.Compressor
 	fs     floatScratch
+	hs     huffScratch
+	// huffman allows the Huffman form (float columns); usedHuffman says
+	// that a chunk took it (the column is then version 4).
+	huffman, usedHuffman bool
 }
 
 var encoderPool = sync.Pool{New: func() any { return new(encoder) }}
@@ -64,6 +68,7 @@ func Encode(dst []byte, values []int64, opts Options) []byte {
 	}()
 	e.target = o.Target
 	e.body = e.body[:0]
+	e.huffman = false
 
 	size := 1 << uint(o.LogChunkSize)
 	nChunks := (len(values) + size - 1) / size
@@ -91,7 +96,7 @@ func Encode(dst []byte, values []int64, opts Options) []byte {
 func appendColumn(dst []byte, start int, comp *[numForms]int, ends []uint32, body []byte) []byte {
 	forms := intFormsV1[:]
 	switch {
-	case dst[start] == 3:
+	case dst[start] >= 3:
 		forms = floatForms[:]
 	case comp[PatchedDelta] > 0:
 		dst[start], forms = 2, intFormsV2[:]
@@ -236,6 +241,16 @@ func (e *encoder) encodeChunk(v []int64) Form {
 		}
 	}
 
+	// Huffman: its size is computed exactly from the codes it would build,
+	// worth it only when the best form so far spends 1 bit per value.
+	if e.huffman && bestScore >= float64(n)/8 && t != Faster {
+		if size, ok := e.huffTrial(v, m); ok {
+			if s := float64(size) * factor(t, formCost[Huffman]); s < bestScore*(1-huffMinGain[t]) {
+				best, bestScore = Huffman, s
+			}
+		}
+	}
+
 	// LZ4 over the BytePack body: trial-encoded only when adjacent pairs of
 	// values repeat often enough for LZ4 to find matches, and only when the
 	// best form so far spends at least 2 bits per value.
@@ -315,6 +330,9 @@ func (e *encoder) write(v []int64, m metrics, ch choice) {
 		for _, x := range v {
 			e.body = binary.LittleEndian.AppendUint64(e.body, uint64(x))
 		}
+	case Huffman:
+		e.writeHuffman(v)
+		e.usedHuffman = true
 	}
 }
 

@@ -65,7 +65,7 @@ func ExampleEncodeFloat64() {
 	all, err := shapeshift.DecodeFloat64(nil, enc)
 	fmt.Println(len(all), all[1], err)
 	// Output:
-	// 1007 values in 936 bytes (7.4 bits each)
+	// 1007 values in 457 bytes (3.6 bits each)
 	// 1007 21.37 NaN true 20.99
 	// map[Decimal:1]
 	// 1007 21.4 <nil>

@@ -36,6 +36,7 @@ var formCost = [numForms]float64{
 	LZ4:          1.26, // lowcard (w=6, short matches) 1.26 (15.7 instr); random8 (w=1, few matches) 0.46
 	Raw:          0.82, // random64
 	PatchedDelta: 0.77, // plus exceptionCost each: orderkeys (3% exceptions) 0.95 (15.6 instr), forced counter (53%) 4.13
+	Huffman:      3.5,
 }
 
 // costWeight is the weight of decode cost against size per target.
@@ -76,3 +77,11 @@ const (
 	runCost       = 24.0 // ns per run: (0.80 - 0.21) * 40, from the runs data
 	exceptionCost = 6.0  // ns per exception: (4.13 - 0.95) / (0.53 - 0.03), from the two PatchedDelta runs
 )
+
+// huffMinGain is how much lower than the best other score Huffman's must
+// be, per target, on top of its cost factor; Faster never takes Huffman.
+var huffMinGain = [numTargets]float64{
+	Balanced: 0.2,
+	Smaller:  0,
+	Faster:   1,
+}

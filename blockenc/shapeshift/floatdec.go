@@ -29,7 +29,7 @@ type floatChunk struct {
 // parseFloatChunk checks chunk body b (form byte first, n values of w
 // bytes, at offset at) and everything that lengths and headers can vouch
 // for: the exception positions included, the integer chunks' contents not.
-func parseFloatChunk(b []byte, n, w, at int) (floatChunk, error) {
+func parseFloatChunk(b []byte, n, w, at int, v4 bool) (floatChunk, error) {
 	c := floatChunk{form: Form(b[0]), w: w, at: at}
 	p := 0
 	switch c.form {
@@ -111,7 +111,7 @@ func parseFloatChunk(b []byte, n, w, at int) (floatChunk, error) {
 		c.sub, c.subAt = b[p:p+int(il)], at+p
 		p += int(il)
 		c.right, c.rightAt = b[p:], at+p
-		if err := checkChunk(c.right, n, c.rightAt); err != nil {
+		if err := checkIntChunk(c.right, n, c.rightAt, v4); err != nil {
 			return c, err
 		}
 	} else {
@@ -120,7 +120,16 @@ func parseFloatChunk(b []byte, n, w, at int) (floatChunk, error) {
 		}
 		c.sub, c.subAt = b[p:], at+p
 	}
-	return c, checkChunk(c.sub, n, c.subAt)
+	return c, checkIntChunk(c.sub, n, c.subAt, v4)
+}
+
+// checkIntChunk is checkChunk for the integer chunks of a float column,
+// which may be Huffman only in version 4.
+func checkIntChunk(b []byte, n, at int, v4 bool) error {
+	if Form(b[0]) == Huffman && !v4 {
+		return corrupt("Huffman chunk in a version 3 column, offset %d", at)
+	}
+	return checkChunk(b, n, at)
 }
 
 // exception returns exception k's value (Decimal) or left part (FrontBits).
@@ -275,7 +284,7 @@ func parseFloatHeader(src []byte, w int) (header, error) {
 // count.
 func (h *header) floatChunk(i, w int, comp *[numForms]int) (floatChunk, int, int, error) {
 	b, n, at := h.chunk(i)
-	c, err := parseFloatChunk(b, n, w, at)
+	c, err := parseFloatChunk(b, n, w, at, h.version >= 4)
 	if err == nil {
 		comp[c.form]++
 	}

@@ -45,6 +45,7 @@ func encodeFloats(dst []byte, values []float64, values32 []float32, w int, opts 
 	}()
 	e.target = o.Target
 	e.body = e.body[:0]
+	e.huffman, e.usedHuffman = true, false
 	fs := &e.fs
 	size := 1 << uint(o.LogChunkSize)
 	nChunks := (n + size - 1) / size
@@ -79,6 +80,9 @@ func encodeFloats(dst []byte, values []float64, values32 []float32, w int, opts 
 		ends = append(ends, uint32(len(e.body)))
 	}
 	e.ends = ends
+	if e.usedHuffman {
+		dst[start] = 4
+	}
 	dst = appendColumn(dst, start, &comp, ends, e.body)
 	if invariants {
 		checkFloatRoundTrip(dst[start:], values, values32, w)
@@ -92,9 +96,13 @@ func (e *encoder) encodeFloatChunk(vals []float64, bits []uint64, w int) Form {
 	n := len(vals)
 	start := len(e.body)
 	best, bestSize := Raw, hdrRaw+n*w
+	// Whether the column so far, and the kept candidate, have a Huffman chunk.
+	column, kept := e.usedHuffman, false
+	defer func() { e.usedHuffman = column || kept }()
+	e.usedHuffman = false
 	if ex, fx, ok := e.pickDecimal(vals, bits, w); ok && e.writeDecimal(vals, bits, w, ex, fx) {
 		if size := len(e.body) - start; size < bestSize {
-			best, bestSize = Decimal, size
+			best, bestSize, kept = Decimal, size, e.usedHuffman
 		} else {
 			e.body = e.body[:start]
 		}
@@ -103,15 +111,17 @@ func (e *encoder) encodeFloatChunk(vals []float64, bits []uint64, w int) Form {
 	// can win.
 	if bestSize > n*(8*w-maxLeftBits)/8 {
 		at := len(e.body)
+		e.usedHuffman = false
 		e.writeFrontBits(bits, w)
 		if size := len(e.body) - at; size < bestSize {
 			e.body = append(e.body[:start], e.body[at:]...)
-			best, bestSize = FrontBits, size
+			best, bestSize, kept = FrontBits, size, e.usedHuffman
 		} else {
 			e.body = e.body[:at]
 		}
 	}
 	if best == Raw {
+		kept = false
 		e.body = append(e.body[:start], byte(Raw))
 		for _, b := range bits {
 			if w == 8 {

@@ -13,9 +13,10 @@ var ErrCorrupt = errors.New("shapeshift: corrupt column")
 // Encode writes version 1 unless a chunk is PatchedDelta (new in version
 // 2), so columns that version 1 can hold keep their version 1 bytes; Decode
 // and Open read both. EncodeFloat64 and EncodeFloat32 write version 3, a
-// float column, which only the float decoders read (and they read nothing
+// float column, or version 4 when one of its integer chunks is Huffman (new
+// in version 4); only the float decoders read them (and they read nothing
 // else).
-const Version = 3
+const Version = 4
 
 // Chunk size limits, as log2 of the number of values per chunk.
 const (
@@ -56,12 +57,16 @@ const (
 	// reuse: the values' front bits through a dictionary, the rest as an
 	// integer chunk, and the exceptions.
 	FrontBits Form = 11
+	// Huffman is an integer chunk of float columns (version 4), part of
+	// the format, never reuse: residuals as canonical Huffman codes of
+	// literals and bit-length buckets.
+	Huffman Form = 12
 
-	numForms    = 12
+	numForms    = 13
 	numIntForms = 10 // forms of integer chunks, 0..9
 )
 
-var formNames = [numForms]string{"Zero", "Constant", "BytePack", "BitPack", "Delta", "RunLength", "Patched", "LZ4", "Raw", "PatchedDelta", "Decimal", "FrontBits"}
+var formNames = [numForms]string{"Zero", "Constant", "BytePack", "BitPack", "Delta", "RunLength", "Patched", "LZ4", "Raw", "PatchedDelta", "Decimal", "FrontBits", "Huffman"}
 
 // String returns the form's name, or "Form(n)" for an unknown value.
 func (f Form) String() string {

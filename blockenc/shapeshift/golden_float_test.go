@@ -84,10 +84,30 @@ func TestGoldenFloat(t *testing.T) {
 			}
 		})
 	}
-	for _, f := range []Form{Decimal, FrontBits, Raw, Zero, Constant, BitPack, Delta, PatchedDelta} {
+	// Version 3, frozen: what this version wrote for the ALP golden's
+	// values before the Huffman form; it must still decode.
+	t.Run(v3FloatGolden, func(t *testing.T) {
+		want, err := os.ReadFile(filepath.Join("testdata", v3FloatGolden))
+		require.NoError(t, err)
+		require.Equal(t, byte(3), want[0])
+		v := slices.Concat(alpValues("city_temperature_f"), alpValues("neon_bio_temp_c"))
+		checkFloats(t, want, v)
+		ref, forms, err := refDecodeFloat(want)
+		require.NoError(t, err, "reference decoder")
+		for i, x := range v {
+			require.Equal(t, math.Float64bits(x), ref[i], "reference decode of value %d", i)
+		}
+		for _, f := range forms {
+			seen[f] = true
+		}
+	})
+	for _, f := range []Form{Decimal, FrontBits, Raw, Zero, Constant, BitPack, Delta, PatchedDelta, Huffman} {
 		assert.True(t, seen[f], "no golden float column holds a %v chunk", f)
 	}
 }
+
+// v3FloatGolden is a version 3 float column, never rewritten.
+const v3FloatGolden = "v3_float64_alp_k10.col"
 
 // TestReferenceDecoderFloat cross-checks the reference float decoder on
 // ALP's files and the synthetic float data.
@@ -119,7 +139,7 @@ func refDecodeFloat(b []byte) ([]uint64, []Form, error) {
 	if crc32.Checksum(b[:len(b)-4], crc32.MakeTable(crc32.Castagnoli)) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
 		return nil, nil, errors.New("crc")
 	}
-	if b[0] != 3 {
+	if b[0] != 3 && b[0] != 4 {
 		return nil, nil, errors.New("version")
 	}
 	w := int(b[1])

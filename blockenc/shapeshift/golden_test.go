@@ -258,6 +258,8 @@ func refChunk(ch []byte, n int) ([]int64, error) {
 		for j := range n {
 			out = append(out, refLE64(pl[8*j:]))
 		}
+	case Huffman:
+		return refHuffman(pl, n)
 	default:
 		return nil, fmt.Errorf("form %d", f)
 	}
