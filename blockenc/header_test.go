@@ -17,6 +17,7 @@ func TestReadHeader(t *testing.T) {
 			h, err := blockenc.ReadHeader(block)
 			require.NoError(t, err)
 			require.Equal(t, enc, h.Encoding)
+			require.Equal(t, 1, h.Cells)
 			// One short cell does not compress: the block is stored as is.
 			require.Equal(t, blockenc.NoCompression, h.Compression)
 			require.Equal(t, enc == blockenc.Columnar, h.Buffered(), "%v", opts)
@@ -28,7 +29,7 @@ func TestReadHeader(t *testing.T) {
 	}
 	h, err := blockenc.ReadHeader(encodeAny(t, blockenc.Options{Encoding: blockenc.RowIndex, Compression: blockenc.LZ4}, many))
 	require.NoError(t, err)
-	require.Equal(t, blockenc.Header{Encoding: blockenc.RowIndex, Compression: blockenc.LZ4}, h)
+	require.Equal(t, blockenc.Header{Encoding: blockenc.RowIndex, Compression: blockenc.LZ4, Cells: 100}, h)
 	require.True(t, h.Buffered())
 	_, err = blockenc.ReadHeader([]byte{1, 4})
 	require.ErrorIs(t, err, blockenc.ErrCorrupt)

@@ -173,9 +173,17 @@ func readBackward(t *testing.T, s *blockenc.Seeker, cells []blockenc.Cell) {
 // checkDecode: arbitrary bytes give an error wrapping ErrCorrupt or a
 // consistent block, never a panic.
 func checkDecode(t *testing.T, block []byte) {
+	h, herr := blockenc.ReadHeader(block)
+	if herr != nil {
+		require.ErrorIs(t, herr, blockenc.ErrCorrupt, "ReadHeader")
+	}
 	cells, s, err := readBlock(t, block)
 	if s == nil {
 		return
+	}
+	if err == nil {
+		require.NoError(t, herr, "ReadHeader of a block that reads")
+		require.Equal(t, len(cells), h.Cells, "ReadHeader's cell count")
 	}
 	// Decompressed ahead, the block reads the same cells, to the same
 	// error.

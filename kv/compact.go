@@ -3,13 +3,13 @@ package kv
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
 	"github.com/kvenc/kvenc/kv/internal/gcfilter"
 	"github.com/kvenc/kvenc/kv/internal/layout"
+	"github.com/kvenc/kvenc/kv/internal/merge"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/kvenc/kvenc/kv/internal/space"
@@ -235,52 +235,71 @@ func (s *Store) compactRun(in []*segment.Segment, dropTombstones bool) error {
 	s.compacting.Store(true)
 	defer s.compacting.Store(false)
 	settings := s.opts.blockSettings(s.opts.compactionBlock())
-	var copies, merge []*segment.Segment
+	var copies, merged []*segment.Segment
 	for _, g := range in {
 		if copyable(g, in, settings) {
 			copies = append(copies, g)
 		} else {
-			merge = append(merge, g)
+			merged = append(merged, g)
 		}
 	}
 	slices.SortFunc(copies, func(a, b *segment.Segment) int { return bytes.Compare(a.Meta.FirstKey, b.Meta.FirstKey) })
-	dict, err := s.segmentsDict(merge)
-	if err != nil {
-		return err
+	// The merged cells are compressed against the dictionary of the
+	// input that holds most of them when its blocks could be copied (see
+	// copyRuns), else against one sampled from the merged inputs.
+	var w *segWriter
+	d := runsDict(merged, settings)
+	if d != nil {
+		w = s.newSegWriterDict(s.opts.compactionBlock(), d)
+	} else {
+		dict, err := s.segmentsDict(merged)
+		if err != nil {
+			return err
+		}
+		w = s.newSegWriter(s.opts.compactionBlock(), dict)
 	}
 	rp, points := s.gcPoints()
-	w := s.newSegWriter(s.opts.compactionBlock(), dict)
 	// The merged cells go between the copied segments, which no other
 	// input's keys or range tombstones reach into.
-	emit := func(c blockenc.Cell) error {
-		for len(copies) > 0 && bytes.Compare(copies[0].Meta.FirstKey, c.Key) < 0 {
-			if err := w.copyBlocks(copies[0]); err != nil {
+	copyBefore := func(key []byte) error {
+		for len(copies) > 0 && bytes.Compare(copies[0].Meta.FirstKey, key) < 0 {
+			if err := w.copyBlocks(copies[0], 0, len(copies[0].BlockKeys)); err != nil {
 				return err
 			}
 			copies = copies[1:]
 		}
+		return nil
+	}
+	emit := func(c blockenc.Cell) error {
+		if err := copyBefore(c.Key); err != nil {
+			return err
+		}
 		return w.add(c)
 	}
 	var dels []*rangedel.Set
-	for _, g := range merge {
+	for _, g := range merged {
 		dels = append(dels, g.Dels)
 	}
 	f := gcfilter.Filter{RP: rp, Points: points, DropTombstones: dropTombstones, Emit: emit, Dels: rangedel.Union(dels...)}
-	m := versionMerge{}
 	var walSeq uint64
 	for _, g := range in {
 		walSeq = max(walSeq, g.Meta.WALSeq)
 	}
-	for _, g := range merge {
-		m.srcs = append(m.srcs, &segSource{s: s, g: g, rp: math.MaxUint64, all: true, bi: -1})
+	srcs := make([]merge.Source, len(merged))
+	for i, g := range merged {
+		src := merge.Source(s.rd.NewVersions(g))
+		if d != nil && final(g, settings) {
+			src = &copyRuns{Source: src, g: g, srcs: srcs, inputs: merged, w: w, copyBefore: copyBefore}
+		}
+		srcs[i] = src
 	}
-	err = m.next(f.Add)
-	for _, src := range m.srcs {
-		src.close()
+	err := merge.Versions(srcs, f.Add)
+	for _, src := range srcs {
+		src.Close()
 	}
 	f.Finish()
 	for ; err == nil && len(copies) > 0; copies = copies[1:] {
-		err = w.copyBlocks(copies[0])
+		err = w.copyBlocks(copies[0], 0, len(copies[0].BlockKeys))
 	}
 	if err != nil {
 		w.abort()

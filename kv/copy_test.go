@@ -260,3 +260,91 @@ func TestFlushExtends(t *testing.T) {
 		require.ErrorIs(t, err, badger.ErrKeyNotFound, "%q", k)
 	}
 }
+
+// TestCompactCopiesBlockRuns: a compaction of a segment loaded in key
+// order with a newer one that rewrites a few keys in one range, deletes
+// others and range-deletes a third range copies the big segment's blocks
+// outside those ranges as they are (runs of at least minCopyRun blocks)
+// and merges the rest, compressed against the big segment's dictionary:
+// one part. Everything reads back as the model says, also after
+// reopening.
+func TestCompactCopiesBlockRuns(t *testing.T) {
+	d := lineitemRows(rand.New(rand.NewPCG(13, 14)), 20000)
+	dir := t.TempDir()
+	s := dictStore(t, dir, 0)
+	putAll(t, s, d)
+	big := liveSegs(s)
+	require.Len(t, big, 1)
+	old := segBlocks(t, s, big[0])
+	require.Greater(t, len(old), 40)
+
+	model := map[string]string{}
+	for i := range d.keys {
+		model[string(d.keys[i])] = string(d.vals[i])
+	}
+	b := s.NewBatch()
+	for i := 5000; i < 5200; i++ { // new values in one range
+		v := fmt.Sprintf("new value %d", i)
+		b.Put(d.keys[i], []byte(v))
+		model[string(d.keys[i])] = v
+	}
+	for i := 9000; i < 9050; i++ { // point deletes in another
+		b.Delete(d.keys[i])
+		delete(model, string(d.keys[i]))
+	}
+	b.DeleteRange(d.keys[15000], d.keys[15300]) // and a range delete
+	for i := 15000; i < 15300; i++ {
+		delete(model, string(d.keys[i]))
+	}
+	require.NoError(t, s.Apply(b))
+	require.NoError(t, s.Flush())
+	require.Len(t, liveSegs(s), 2)
+
+	require.NoError(t, s.Compact())
+	out := liveSegs(s)
+	require.Len(t, out, 1)
+	g := out[0]
+	assert.Len(t, g.Parts, 1, "the merged blocks use the copied blocks' dictionary")
+	assert.Same(t, big[0].Parts[0].Dict, g.Parts[0].Dict)
+	assert.Equal(t, uint64(len(model)), g.Meta.Cells)
+	assert.Equal(t, g.Meta.Cells, g.Meta.Keys)
+	blocks := segBlocks(t, s, g)
+	kept := map[string]bool{}
+	for _, blk := range blocks {
+		kept[blk] = true
+	}
+	copied := 0
+	for _, blk := range old {
+		if kept[blk] {
+			copied++
+		}
+	}
+	// Three ranges of a few blocks each are merged, and the first block
+	// (a run starts after a block's last cell).
+	assert.Greater(t, copied, len(old)-20, "blocks copied: %d of %d", copied, len(old))
+	assert.Less(t, copied, len(old), "the blocks of the changed ranges are merged")
+
+	check := func(s *Store) {
+		t.Helper()
+		got, err := scan(s.NewIterator(IterOptions{}))
+		require.NoError(t, err)
+		require.Len(t, got, len(model))
+		for _, kv := range got {
+			require.Equal(t, model[kv[0]], kv[1], "key %q", kv[0])
+		}
+		for i := 0; i < len(d.keys); i += 97 {
+			v, err := s.Get(d.keys[i])
+			if want, ok := model[string(d.keys[i])]; ok {
+				require.NoError(t, err)
+				require.Equal(t, want, string(v))
+			} else {
+				require.ErrorIs(t, err, ErrNotFound)
+			}
+		}
+	}
+	check(s)
+	require.NoError(t, s.Close())
+	s = dictStore(t, dir, 0)
+	defer s.Close()
+	check(s)
+}

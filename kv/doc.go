@@ -171,7 +171,14 @@
 // with the compaction's settings, and whose key range no other input's
 // keys or range tombstones reach into. Its blocks keep their dictionary
 // (one part of the output). The other inputs are merged as above, their
-// cells written between the copied runs. A flush whose keys lie outside
+// cells written between the copied runs. Inside the merge, an input of
+// that kind that other inputs overlap still has its blocks copied where
+// they come out unchanged: a run of at least four of its blocks whose
+// keys all sort before every other input's next cell and that no other
+// input's range tombstone reaches into. When such an input holds at least
+// half of the merged bytes, the merged cells are compressed against its
+// dictionary, so that the copied runs and the merged blocks between them
+// form one part. A flush whose keys lie outside
 // every segment's range writes its blocks at the compaction's settings
 // (Options.CompactionLevel), so that a load in key order compresses each
 // value once at that level and its compactions only copy. Such a flush

@@ -243,12 +243,14 @@ func (w *segWriter) write() {
 	}
 }
 
-// copyBlocks appends the blocks of g to the segment as they are, with
-// their dictionaries (a compaction of a segment it would not change), and
-// g's cells to the meta. Every cell added before sorts before g's, every
-// one added after it after them. Each block's head is checked (as a read
-// does) before it is written.
-func (w *segWriter) copyBlocks(g *segment.Segment) error {
+// copyBlocks appends blocks lo..hi-1 of g to the segment as they are,
+// with their dictionaries (blocks a compaction would not change), and
+// their cells to the meta: g's counts when they are all of g's blocks;
+// otherwise, g holding one version per key and no tombstone (final), the
+// cell counts of the blocks' headers within g's seqs. Every cell added
+// before sorts before theirs, every one added after them after. Each
+// block's head is checked (as a read does) before it is written.
+func (w *segWriter) copyBlocks(g *segment.Segment, lo, hi int) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -257,9 +259,12 @@ func (w *segWriter) copyBlocks(g *segment.Segment) error {
 			return err
 		}
 	}
+	whole := lo == 0 && hi == len(g.BlockKeys)
 	cur := w.s.newCursor(g, false)
 	defer cur.close()
-	for i := range g.BlockKeys {
+	var cells uint64
+	var first []byte
+	for i := lo; i < hi; i++ {
 		if err := w.writeErr(); err != nil {
 			w.err = err
 			return err
@@ -272,8 +277,12 @@ func (w *segWriter) copyBlocks(g *segment.Segment) error {
 		if err == nil {
 			var sk *blockenc.Seeker
 			if sk, err = cache.NewSeeker(data, g.DictFor(i)); err == nil {
+				if !whole {
+					cells, first, err = countBlock(data, sk, cells, first, i == lo)
+				}
 				cache.Recycle(sk)
-			} else {
+			}
+			if err != nil {
 				err = g.BlockErr(i, err)
 			}
 		}
@@ -284,16 +293,40 @@ func (w *segWriter) copyBlocks(g *segment.Segment) error {
 		p := &pendingBlock{dict: g.DictFor(i), lastKey: g.LastKeys[i], blk: data, ready: closedChan}
 		w.order <- p
 	}
-	if w.meta.Cells == 0 {
-		w.meta.FirstKey = append([]byte(nil), g.Meta.FirstKey...)
+	if whole {
+		first, cells = g.Meta.FirstKey, g.Meta.Cells
+		w.meta.Tombstones += g.Meta.Tombstones
+		w.meta.Keys += g.Meta.Keys
+	} else {
+		w.meta.Keys += cells // one version per key
 	}
-	w.lastKey = append(w.lastKey[:0], g.Meta.LastKey...)
-	w.meta.Cells += g.Meta.Cells
-	w.meta.Keys += g.Meta.Keys
-	w.meta.Tombstones += g.Meta.Tombstones
+	if w.meta.Cells == 0 {
+		w.meta.FirstKey = append([]byte(nil), first...)
+	}
+	w.lastKey = append(w.lastKey[:0], g.LastKeys[hi-1]...)
+	w.meta.Cells += cells
 	w.meta.MinSeq = min(w.meta.MinSeq, g.Meta.MinSeq)
 	w.meta.MaxSeq = max(w.meta.MaxSeq, g.Meta.MaxSeq)
 	return nil
+}
+
+// countBlock adds the cells of block data (whose Seeker is sk) to cells
+// and, with isFirst, returns its first key as first.
+func countBlock(data []byte, sk *blockenc.Seeker, cells uint64, first []byte, isFirst bool) (uint64, []byte, error) {
+	h, err := blockenc.ReadHeader(data)
+	if err != nil {
+		return cells, first, err
+	}
+	if isFirst {
+		if !sk.First() {
+			if err := sk.Err(); err != nil {
+				return cells, first, err
+			}
+			return cells, first, fmt.Errorf("%w: an empty block", ErrCorrupt)
+		}
+		first = append([]byte(nil), sk.Key()...)
+	}
+	return cells + uint64(h.Cells), first, nil
 }
 
 // sameDict reports whether a and b (either may be nil) are one dictionary.

@@ -55,6 +55,22 @@ func (g *Segment) Overlaps(lo, hi []byte) bool {
 	return false
 }
 
+// BlockRange returns the keys block i of g may hold: from the key after
+// the previous block's last key (g's first key for block 0) to its own
+// last key, both inclusive.
+func (g *Segment) BlockRange(i int) (lo, hi []byte) {
+	if i == 0 {
+		return g.Meta.FirstKey, g.LastKeys[0]
+	}
+	return Successor(g.LastKeys[i-1]), g.LastKeys[i]
+}
+
+// Successor returns the smallest key after k (k with a 00 byte appended),
+// a new slice.
+func Successor(k []byte) []byte {
+	return append(append(make([]byte, 0, len(k)+1), k...), 0)
+}
+
 // BlockErr wraps err, from the bytes of block i of g.
 func (g *Segment) BlockErr(i int, err error) error {
 	return fmt.Errorf("segment %d block %d (key %q): %w", g.Meta.ID, i, g.BlockKeys[i], err)
