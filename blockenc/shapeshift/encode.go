@@ -244,8 +244,10 @@ func (e *encoder) encodeChunk(v []int64) Form {
 	// Huffman: its size is computed exactly from the codes it would build,
 	// worth it only when the best form so far spends 1 bit per value.
 	if e.huffman && bestScore >= float64(n)/8 && t != Faster {
-		if size, ok := e.huffTrial(v, m); ok {
-			if s := float64(size) * factor(t, formCost[Huffman]); s < bestScore*(1-huffMinGain[t]) {
+		f := factor(t, formCost[Huffman])
+		limit := bestScore * (1 - huffMinGain[t]) / f
+		if size, ok := e.huffTrial(v, m, limit); ok {
+			if s := float64(size) * f; s < bestScore*(1-huffMinGain[t]) {
 				best, bestScore = Huffman, s
 			}
 		}

@@ -63,51 +63,39 @@ type huffPlan struct {
 	valid bool
 }
 
-// huffCounter counts residuals exactly in an open-addressing table.
-type huffCounter struct {
-	keys  []uint64
-	cnts  []uint32
-	shift uint
+// Literal candidates are counted exactly in an array below huffSmall, the
+// small deltas and offsets of smooth chunks, and in a direct-mapped table
+// of huffBig entries above, where a value evicts only a value seen once:
+// an exact open-addressing hash table for all took half of the encoder's
+// time on ALP's files. The counts of the large literals chosen are then
+// made exact with one more pass.
+const (
+	huffSmall = 4096
+	huffBig   = 512
+)
+
+// bigCount is an entry of the table of large residuals.
+type bigCount struct {
+	key uint64
+	n   uint32 // 0: empty
+	lit bool
 }
 
-func (h *huffCounter) reset(n int) {
-	size := 64
-	for size < 2*n {
-		size <<= 1
-	}
-	if cap(h.keys) < size {
-		h.keys, h.cnts = make([]uint64, size), make([]uint32, size)
-	}
-	h.keys, h.cnts = h.keys[:size], h.cnts[:size]
-	clear(h.cnts)
-	h.shift = uint(64 - bits.TrailingZeros(uint(size)))
-}
-
-// slot returns the slot of key k, empty (count 0) if k is not in the table.
-func (h *huffCounter) slot(k uint64) int {
-	mask := len(h.cnts) - 1
-	i := int((k*0x9E3779B97F4A7C15)>>h.shift) & mask
-	for h.cnts[i] != 0 && h.keys[i] != k {
-		i = (i + 1) & mask
-	}
-	return i
-}
-
-func (h *huffCounter) add(k uint64) {
-	i := h.slot(k)
-	h.keys[i] = k
-	h.cnts[i]++
-}
+func bigSlot(x uint64) uint { return uint(x*0x9E3779B97F4A7C15>>55) & (huffBig - 1) }
 
 // huffScratch holds the encoder's buffers for Huffman trials.
 type huffScratch struct {
-	res   []uint64 // residuals
-	cnt   huffCounter
-	cand  []uint64 // literal candidates
-	plan  huffPlan // the best plan so far
-	try   huffPlan
-	syms  []uint16
-	nodes []huffNode
+	res    []uint64 // residuals
+	cand   []uint64 // literal candidates
+	plan   huffPlan // the best plan so far
+	try    huffPlan
+	syms   []uint16
+	nodes  []huffNode
+	cnt    *[huffSmall]uint16 // counts of the small residuals (saturating)
+	big    *[huffBig]bigCount // counts of large residuals
+	litIdx *[huffSmall]uint8  // writeHuffman: literal index + 1 of a small residual
+	limit  float64            // the size a plan must come under
+	nres   int                // residuals of the mode tried
 }
 
 type huffNode struct {
@@ -142,10 +130,19 @@ func (hs *huffScratch) residuals(v []int64, mode int, min int64) []uint64 {
 // huffTrial sets e.hs.plan to the smallest Huffman encoding of chunk v
 // (offsets or deltas, with or without literals) and returns its size, or
 // false if none is possible (a residual too wide for a bucket, or fewer
-// than two symbols).
-func (e *encoder) huffTrial(v []int64, m metrics) (int, bool) {
+// than two symbols). The size is exact but for the code streams' padding
+// (at most huffStreams bytes more).
+//
+// Variants that cannot come under limit bytes (every code takes a bit at
+// least) are not built.
+func (e *encoder) huffTrial(v []int64, m metrics, limit float64) (int, bool) {
 	hs := &e.hs
 	hs.plan.valid = false
+	hs.limit = limit
+	if hs.cnt == nil {
+		hs.cnt, hs.big = new([huffSmall]uint16), new([huffBig]bigCount)
+	}
+	cnt, big := hs.cnt, hs.big
 	for mode := huffOffsets; mode <= huffDeltas; mode++ {
 		base := m.min
 		if mode == huffDeltas {
@@ -155,74 +152,120 @@ func (e *encoder) huffTrial(v []int64, m metrics) (int, bool) {
 			}
 		}
 		r := hs.residuals(v, mode, base)
-		// Without literals: a histogram of bit lengths.
-		var hist [65]int
-		for _, x := range r {
-			hist[bucketOf(x)]++
-		}
+		hs.nres = len(r)
+		// The histogram of bit lengths first: without literals, every
+		// residual costs its bucket bits and a bit of code at least. A
+		// mode whose bound exceeds huffLitReach times the limit is not
+		// worth counting literals for.
+		hist := bucketHist(r)
 		e.huffTry(mode, base, nil, hist[:])
-		// With literals: the most frequent residuals seen at least twice.
-		lits := hs.literals(r)
+		if lb := hdrHuffman + (len(r)+bucketBits(hist[:]))/8; float64(lb) >= huffLitReach*limit {
+			continue
+		}
+		// The counts of the small residuals, with those seen twice as
+		// literal candidates.
+		clear(cnt[:])
+		clear(big[:])
+		hs.cand = hs.cand[:0]
+		for _, x := range r {
+			if x < huffSmall {
+				c := cnt[x]
+				if c == 1 {
+					hs.cand = append(hs.cand, x)
+				}
+				if c < 0xffff {
+					cnt[x] = c + 1
+				}
+				continue
+			}
+			b := &big[bigSlot(x)]
+			switch {
+			case b.key == x && b.n > 0:
+				b.n++
+				if b.n == 2 {
+					hs.cand = append(hs.cand, x)
+				}
+			case b.n <= 1:
+				b.key, b.n = x, 1
+			}
+		}
+		lits := hs.literals()
 		if len(lits) == 0 {
 			continue
 		}
-		clear(hist[:])
-		for _, x := range r {
-			if s := hs.cnt.slot(x); hs.cnt.cnts[s] > 0 && hs.isLit(s) {
-				continue
-			}
-			hist[bucketOf(x)]++
+		if lits[len(lits)-1] >= huffSmall {
+			hs.exactBig(r, lits)
+		}
+		for _, x := range lits {
+			hist[bucketOf(x)] -= hs.count(x)
 		}
 		e.huffTry(mode, base, lits, hist[:])
 	}
 	return hs.plan.size, hs.plan.valid
 }
 
-// litMark is set in a counter slot's count to mark a literal.
-const litMark = 1 << 31
+// count returns the count of a literal candidate.
+func (hs *huffScratch) count(x uint64) int {
+	if x < huffSmall {
+		return int(hs.cnt[x])
+	}
+	return int(hs.big[bigSlot(x)].n)
+}
 
-func (hs *huffScratch) isLit(slot int) bool { return hs.cnt.cnts[slot]&litMark != 0 }
-
-// literals counts r and returns the up to huffLits most frequent residuals
-// that occur at least twice (ties: the table's order, which depends only
-// on the residuals), sorted ascending; it marks them in the counter.
-func (hs *huffScratch) literals(r []uint64) []uint64 {
-	c := &hs.cnt
-	c.reset(len(r))
+// exactBig recounts the large literals exactly (the table can have
+// missed occurrences before one became a candidate). A candidate's entry
+// stays: only entries seen once are evicted.
+func (hs *huffScratch) exactBig(r, lits []uint64) {
+	big := hs.big
+	for _, x := range lits {
+		if x >= huffSmall {
+			b := &big[bigSlot(x)]
+			b.n, b.lit = 0, true
+		}
+	}
 	for _, x := range r {
-		c.add(x)
-	}
-	// The count threshold t that keeps at most huffLits candidates.
-	var byCount [17]int // counts 2..15 exactly, 16+ together
-	for _, k := range c.cnts {
-		if k >= 2 {
-			byCount[min(k, 16)]++
+		if x >= huffSmall {
+			if b := &big[bigSlot(x)]; b.lit && b.key == x {
+				b.n++
+			}
 		}
 	}
-	t, kept := 17, 0
-	for t > 2 && kept+byCount[t-1] <= huffLits {
-		t--
-		kept += byCount[t]
-	}
-	// Counts >= t are all kept; fill up with count t-1 (if t > 2).
-	hs.cand = hs.cand[:0]
-	room := huffLits - kept
-	for i, k := range c.cnts {
-		switch {
-		case k >= 2 && min(k, 16) >= uint32(t):
-		case t > 2 && min(k, 16) == uint32(t-1) && room > 0:
-			room--
-		default:
-			continue
+}
+
+// literals returns the up to huffLits most frequent candidates (ties: the
+// order in which they reached two, which depends only on the residuals),
+// sorted ascending.
+func (hs *huffScratch) literals() []uint64 {
+	cand := hs.cand
+	if len(cand) > huffLits {
+		// The count threshold t that keeps at most huffLits candidates:
+		// counts >= t all, then count t-1 in order (counts of 16 or more
+		// are taken as 16).
+		var byCount [17]int
+		for _, x := range cand {
+			byCount[min(hs.count(x), 16)]++
 		}
-		if len(hs.cand) == huffLits {
-			break
+		t, kept := 17, 0
+		for t > 2 && kept+byCount[t-1] <= huffLits {
+			t--
+			kept += byCount[t]
 		}
-		hs.cand = append(hs.cand, c.keys[i])
-		c.cnts[i] |= litMark
+		room := huffLits - kept
+		out := cand[:0]
+		for _, x := range cand {
+			switch c := min(hs.count(x), 16); {
+			case c >= t:
+			case c == t-1 && room > 0:
+				room--
+			default:
+				continue
+			}
+			out = append(out, x)
+		}
+		cand = out
 	}
-	slices.Sort(hs.cand)
-	return hs.cand
+	slices.Sort(cand)
+	return cand
 }
 
 // huffTry builds the code for residuals r with the literals lits and the
@@ -243,18 +286,17 @@ func (e *encoder) huffTry(mode int, base int64, lits []uint64, hist []int) {
 	p := &hs.try
 	nl := len(lits)
 	var cnt [huffMaxSyms]int
-	if nl > 0 {
-		for k := range nl {
-			s := hs.cnt.slot(lits[k])
-			cnt[k] = int(hs.cnt.cnts[s] &^ litMark)
-		}
+	for k, x := range lits {
+		cnt[k] = hs.count(x)
 	}
-	extra := 0
+	extra := bucketBits(hist[:nb])
 	for c := range nb {
 		cnt[nl+c] = hist[c]
-		extra += hist[c] * bucketExtra(c)
 	}
 	nsym := nl + nb
+	if lb := hdrHuffman + (hs.nres+extra)/8; float64(lb) >= hs.limit || hs.plan.valid && lb >= hs.plan.size {
+		return
+	}
 	used := 0
 	for _, k := range cnt[:nsym] {
 		if k > 0 {
@@ -280,6 +322,44 @@ func (e *encoder) huffTry(mode int, base int64, lits []uint64, hist []int) {
 	hs.plan, hs.try = hs.try, hs.plan
 }
 
+// bucketHist returns the histogram of the residuals' bit lengths, counted
+// in four histograms so that runs of one length do not wait on the same
+// counter's last increment (one histogram took 5 times as long).
+func bucketHist(r []uint64) [65]int {
+	var h [4][65]int32
+	i := 0
+	for ; i+4 <= len(r); i += 4 {
+		x := (*[4]uint64)(r[i : i+4])
+		h[0][bits.Len64(x[0])]++
+		h[1][bits.Len64(x[1])]++
+		h[2][bits.Len64(x[2])]++
+		h[3][bits.Len64(x[3])]++
+	}
+	for ; i < len(r); i++ {
+		h[0][bits.Len64(r[i])]++
+	}
+	var hist [65]int
+	for c := range hist {
+		hist[c] = int(h[0][c]) + int(h[1][c]) + int(h[2][c]) + int(h[3][c])
+	}
+	return hist
+}
+
+// bucketBits is the number of bucket bits of the residuals in hist.
+func bucketBits(hist []int) int {
+	n := 0
+	for c, k := range hist {
+		n += k * bucketExtra(c)
+	}
+	return n
+}
+
+// huffLitReach: literals are counted for a mode only when its size without
+// them could be within this factor of the limit. On ALP's files 1.5 keeps
+// every gain that literals bring (1.2 loses ssd_hdd_benchmarks_f's, whose
+// 28 distinct values take 3.9 bits a value as literals, 14 without).
+var huffLitReach = 1.5
+
 // litBytes is the size of the literal list: uvarints of the first literal
 // and of each gap minus one.
 func litBytes(lits []uint64) int {
@@ -303,20 +383,23 @@ func huffLengths(lens []uint8, cnt []int, nodes []huffNode) []huffNode {
 	var w [huffMaxSyms]int
 	copy(w[:], cnt)
 	for {
-		nodes = nodes[:0]
+		// Leaves by weight (ties by symbol): sorted as weight<<9 | symbol
+		// keys, which slices.Sort does 4x faster than a SortFunc of nodes.
+		var keys [huffMaxSyms]uint64
+		nk := 0
 		for s, k := range w[:len(cnt)] {
 			if k > 0 {
-				nodes = append(nodes, huffNode{w: k, sym: s, l: -1, r: -1})
+				keys[nk] = uint64(k)<<9 | uint64(s)
+				nk++
 			}
 		}
+		slices.Sort(keys[:nk])
+		nodes = nodes[:0]
+		for _, k := range keys[:nk] {
+			nodes = append(nodes, huffNode{w: int(k >> 9), sym: int(k & 511), l: -1, r: -1})
+		}
 		leaves := len(nodes)
-		// Leaves by weight (ties by symbol), then two-queue merging.
-		slices.SortFunc(nodes, func(a, b huffNode) int {
-			if a.w != b.w {
-				return a.w - b.w
-			}
-			return a.sym - b.sym
-		})
+		// Two-queue merging.
 		qi, ii := 0, leaves // next leaf, next inner node
 		pick := func() int {
 			if qi < leaves && (ii >= len(nodes) || nodes[qi].w <= nodes[ii].w) {
@@ -400,17 +483,38 @@ func (e *encoder) writeHuffman(v []int64) {
 	}
 	syms := hs.syms[:len(r)]
 	if nl > 0 {
-		c := &hs.cnt
-		c.reset(nl)
-		for k, x := range p.lits {
-			s := c.slot(x)
-			c.keys[s], c.cnts[s] = x, uint32(k+1)
+		if hs.litIdx == nil {
+			hs.litIdx = new([huffSmall]uint8)
 		}
+		idx := hs.litIdx
+		for k, x := range p.lits {
+			if x < huffSmall {
+				idx[x] = uint8(k + 1)
+			}
+		}
+		// Large literals are found by binary search.
+		large := p.lits[:0:0]
+		if k, _ := slices.BinarySearch(p.lits, huffSmall); k < nl {
+			large = p.lits[k:]
+		}
+		first := nl - len(large)
 		for i, x := range r {
-			if s := c.slot(x); c.cnts[s] != 0 {
-				syms[i] = uint16(c.cnts[s] - 1)
-			} else {
+			switch {
+			case x < huffSmall && idx[x] != 0:
+				syms[i] = uint16(idx[x] - 1)
+			case x >= huffSmall && len(large) > 0:
+				if k, ok := slices.BinarySearch(large, x); ok {
+					syms[i] = uint16(first + k)
+					break
+				}
+				fallthrough
+			default:
 				syms[i] = uint16(nl + bucketOf(x))
+			}
+		}
+		for _, x := range p.lits {
+			if x < huffSmall {
+				idx[x] = 0
 			}
 		}
 	} else {
@@ -463,21 +567,28 @@ type bitWriter struct {
 	n   uint
 }
 
-// put appends the low k bits of x (k <= 56, higher bits zero).
+// put appends the low k bits of x (k <= 56, higher bits zero), whole
+// 32-bit words at a time.
 func (w *bitWriter) put(x uint64, k uint) {
+	if k > 32 {
+		w.put(x&(1<<32-1), 32)
+		x, k = x>>32, k-32
+	}
 	w.acc |= x << w.n
 	w.n += k
-	for w.n >= 8 {
-		w.b = append(w.b, byte(w.acc))
-		w.acc >>= 8
-		w.n -= 8
+	if w.n >= 32 {
+		w.b = binary.LittleEndian.AppendUint32(w.b, uint32(w.acc))
+		w.acc >>= 32
+		w.n -= 32
 	}
 }
 
 // flush appends the bits held, zero-padded to a byte.
 func (w *bitWriter) flush() {
-	if w.n > 0 {
+	for w.n > 0 {
 		w.b = append(w.b, byte(w.acc))
+		w.acc >>= 8
+		w.n -= min(w.n, 8)
 	}
-	w.acc, w.n = 0, 0
+	w.acc = 0
 }

@@ -142,7 +142,7 @@ func refHuffman(pl []byte, n int) ([]int64, error) {
 func huffChunk(v []int64) []byte {
 	e := new(encoder)
 	m := measure(v)
-	if _, ok := e.huffTrial(v, m); !ok {
+	if _, ok := e.huffTrial(v, m, math.MaxFloat64); !ok {
 		return nil
 	}
 	e.write(v, m, choice{form: Huffman})
@@ -214,7 +214,7 @@ func TestHuffmanChunkRoundTrip(t *testing.T) {
 func TestHuffmanLengthLimit(t *testing.T) {
 	v := huffData()["skew"]
 	e := new(encoder)
-	_, ok := e.huffTrial(v, measure(v))
+	_, ok := e.huffTrial(v, measure(v), math.MaxFloat64)
 	require.True(t, ok)
 	p := &e.hs.plan
 	nsym := len(p.lits) + p.nb
@@ -227,7 +227,7 @@ func TestHuffmanLengthLimit(t *testing.T) {
 // e0size is the size huffTrial plans for v.
 func e0size(v []int64) int {
 	e := new(encoder)
-	size, _ := e.huffTrial(v, measure(v))
+	size, _ := e.huffTrial(v, measure(v), math.MaxFloat64)
 	return size
 }
 
