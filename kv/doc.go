@@ -280,22 +280,24 @@
 // evicted block's Seekers go to a pool that the next miss Inits on its
 // block, so a miss does not allocate a Seeker's buffers.
 //
-// From its second block in one direction, a scan reads blocks through a
-// Badger iterator over its segment's block keys instead of a point Get
-// per block: the iterator steps to the next block's key for about a
-// quarter of what a Get pays to search every level of Badger's tree. The
-// iterator holds a Badger read transaction, as any Badger iterator does,
+// From its second block in one direction, a scan reads blocks in order
+// through one engine iterator over its segment's block keys instead of a
+// point Get per block: in Badger the iterator steps to the next block's
+// key for about a quarter of what a Get pays to search every level of
+// Badger's tree, and on TiKV it fetches a batch of blocks per request.
+// The iterator holds a read transaction, as any Badger iterator does,
 // from there until the Iterator seeks, turns or closes (or the Store
 // closes), so Badger keeps what is deleted meanwhile (and the value-log
 // files holding it) until then: close Iterators when done with them.
 //
 // Scans read ahead when GOMAXPROCS > 1. Once an Iterator has moved through
-// two blocks of a segment in one direction, a reader goroutine reads the
-// blocks that follow and decompresses them whole
-// (blockenc.Seeker.Decompress), three in a row, then skips two, which the
-// scan reads and decodes itself while it also steps through the cells of
-// all five: the two processors share the decoding. They hand over whole
-// runs rather than single blocks, and each polls for the other (yielding
+// two blocks of a segment in one direction, a reader goroutine reads every
+// block that follows, through that one iterator, so each block is fetched
+// from the engine once, and hands them to the scan in order. The two share
+// the decoding: of every five blocks the reader decompresses three whole
+// (blockenc.Seeker.Decompress) and hands the other two over as read, for
+// the scan to decode as it steps through them, while the scan steps
+// through the cells of all five. Each polls for the other (yielding
 // its processor) for up to a millisecond before it blocks, because waking
 // an idle processor can take as long as decoding a block on virtual
 // machines, and a goroutine woken from a channel waits on its waker's

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kvenc/kvenc/bench/internal/dataset"
@@ -23,6 +24,7 @@ import (
 	"github.com/tikv/client-go/v2/oracle"
 	"github.com/tikv/client-go/v2/testutils"
 	"github.com/tikv/client-go/v2/tikv"
+	"github.com/tikv/client-go/v2/tikvrpc"
 	"github.com/tikv/client-go/v2/txnkv"
 	"github.com/tikv/client-go/v2/txnkv/txnsnapshot"
 	"go.uber.org/zap"
@@ -58,6 +60,10 @@ type Way struct {
 	GetP50, GetP99 time.Duration
 	Scan           float64 // ns per cell
 	Seek10         time.Duration
+	// ScanRead is the bytes of the read responses (Get, BatchGet, Scan)
+	// TiKV sent during the full scan: keys and values fetched, with
+	// their framing. 0 on a real cluster, where it is not counted.
+	ScanRead int64
 	// PutsPerSec is the cells per second of 8 goroutines writing
 	// batches of 10.
 	PutsPerSec float64
@@ -79,19 +85,47 @@ func Quiet() {
 	log.ReplaceGlobals(zap.NewNop(), &log.ZapProperties{Level: zap.NewAtomicLevelAt(zap.FatalLevel)})
 }
 
-// connect returns the cluster's KVStore and what closes it.
-func connect(ctx context.Context, pd []string) (*tikv.KVStore, func(), error) {
+// readCounter is a TiKV client that counts the bytes of the read
+// responses (Get, BatchGet, Scan) it receives.
+type readCounter struct {
+	tikv.Client
+	bytes atomic.Int64
+}
+
+func (c *readCounter) SendRequest(ctx context.Context, addr string, req *tikvrpc.Request, timeout time.Duration) (*tikvrpc.Response, error) {
+	resp, err := c.Client.SendRequest(ctx, addr, req, timeout)
+	if err == nil && resp != nil {
+		switch req.Type {
+		case tikvrpc.CmdGet, tikvrpc.CmdBatchGet, tikvrpc.CmdScan:
+			c.bytes.Add(int64(resp.GetSize()))
+		}
+	}
+	return resp, err
+}
+
+// read returns the bytes counted so far (0 without a counter).
+func (c *readCounter) read() int64 {
+	if c == nil {
+		return 0
+	}
+	return c.bytes.Load()
+}
+
+// connect returns the cluster's KVStore, what closes it, and on the mock
+// the counter of the bytes read from it.
+func connect(ctx context.Context, pd []string) (*tikv.KVStore, func(), *readCounter, error) {
 	if len(pd) == 0 {
 		rpc, cluster, pdc, err := testutils.NewMockTiKV("", nil)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		testutils.BootstrapWithSingleStore(cluster)
-		store, err := tikv.NewTestTiKVStore(rpc, pdc, nil, nil, 0)
+		rc := &readCounter{}
+		store, err := tikv.NewTestTiKVStore(rpc, pdc, func(c tikv.Client) tikv.Client { rc.Client = c; return rc }, nil, 0)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return store, func() { _ = store.Close() }, nil
+		return store, func() { _ = store.Close() }, rc, nil
 	}
 	type dialed struct {
 		c   *txnkv.Client
@@ -105,11 +139,11 @@ func connect(ctx context.Context, pd []string) (*tikv.KVStore, func(), error) {
 	select {
 	case d := <-ch:
 		if d.err != nil {
-			return nil, nil, fmt.Errorf("connect to PD %s: %w", strings.Join(pd, ","), d.err)
+			return nil, nil, nil, fmt.Errorf("connect to PD %s: %w", strings.Join(pd, ","), d.err)
 		}
-		return d.c.KVStore, func() { _ = d.c.Close() }, nil
+		return d.c.KVStore, func() { _ = d.c.Close() }, nil, nil
 	case <-ctx.Done():
-		return nil, nil, fmt.Errorf("connect to PD %s: %w", strings.Join(pd, ","), ctx.Err())
+		return nil, nil, nil, fmt.Errorf("connect to PD %s: %w", strings.Join(pd, ","), ctx.Err())
 	}
 }
 
@@ -117,7 +151,7 @@ func connect(ctx context.Context, pd []string) (*tikv.KVStore, func(), error) {
 // Each run writes under prefixes of its own (a real cluster keeps them:
 // the caller's to delete).
 func Run(ctx context.Context, cells []dataset.KV, o Options) (Result, error) {
-	store, closeStore, err := connect(ctx, o.PD)
+	store, closeStore, rc, err := connect(ctx, o.PD)
 	if err != nil {
 		return Result{}, err
 	}
@@ -144,10 +178,10 @@ func Run(ctx context.Context, cells []dataset.KV, o Options) (Result, error) {
 	cw := cells[:min(o.Concurrent, len(cells))]
 	for i := range max(o.Rounds, 1) {
 		var kw, pw Way
-		if err := reads(k, &kw, getKeys, seekKeys, len(cells)); err != nil {
+		if err := reads(k, &kw, getKeys, seekKeys, len(cells), rc); err != nil {
 			return r, fmt.Errorf("kvenc on TiKV: %w", err)
 		}
-		if err := reads(p, &pw, getKeys, seekKeys, len(cells)); err != nil {
+		if err := reads(p, &pw, getKeys, seekKeys, len(cells), rc); err != nil {
 			return r, fmt.Errorf("plain TiKV: %w", err)
 		}
 		tag := fmt.Sprintf("%sc%d/", writeTag, i) // new keys each round, after the cells
@@ -177,6 +211,7 @@ func medians(w *Way, rounds []Way) {
 	w.GetP50 = time.Duration(med(func(r Way) float64 { return float64(r.GetP50) }))
 	w.GetP99 = time.Duration(med(func(r Way) float64 { return float64(r.GetP99) }))
 	w.Scan = med(func(r Way) float64 { return r.Scan })
+	w.ScanRead = int64(med(func(r Way) float64 { return float64(r.ScanRead) }))
 	w.Seek10 = time.Duration(med(func(r Way) float64 { return float64(r.Seek10) }))
 	w.PutsPerSec = med(func(r Way) float64 { return r.PutsPerSec })
 }
@@ -195,7 +230,7 @@ type way interface {
 }
 
 // reads times Gets of getKeys, a full scan and SeekGE+10 at seekKeys.
-func reads(wy way, w *Way, getKeys, seekKeys [][]byte, cells int) error {
+func reads(wy way, w *Way, getKeys, seekKeys [][]byte, cells int, rc *readCounter) error {
 	lat := make([]time.Duration, len(getKeys))
 	for i, k := range getKeys {
 		t := time.Now()
@@ -207,7 +242,9 @@ func reads(wy way, w *Way, getKeys, seekKeys [][]byte, cells int) error {
 	}
 	w.GetP50, w.GetP99 = quantile(lat, 0.5), quantile(lat, 0.99)
 	t := time.Now()
+	read := rc.read()
 	n, err := wy.scan()
+	w.ScanRead = rc.read() - read
 	if err != nil {
 		return err
 	}

@@ -9,28 +9,29 @@ import (
 // at once (a variable so that tests and benchmarks can turn it off).
 var ReadAhead = runtime.GOMAXPROCS(0) > 1
 
-// ReaderRun and ScanRun: the read-ahead goroutine reads ReaderRun blocks in a
-// row, then skips ScanRun, which the scan reads itself. The scan also
-// steps through the cells of every block, so its runs are the shorter
-// ones: on lineitem rows a block costs the reader about 18 us and the scan
-// about 3 us more, and 3 against 2 keeps both about equally busy.
+// ReaderRun and ScanRun: of every ReaderRun+ScanRun blocks the read-ahead
+// goroutine reads, it decompresses the first ReaderRun and hands the
+// others over as read, for the scan to decode as it steps through them.
+// The scan also steps through the cells of every block, so its runs are
+// the shorter ones: on lineitem rows a block costs the reader about 18 us
+// and the scan about 3 us more, and 3 against 2 keeps both about equally
+// busy.
 const (
 	ReaderRun = 3
 	ScanRun   = 2
 )
 
 // ahead is the goroutine that reads ahead of a scan through a segment.
-// From the scan's second block in one direction on, the scan and the
-// reader take turns at runs of blocks: the reader reads and decompresses
-// whole (blockenc.Seeker.Decompress) the ReaderRun blocks of its run while
-// the scan reads the ScanRun blocks of the run before it (decoding them
-// itself, as it goes), and the scan steps through the cells of both, so
-// the two decode on their own processors. Runs, not single blocks: waking
-// an idle processor can take about as long as decoding a block (tens of
-// microseconds on virtual machines), so a hand-over per block would cost
-// what it saves. The reader stops at the segment's end, at the Iterator's
-// bounds as they were when it started, at an error and when the scan
-// turns or seeks.
+// From the scan's second block in one direction on, it reads every block
+// after it in order, through one Cursor, so that each block is fetched
+// from the engine once (on engines whose iterators fetch values in
+// batches, TiKV, a second cursor over the same blocks would fetch every
+// block again). The two share the decoding: the reader decompresses whole
+// (blockenc.Seeker.Decompress) the blocks of its runs, the scan decodes
+// those of its runs as it goes, and steps through the cells of all, so
+// the two decode on their own processors. The reader stops at the
+// segment's end, at the scan's bounds as they were when it started, at an
+// error and when the scan turns or seeks.
 type ahead struct {
 	dir   int
 	first int           // the reader's first block
@@ -44,33 +45,25 @@ type ahead struct {
 	sendSpin, recvSpin time.Duration
 }
 
-// after returns the reader's block after j (skipping the scan's runs).
-func (r *ahead) after(j int) int {
-	pos := (j-r.first)*r.dir + 1
-	if pos%(ReaderRun+ScanRun) == ReaderRun {
-		pos += ScanRun
-	}
-	return r.first + pos*r.dir
-}
-
-// scans reports whether the scan reads block i itself: it lies in one of
-// the scan's runs before r.want.
-func (r *ahead) scans(i int) bool {
-	pos := (i - r.first) * r.dir
-	return pos > 0 && pos%(ReaderRun+ScanRun) >= ReaderRun && pos < (r.want-r.first)*r.dir
+// decompresses reports whether the reader decompresses block j (it lies
+// in one of the reader's runs).
+func (r *ahead) decompresses(j int) bool {
+	return ((j-r.first)*r.dir)%(ReaderRun+ScanRun) < ReaderRun
 }
 
 // startReader starts a reader goroutine at block i, which the scan will
-// reach after the one it is about to read.
+// reach after the one it is about to read, unless i is past the
+// segment's end or the scan's bounds.
 func (it *Source) startReader(i int) {
-	if i < 0 || i >= len(it.g.BlockKeys) {
+	lower, upper := it.scanBounds()
+	if i < 0 || i >= len(it.g.BlockKeys) || !it.g.InBounds(i, lower, upper) {
 		return
 	}
 	r := &ahead{
 		dir:   it.dir,
 		first: i,
 		want:  i,
-		out:   make(chan fetched, ReaderRun),
+		out:   make(chan fetched, ReaderRun+ScanRun),
 		free:  make(chan Spare, ReaderRun+ScanRun),
 		quit:  make(chan struct{}),
 		done:  make(chan struct{}),
@@ -80,10 +73,8 @@ func (it *Source) startReader(i int) {
 	}
 	it.ahead = r
 	// The blocks it reads go into the cache while the scan as a whole has
-	// read less than the cache holds (see fillNext): the reader's blocks
-	// stand for the scan's too.
+	// read less than the cache holds (see fillNext).
 	streamed, fill := it.streamed, it.fill
-	lower, upper := it.scanBounds()
 	go func() {
 		defer close(r.done)
 		defer close(r.out)
@@ -91,7 +82,7 @@ func (it *Source) startReader(i int) {
 		defer func() { sp.release() }()
 		cur := it.r.NewCursor(it.g, r.dir < 0)
 		defer cur.Close()
-		for j := i; j >= 0 && j < len(it.g.BlockKeys) && it.g.InBounds(j, lower, upper); j = r.after(j) {
+		for j := i; j >= 0 && j < len(it.g.BlockKeys) && it.g.InBounds(j, lower, upper); j += r.dir {
 			select {
 			case s := <-r.free:
 				sp.release()
@@ -100,8 +91,10 @@ func (it *Source) startReader(i int) {
 			}
 			f := it.fetch(j, false, fill && streamed <= it.r.c.Cache.Max, &sp, cur)
 			if f.err == nil {
-				f.sk.Decompress()
-				streamed += f.cb.Cost * (ReaderRun + ScanRun) / ReaderRun
+				if r.decompresses(j) {
+					f.sk.Decompress()
+				}
+				streamed += f.cb.Cost
 			}
 			if !r.send(f) || f.err != nil {
 				return
@@ -125,7 +118,7 @@ func (it *Source) scanBounds() (lower, upper []byte) {
 func (r *ahead) take() (f fetched, ok bool) {
 	f, ok = r.receive()
 	if ok {
-		r.want = r.after(r.want)
+		r.want += r.dir
 	}
 	return f, ok
 }

@@ -33,9 +33,9 @@ type Cursor struct {
 }
 
 // CursorSkip is how many times a cursor steps on with Next to reach the
-// block it is asked for, before it seeks instead: the scan and its
-// read-ahead each read runs of blocks and skip the other's runs.
-const CursorSkip = max(ReaderRun, ScanRun) + 1
+// block it is asked for, before it seeks instead: its reads go in order
+// but skip the blocks a scan finds in the cache.
+const CursorSkip = 4
 
 // cursors are a Reader's open cursors.
 type cursors struct {

@@ -60,17 +60,17 @@ type Source struct {
 	bounds *Bounds
 	// dir and run: the direction of the last block loads (+1 forward, -1
 	// backward) and how many ran in it since the last First, Last or seek.
-	// From the second on, a reader goroutine reads ahead (see reader), so
+	// From the second on, a reader goroutine reads ahead (see ahead), so
 	// a scan that ends in the block it started in reads nothing ahead.
 	dir, run int
 	ahead    *ahead // the read-ahead goroutine, or nil
 	spare    Spare  // of the last uncached block left, for the next read
-	// cursor reads the blocks of a run in order (from its second block,
-	// as the reader), or is nil.
+	// cursor reads the blocks of a run in order from its second block
+	// when the source does not read ahead, or is nil.
 	cursor *Cursor
 }
 
-// fetched is a block read for a segSource: a cached block, the pooled
+// fetched is a block read for a Source: a cached block, the pooled
 // buffer holding it when it is not cached, and a Seeker on it; or the
 // error that stopped the read (inBlock: from the block's own bytes).
 type fetched struct {
@@ -198,26 +198,25 @@ func (it *Source) loadAs(i int, seek bool) bool {
 	}
 	var f fetched
 	got := false
-	if r := it.ahead; r != nil && !seek && it.dir == r.dir {
-		switch {
-		case i == r.want:
-			f, got = r.take()
-			if !got {
-				it.dropAhead() // it stopped: at the bound or the segment's end
-			}
-		case r.scans(i):
-		default:
-			it.dropAhead()
+	if r := it.ahead; r != nil && !seek && it.dir == r.dir && i == r.want {
+		if f, got = r.take(); !got {
+			it.dropAhead() // it stopped: at the bound or the segment's end
 		}
 	} else {
 		it.dropAhead()
 	}
 	if !got {
+		// From the second block of a run on, a reader reads ahead: the
+		// scan reads block i with a point read and takes every block
+		// after it from the reader (past the scan's bounds, where no
+		// reader starts, it goes on with point reads). Without read-ahead
+		// the scan reads the blocks of the run through its own cursor.
 		if !seek && it.run >= 2 {
-			if it.ahead == nil && ReadAhead && !it.all {
-				it.startReader(i + it.dir)
-			}
-			if it.cursor == nil {
+			if ReadAhead && !it.all {
+				if it.ahead == nil {
+					it.startReader(i + it.dir)
+				}
+			} else if it.cursor == nil {
 				it.cursor = it.r.NewCursor(it.g, it.dir < 0)
 			}
 		}
