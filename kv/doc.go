@@ -85,9 +85,10 @@
 // progress writes the records of every writer queued so far with one
 // write and, with SyncWrites, one fsync, so that durable writes from many
 // goroutines cost about one fsync per group rather than one per Apply. A
-// writer inserts its cells into the memstore while its record is being
-// written; readers see them only once the write and every write with a
-// lower seq have returned. A failed WAL write fails its whole group, and
+// writer takes its seq as its record joins the queue, so that the groups
+// are written in seq order. It inserts its cells into the memstore while
+// its record is being written; readers see them only once the write and
+// every write with a lower seq have returned. A failed WAL write fails its whole group, and
 // the Store then refuses reads and writes until it is reopened.
 //
 // Keeping the WAL out of Badger keeps its bytes out of Badger's value log,

@@ -142,6 +142,10 @@ type memtable struct {
 	// wal is the memtable's WAL file when the Store keeps its WAL in
 	// files (walFiles).
 	wal wal.File
+	// next is the memtable that follows this one once it is full, set
+	// once (successor).
+	nextOnce sync.Once
+	next     *memtable
 }
 
 func newMemtable(size int64, lo uint64) *memtable {

@@ -13,6 +13,7 @@ import (
 	"github.com/kvenc/kvenc/kv/internal/space"
 	"github.com/kvenc/kvenc/kv/internal/wal"
 	"github.com/kvenc/kvenc/memstore"
+	"github.com/kvenc/kvenc/mvcc"
 )
 
 // maxFrozen is the most frozen memtables that wait for their flush: a
@@ -162,6 +163,16 @@ func (s *Store) write(ops []wal.Op) error {
 		return fmt.Errorf("kv: store %q: writes stopped by a background failure: %w", s.opts.Prefix, *p)
 	}
 	need := opsArenaBound(ops)
+	// The record goes after wal.FrameLen bytes of room, where a WAL file
+	// writes its length. It is built before the write is admitted, and
+	// sealed with its seq once it has one.
+	buf := wal.GetBuf(wal.FrameLen + wal.Size(ops))
+	frame := wal.AppendUnsealed(append(*buf, make([]byte, wal.FrameLen)...), ops)
+	*buf = frame
+	// The WAL is done with the record when write returns: the file write
+	// returned, or Badger's commit copied it into its value log or
+	// memtable.
+	defer wal.PutBuf(buf)
 	var mt *memtable
 	for {
 		s.writeMu.RLock()
@@ -183,79 +194,95 @@ func (s *Store) write(ops []wal.Op) error {
 		if err := s.stall(); err != nil {
 			return err
 		}
-		s.freeze(mt)
+		s.freezeInto(mt, s.successor(mt))
 	}
-	w := s.tracker.Begin()
-	seq := w.Seq()
-	// The record goes after wal.FrameLen bytes of room, where a WAL file
-	// writes its length.
-	buf := wal.GetBuf(wal.FrameLen + wal.Size(ops))
-	frame := wal.Append(append(*buf, make([]byte, wal.FrameLen)...), seq, ops)
-	*buf = frame
-	var addErr error
-	added, err := s.logWAL(mt, seq, frame, func() { addErr = mt.add(ops, seq, need) })
-	// The WAL is done with the record: the file write returned, or
-	// Badger's commit copied it into its value log or memtable.
-	recLen := len(frame) - wal.FrameLen
-	wal.PutBuf(buf)
+	rec := frame[wal.FrameLen:]
+	var w *mvcc.WriteEntry
+	begin := func() {
+		w = s.tracker.Begin()
+		wal.Seal(rec, w.Seq())
+	}
+	added, addErr, err := s.logWAL(mt, frame, ops, need, begin)
 	switch {
 	case err != nil && added:
 		// The ops are in the memstore, invisible until w completes: fail
 		// first, so that every read at or above seq refuses.
-		err = fmt.Errorf("kv: store %q: WAL seq %d failed after its ops went into the memstore; the Store refuses reads and writes until it is reopened: %w", s.opts.Prefix, seq, err)
+		err = fmt.Errorf("kv: store %q: WAL seq %d failed after its ops went into the memstore; the Store refuses reads and writes until it is reopened: %w", s.opts.Prefix, w.Seq(), err)
 		s.walErr.CompareAndSwap(nil, &err)
 	case errors.Is(err, engine.ErrTooLarge):
 		mt.release(need)
-		err = fmt.Errorf("%w: WAL record of %d bytes (%d ops) exceeds what one transaction of the engine holds; split the batch: %w", ErrTooLarge, recLen, len(ops), err)
+		err = fmt.Errorf("%w: WAL record of %d bytes (%d ops) exceeds what one transaction of the engine holds; split the batch: %w", ErrTooLarge, len(rec), len(ops), err)
 	case err != nil:
 		mt.release(need)
-		err = fmt.Errorf("kv: store %q: WAL seq %d: %w", s.opts.Prefix, seq, space.Classify(err))
+		err = fmt.Errorf("kv: store %q: WAL record: %w", s.opts.Prefix, space.Classify(err))
 	case addErr != nil:
 		// Cannot happen: the arena bytes were reserved above. The WAL
 		// holds the write, so it reappears at the next Open.
-		err = fmt.Errorf("kv: memstore add seq %d: %w", seq, addErr)
+		err = fmt.Errorf("kv: memstore add seq %d: %w", w.Seq(), addErr)
 	}
 	s.writeMu.RUnlock()
 	if err != nil {
-		s.tracker.Complete(w)
+		s.tracker.Complete(w) // nil when the write failed before it took a seq
 		return err
 	}
 	if s.walInEngine {
-		s.walGarbage.Add(int64(recLen)) // deleted once flushed
+		s.walGarbage.Add(int64(len(rec))) // deleted once flushed
 	}
 	s.tracker.CompleteAndWait(w)
 	return nil
 }
 
-// logWAL writes the WAL record of seq, which frame holds after
-// wal.FrameLen bytes of room, and calls add, which puts its ops into mt.
-// With WAL files it queues the frame for mt's file, calls add while the
-// file's writes go on, then waits for the frame to be written (group
-// commit: see wal.File); a failed write after add fails the Store.
-// Otherwise it writes the record's chunks in one engine batch: with an
-// engine that commits asynchronously (engine.AsyncWriter: Open in
-// memory) add runs while the batch commits, and the commit's error comes
-// after it, so that the writer's memstore inserts and the engine's write
-// overlap; with another engine (Wrap) add runs only after the commit
-// succeeded, as another user of the DB may make a commit fail (Badger's
-// DropPrefix blocks writes) and the Store must then stay usable. add is
-// not called when the write fails before it is done (a failed file write,
-// a record larger than a transaction); added reports whether it was.
-func (s *Store) logWAL(mt *memtable, seq uint64, frame []byte, add func()) (added bool, err error) {
-	if s.wal != nil {
-		end, err := s.wal.Queue(&mt.wal, frame)
-		if err != nil {
-			return false, err
-		}
-		add()
-		return true, s.wal.Wait(&mt.wal, end)
-	}
+// sealUnderLock is the largest WAL record whose seq a write takes (and
+// whose checksum it computes) under its WAL file's lock, so that records
+// queue in seq order (see logWAL); a larger record takes its seq first,
+// not to hold the other writers' records back while it is summed.
+const sealUnderLock = 64 << 10
+
+// logWAL writes the WAL record of ops, which frame holds unsealed after
+// wal.FrameLen bytes of room, and adds the ops to mt (mt.add, admitted
+// with need); begin takes the write's seq and seals the record with it,
+// and addErr is the add's error.
+//
+// With WAL files it queues the frame for mt's file, begin running under
+// the file's lock as the frame queues (a record larger than sealUnderLock
+// begins first), adds while the file's writes go on, then waits for the
+// frame to be written (group commit: see wal.File); a failed write after
+// the add fails the Store. Seqs taken in queue order complete in the
+// order their groups are written: a writer whose group is written does
+// not then wait for an earlier seq still queued behind it.
+//
+// Otherwise it begins, then writes the record's chunks in one engine
+// batch: with an engine that commits asynchronously (engine.AsyncWriter:
+// Open in memory) the add runs while the batch commits, and the commit's
+// error comes after it, so that the writer's memstore inserts and the
+// engine's write overlap; with another engine (Wrap) the add runs only
+// after the commit succeeded, as another user of the DB may make a
+// commit fail (Badger's DropPrefix blocks writes) and the Store must then
+// stay usable. The ops are not added when the write fails before it is
+// done (a failed file write, a record larger than a transaction); added
+// reports whether they were.
+func (s *Store) logWAL(mt *memtable, frame []byte, ops []wal.Op, need int64, begin func()) (added bool, addErr, err error) {
 	rec := frame[wal.FrameLen:]
+	if s.wal != nil {
+		seal := begin
+		if len(rec) > sealUnderLock {
+			begin()
+			seal = nil
+		}
+		end, err := s.wal.Queue(&mt.wal, frame, seal)
+		if err != nil {
+			return false, nil, err
+		}
+		addErr = mt.add(ops, wal.SeqOf(rec), need)
+		return true, addErr, s.wal.Wait(&mt.wal, end)
+	}
+	begin()
+	seq := wal.SeqOf(rec)
 	if err := s.eng.Err(); err != nil {
-		return false, err
+		return false, nil, err
 	}
 	if err := s.admitWrite("WAL record", len(rec), (len(rec)+wal.Chunk-1)/wal.Chunk); err != nil {
-		return false, err
+		return false, nil, err
 	}
 	var b engine.Batch
 	for c := 0; c*wal.Chunk < len(rec); c++ {
@@ -264,17 +291,16 @@ func (s *Store) logWAL(mt *memtable, seq uint64, frame []byte, add func()) (adde
 	}
 	if s.async == nil {
 		if err := s.eng.Write(&b); err != nil {
-			return false, err
+			return false, nil, err
 		}
-		add()
-		return true, nil
+		return true, mt.add(ops, seq, need), nil
 	}
 	done := make(chan error, 1)
 	if err := s.async.WriteAsync(&b, func(err error) { done <- err }); err != nil {
-		return false, err
+		return false, nil, err
 	}
-	add()
-	return true, <-done
+	addErr = mt.add(ops, seq, need)
+	return true, addErr, <-done
 }
 
 // failed returns the error of a WAL write that failed after its ops went
@@ -294,23 +320,43 @@ func (s *Store) failed() error {
 // freeze makes mt (if it is still the active memtable and not empty) a
 // frozen one and starts a new active memtable. No write is in flight while
 // it runs, so mt holds exactly the seqs (mt.lo, WritePoint].
-func (s *Store) freeze(mt *memtable) bool {
+func (s *Store) freeze(mt *memtable) bool { return s.freezeInto(mt, nil) }
+
+// freezeInto is freeze with next, a new memtable, as the active one (nil:
+// one allocated with writes held).
+func (s *Store) freezeInto(mt, next *memtable) bool {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	if s.active != mt || mt.empty() {
 		return false
 	}
-	s.freezeActive()
+	s.freezeActiveInto(next)
 	s.kickBackground()
 	return true
 }
 
+// successor returns the memtable that follows mt, full, as the active one:
+// allocated once, by the first writer that asks, before it holds writes
+// (zeroing the arena of the default MemstoreSize takes about a
+// millisecond, which writers held by freeze would wait).
+func (s *Store) successor(mt *memtable) *memtable {
+	mt.nextOnce.Do(func() { mt.next = newMemtable(s.opts.MemstoreSize, 0) })
+	return mt.next
+}
+
 // freezeActive makes the active memtable the newest frozen one, up to the
 // write point, and a new memtable active. The caller holds writeMu.
-func (s *Store) freezeActive() {
+func (s *Store) freezeActive() { s.freezeActiveInto(nil) }
+
+// freezeActiveInto is freezeActive with next as the new memtable (nil:
+// allocate one).
+func (s *Store) freezeActiveInto(next *memtable) {
 	mt := s.active
 	mt.hi = s.tracker.WritePoint()
-	next := newMemtable(s.opts.MemstoreSize, mt.hi)
+	if next == nil {
+		next = newMemtable(s.opts.MemstoreSize, 0)
+	}
+	next.lo = mt.hi
 	s.mu.Lock()
 	s.frozen = append([]*memtable{mt}, s.frozen...)
 	s.active = next

@@ -1,5 +1,6 @@
 // Package wal is kv's write-ahead log: the record that holds one batch
-// (Append, Decode), and the files a Store on a directory keeps them in,
+// (Append, or AppendUnsealed then Seal once the seq is known; Decode),
+// and the files a Store on a directory keeps them in,
 // one per memstore (Files, File, OpenFiles, DecodeFile).
 //
 // # Record, version 2
@@ -41,10 +42,11 @@
 //	file  := magic "kvencWAL" | version u8 (=1) | frame*
 //	frame := length u32 | record
 //
-// The records of a file follow in the order their writes reached it, which
-// need not be seq order; Open reads every file, replays the records above
-// the largest walSeq in seq order, and removes each file once the
-// memstores replayed from it are flushed. A write in flight when the
+// The records of a file follow in the order their writes reached it: in
+// seq order when each writer took its seq as its record queued (kv does,
+// but for records larger than 64 KiB), else not necessarily. Open reads
+// every file, replays the records above the largest walSeq in seq order,
+// and removes each file once the memstores replayed from it are flushed. A write in flight when the
 // process died leaves a last frame cut short or failing its record's CRC:
 // Open leaves it out (that write never completed). A bad frame before the
 // last one, or a bad header, fails Open with ErrCorrupt. Writers that

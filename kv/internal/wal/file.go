@@ -210,8 +210,12 @@ func DecodeFile(b []byte) ([]Rec, error) {
 
 // Queue queues one frame (FrameLen bytes of room, then the record;
 // copied) for f, a memstore's file, creating the file first, and returns
-// the position Wait must see written.
-func (w *Files) Queue(f *File, frame []byte) (end int64, err error) {
+// the position Wait must see written. seal, if not nil, runs under f's
+// lock just before the frame is copied, once Queue can no longer fail:
+// frames then queue in the order in which their seals ran (kv takes the
+// record's seq and Seals it there, so that a file's records and the
+// groups written are in seq order).
+func (w *Files) Queue(f *File, frame []byte, seal func()) (end int64, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
@@ -225,6 +229,9 @@ func (w *Files) Queue(f *File, frame []byte) (end int64, err error) {
 	}
 	if err := w.allocate(f, int64(len(frame))); err != nil {
 		return 0, fmt.Errorf("wal: file %s: %w", filepath.Base(f.path), err)
+	}
+	if seal != nil {
+		seal()
 	}
 	binary.LittleEndian.PutUint32(frame, uint32(len(frame)-FrameLen))
 	f.queued = append(f.queued, frame...)

@@ -22,7 +22,7 @@ func frame(seq uint64) []byte {
 
 // commit queues fr for f and waits for it, as a Store's write does.
 func commit(w *Files, f *File, fr []byte) error {
-	end, err := w.Queue(f, fr)
+	end, err := w.Queue(f, fr, nil)
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func TestGroupCommitFails(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 5, failed, "the held write succeeds, its followers' fails")
-	_, err = w.Queue(&f, frame(99))
+	_, err = w.Queue(&f, frame(99), nil)
 	assert.ErrorIs(t, err, boom, "the file takes no more frames")
 	recs := onlyFile(t, dir)
 	require.Len(t, recs, 1)

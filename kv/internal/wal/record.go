@@ -104,8 +104,17 @@ func PutBuf(p *[]byte) {
 // Append appends the WAL record of seq and ops to dst.
 func Append(dst []byte, seq uint64, ops []Op) []byte {
 	start := len(dst)
+	dst = AppendUnsealed(dst, ops)
+	Seal(dst[start:], seq)
+	return dst
+}
+
+// AppendUnsealed appends the WAL record of ops to dst without its seq and
+// checksum: Seal the record (the Size(ops) bytes appended) before it is
+// written.
+func AppendUnsealed(dst []byte, ops []Op) []byte {
 	dst = append(dst, Version)
-	dst = binary.LittleEndian.AppendUint64(dst, seq)
+	dst = binary.LittleEndian.AppendUint64(dst, 0)
 	dst = binary.AppendUvarint(dst, uint64(len(ops)))
 	for _, o := range ops {
 		k := o.walKind()
@@ -117,8 +126,19 @@ func Append(dst []byte, seq uint64, ops []Op) []byte {
 			dst = append(dst, o.Value...)
 		}
 	}
-	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:], crcTable))
+	return binary.LittleEndian.AppendUint32(dst, 0)
 }
+
+// Seal sets the seq of rec, a record from AppendUnsealed, and its
+// checksum.
+func Seal(rec []byte, seq uint64) {
+	binary.LittleEndian.PutUint64(rec[1:], seq)
+	body := rec[:len(rec)-4]
+	binary.LittleEndian.PutUint32(rec[len(body):], crc32.Checksum(body, crcTable))
+}
+
+// SeqOf returns the seq of rec, a sealed record (Seal, Append).
+func SeqOf(rec []byte) uint64 { return binary.LittleEndian.Uint64(rec[1:]) }
 
 // Decode parses a whole record. The ops alias rec.
 func Decode(rec []byte) (uint64, []Op, error) {

@@ -168,3 +168,19 @@ func FuzzDecodeWALFile(f *testing.F) {
 		}
 	})
 }
+
+// TestSeal: a record appended unsealed and then sealed is the record
+// Append makes, and Decode and SeqOf read its seq.
+func TestSeal(t *testing.T) {
+	ops := []Op{{Key: []byte("a"), Value: []byte("1"), Kind: blockenc.KindPut}, {Key: []byte("b"), Kind: blockenc.KindDelete}}
+	rec := AppendUnsealed([]byte("xx"), ops)[2:]
+	_, _, err := Decode(rec)
+	require.ErrorIs(t, err, blockenc.ErrCorrupt, "unsealed")
+	Seal(rec, 1<<40+7)
+	assert.Equal(t, Append(nil, 1<<40+7, ops), rec)
+	seq, got, err := Decode(rec)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(1<<40+7), seq)
+	assert.Equal(t, uint64(1<<40+7), SeqOf(rec))
+	assert.Len(t, got, 2)
+}
