@@ -21,14 +21,15 @@ func EncodeFloat32(dst []byte, values []float32, opts Options) []byte {
 
 // floatCol is what FloatColumn and Float32Column share.
 type floatCol struct {
-	n      int
-	log    uint
-	mask   int
-	w      int
-	chunks []floatRef
-	comp   [numForms]int
-	side   []byte
-	excMap []uint64 // bitmaps of the exception positions, one per chunk that has any
+	n       int
+	log     uint
+	mask    int
+	w       int
+	chunks  []floatRef
+	comp    [numForms]int
+	intComp [numForms]int // forms of the integer chunks inside the float chunks
+	side    []byte
+	excMap  []uint64 // bitmaps of the exception positions, one per chunk that has any
 }
 
 // floatRef is what Get needs to know about one float chunk: its integer
@@ -129,6 +130,7 @@ func (fc *floatCol) openChunk(d *floatDecoder, c *floatChunk, src []byte, lo, n 
 		r.pf, r.ne = pow10[c.fx], negPow10[c.ex]
 	case FrontBits:
 		r.dict, r.rb = c.dict, c.rb
+		fc.intComp[c.right[0]]++
 		if err := sb.open(&r.b, src, c.right, n, c.rightAt); err != nil {
 			return err
 		}
@@ -142,6 +144,7 @@ func (fc *floatCol) openChunk(d *floatDecoder, c *floatChunk, src []byte, lo, n 
 		}
 		fc.excMap = m
 	}
+	fc.intComp[c.sub[0]]++
 	return sb.open(&r.a, src, c.sub, n, c.subAt)
 }
 
@@ -189,6 +192,11 @@ func (c *FloatColumn) Get(i int) float64 { return math.Float64frombits(c.c.bits(
 // Decimal, FrontBits); forms with no chunk are absent.
 func (c *FloatColumn) Composition() map[Form]int { return composition(&c.c.comp) }
 
+// IntComposition returns the number of integer chunks stored in each form
+// inside the float chunks: a Decimal chunk's integers, a FrontBits chunk's
+// indexes and backs; forms with no chunk are absent.
+func (c *FloatColumn) IntComposition() map[Form]int { return composition(&c.c.intComp) }
+
 // Len returns the number of values in the column.
 func (c *Float32Column) Len() int { return c.c.n }
 
@@ -197,6 +205,9 @@ func (c *Float32Column) Get(i int) float32 { return math.Float32frombits(uint32(
 
 // Composition returns the number of chunks stored in each form.
 func (c *Float32Column) Composition() map[Form]int { return composition(&c.c.comp) }
+
+// IntComposition is FloatColumn.IntComposition.
+func (c *Float32Column) IntComposition() map[Form]int { return composition(&c.c.intComp) }
 
 func composition(comp *[numForms]int) map[Form]int {
 	m := make(map[Form]int)

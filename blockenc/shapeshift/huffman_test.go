@@ -288,3 +288,27 @@ func TestFloatVersion3RefusesHuffman(t *testing.T) {
 	// A column without Huffman chunks stays version 3.
 	require.Equal(t, byte(3), EncodeFloat64(nil, alpValues("gov26"), Options{})[0])
 }
+
+// TestFloatIntComposition: IntComposition counts the forms of the integer
+// chunks inside the float chunks.
+func TestFloatIntComposition(t *testing.T) {
+	col, err := OpenFloat64(EncodeFloat64(nil, alpValues("stocks_usa_c"), Options{}))
+	require.NoError(t, err)
+	require.Equal(t, map[Form]int{Decimal: 1}, col.Composition())
+	require.Equal(t, map[Form]int{Huffman: 1}, col.IntComposition())
+
+	fb := []float64{1.0 / 3, 2.0 / 3, -1.0 / 3, 1.0 / 3}
+	v32 := []float32{1.5, 2.5, 3.5, 4.5}
+	c32, err := OpenFloat32(EncodeFloat32(nil, slices.Repeat(v32, 64), Options{}))
+	require.NoError(t, err)
+	require.Equal(t, map[Form]int{Decimal: 1}, c32.Composition())
+	require.Equal(t, 1, len(c32.IntComposition()))
+	col, err = OpenFloat64(EncodeFloat64(nil, slices.Repeat(fb, 64), Options{}))
+	require.NoError(t, err)
+	require.Equal(t, map[Form]int{FrontBits: 1}, col.Composition())
+	n := 0
+	for _, k := range col.IntComposition() {
+		n += k
+	}
+	require.Equal(t, 2, n, "indexes and backs")
+}

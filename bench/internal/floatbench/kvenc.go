@@ -24,18 +24,22 @@ func (e kvencEnc) Bits() float64 { return float64(8 * len(e)) }
 
 func (e kvencEnc) Decode(dst []float64) ([]float64, error) { return shapeshift.DecodeFloat64(dst, e) }
 
-// Forms lists the column's chunk forms with their counts ("Decimal:1").
+// Forms lists the column's chunk forms with their counts, then those of
+// the integer chunks inside them ("Decimal:1 (Huffman:1)").
 func (e kvencEnc) Forms() (string, error) {
 	c, err := shapeshift.OpenFloat64(e)
 	if err != nil {
 		return "", err
 	}
-	comp := c.Composition()
+	return formList(c.Composition()) + " (" + formList(c.IntComposition()) + ")", nil
+}
+
+func formList(comp map[shapeshift.Form]int) string {
 	var parts []string
 	for f := shapeshift.Form(0); f.IsValid(); f++ {
 		if n := comp[f]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s:%d", f, n))
 		}
 	}
-	return strings.Join(parts, " "), nil
+	return strings.Join(parts, " ")
 }
