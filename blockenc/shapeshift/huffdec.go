@@ -184,11 +184,13 @@ func huffSymbols(out []int64, streams *[huffStreams]padded, tab *huffTable, long
 // sb (padded) and returns the bit positions where the streams end; ok is
 // false if a stream is read past its padding.
 //
-// The fast loop follows both streams at once, five codes each per round:
-// one unaligned load gives at least 57 bits, enough for five codes of up
-// to 11 bits, and each code is a mask, a table load and a shift. Two
-// streams rather than four: the compiler kept four streams' state in
-// registers only in part, and the spills doubled the instructions.
+// The fast loop takes five codes of each stream per round: one unaligned
+// load gives at least 57 bits, enough for five codes of up to 11 bits,
+// and each code is a mask, a table load and a shift. The five codes of
+// stream a, then those of stream b: the processor runs the two chains of
+// lookups at once, and the compiler keeps one stream's state in registers
+// at a time (four streams' state interleaved code by code spilled, and the
+// spills doubled the instructions).
 func huffPair(oa, ob []int64, sa, sb []byte, tab *huffTable, longest uint) (pa, pb uint, ok bool) {
 	mask := uint64(1)<<longest - 1&(1<<huffMaxCode-1)
 	m := min(len(oa), len(ob))
@@ -197,29 +199,57 @@ func huffPair(oa, ob []int64, sa, sb []byte, tab *huffTable, longest uint) (pa, 
 		xa := binary.LittleEndian.Uint64(sa[pa>>3:]) >> (pa & 7)
 		xb := binary.LittleEndian.Uint64(sb[pb>>3:]) >> (pb & 7)
 		da, db := (*[5]int64)(oa[i:i+5]), (*[5]int64)(ob[i:i+5])
-		var ea, eb uint16
-		ta, tb := pa, pb
-		ea, eb = tab[xa&mask&(1<<huffMaxCode-1)], tab[xb&mask&(1<<huffMaxCode-1)]
-		xa, xb = xa>>(ea&15), xb>>(eb&15)
-		ta, tb = ta+uint(ea&15), tb+uint(eb&15)
-		da[0], db[0] = int64(ea>>4), int64(eb>>4)
-		ea, eb = tab[xa&mask&(1<<huffMaxCode-1)], tab[xb&mask&(1<<huffMaxCode-1)]
-		xa, xb = xa>>(ea&15), xb>>(eb&15)
-		ta, tb = ta+uint(ea&15), tb+uint(eb&15)
-		da[1], db[1] = int64(ea>>4), int64(eb>>4)
-		ea, eb = tab[xa&mask&(1<<huffMaxCode-1)], tab[xb&mask&(1<<huffMaxCode-1)]
-		xa, xb = xa>>(ea&15), xb>>(eb&15)
-		ta, tb = ta+uint(ea&15), tb+uint(eb&15)
-		da[2], db[2] = int64(ea>>4), int64(eb>>4)
-		ea, eb = tab[xa&mask&(1<<huffMaxCode-1)], tab[xb&mask&(1<<huffMaxCode-1)]
-		xa, xb = xa>>(ea&15), xb>>(eb&15)
-		ta, tb = ta+uint(ea&15), tb+uint(eb&15)
-		da[3], db[3] = int64(ea>>4), int64(eb>>4)
-		ea, eb = tab[xa&mask&(1<<huffMaxCode-1)], tab[xb&mask&(1<<huffMaxCode-1)]
-		xa, xb = xa>>(ea&15), xb>>(eb&15)
-		ta, tb = ta+uint(ea&15), tb+uint(eb&15)
-		da[4], db[4] = int64(ea>>4), int64(eb>>4)
-		pa, pb = ta, tb
+		var e, l uint
+		e = uint(tab[xa&(1<<huffMaxCode-1)&mask])
+		l = e & 15
+		xa >>= l
+		pa += l
+		da[0] = int64(e >> 4)
+		e = uint(tab[xa&(1<<huffMaxCode-1)&mask])
+		l = e & 15
+		xa >>= l
+		pa += l
+		da[1] = int64(e >> 4)
+		e = uint(tab[xa&(1<<huffMaxCode-1)&mask])
+		l = e & 15
+		xa >>= l
+		pa += l
+		da[2] = int64(e >> 4)
+		e = uint(tab[xa&(1<<huffMaxCode-1)&mask])
+		l = e & 15
+		xa >>= l
+		pa += l
+		da[3] = int64(e >> 4)
+		e = uint(tab[xa&(1<<huffMaxCode-1)&mask])
+		l = e & 15
+		xa >>= l
+		pa += l
+		da[4] = int64(e >> 4)
+		e = uint(tab[xb&(1<<huffMaxCode-1)&mask])
+		l = e & 15
+		xb >>= l
+		pb += l
+		db[0] = int64(e >> 4)
+		e = uint(tab[xb&(1<<huffMaxCode-1)&mask])
+		l = e & 15
+		xb >>= l
+		pb += l
+		db[1] = int64(e >> 4)
+		e = uint(tab[xb&(1<<huffMaxCode-1)&mask])
+		l = e & 15
+		xb >>= l
+		pb += l
+		db[2] = int64(e >> 4)
+		e = uint(tab[xb&(1<<huffMaxCode-1)&mask])
+		l = e & 15
+		xb >>= l
+		pb += l
+		db[3] = int64(e >> 4)
+		e = uint(tab[xb&(1<<huffMaxCode-1)&mask])
+		l = e & 15
+		xb >>= l
+		pb += l
+		db[4] = int64(e >> 4)
 	}
 	if pa, ok = huffRest(oa[i:], sa, pa, tab, mask); !ok {
 		return 0, 0, false
