@@ -12,7 +12,7 @@ import (
 )
 
 // segBlocks returns the bytes of every block of g, in order.
-func segBlocks(t *testing.T, s *Store, g *segment.Segment) []string {
+func segBlocks(t testing.TB, s *Store, g *segment.Segment) []string {
 	t.Helper()
 	var out []string
 	for i := range g.BlockKeys {

@@ -21,8 +21,9 @@ import (
 // part instead of switching dictionaries at each run.
 
 // minCopyRun is the fewest blocks a run copies: a run cuts the merged
-// block before it short.
-const minCopyRun = 4
+// block before it short. A variable so that a benchmark can turn the
+// copies off (a run longer than any segment).
+var minCopyRun = 4
 
 // runsDict returns the dictionary of the merged inputs' blocks that a
 // compaction may copy (copyRuns): that of the input holding at least half

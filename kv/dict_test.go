@@ -12,7 +12,7 @@ import (
 
 // dictStore opens a Store in dir with small memstores, no background
 // compaction and DictSize dictSize.
-func dictStore(t *testing.T, dir string, dictSize int) *Store {
+func dictStore(t testing.TB, dir string, dictSize int) *Store {
 	t.Helper()
 	o := DefaultOptions(dir)
 	o.DictSize = dictSize
@@ -23,7 +23,7 @@ func dictStore(t *testing.T, dir string, dictSize int) *Store {
 	return s
 }
 
-func putAll(t *testing.T, s *Store, d *dataset) {
+func putAll(t testing.TB, s *Store, d *dataset) {
 	t.Helper()
 	b := s.NewBatch()
 	for i := range d.keys {
