@@ -476,7 +476,7 @@ func (s *Store) get(key []byte, rp uint64, pinned bool) ([]byte, error) {
 		}
 	}
 	for _, g := range s.segs {
-		v, kind, seq, found, err := s.getFrom(g, key, rp, nil)
+		v, kind, seq, found, err := s.rd.Get(g, key, rp, nil)
 		if err != nil {
 			return nil, err
 		}
