@@ -63,6 +63,8 @@ type Store struct {
 	// frozenTaken is closed, and replaced, each time a flush takes a
 	// frozen memtable off (frozenGone); stalled writers wait on it.
 	frozenTaken chan struct{}
+	// writers counts the writes in write (see logWAL).
+	writers atomic.Int64
 	// stalls counts write stalls (stall), stallTime their nanoseconds.
 	stalls, stallTime atomic.Int64
 	segs              []*segment.Segment // newest first (maxSeq descending)

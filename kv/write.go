@@ -162,6 +162,8 @@ func (s *Store) write(ops []wal.Op) error {
 	if p := s.ioErr.Load(); p != nil {
 		return fmt.Errorf("kv: store %q: writes stopped by a background failure: %w", s.opts.Prefix, *p)
 	}
+	s.writers.Add(1)
+	defer s.writers.Add(-1)
 	need := opsArenaBound(ops)
 	// The record goes after wal.FrameLen bytes of room, where a WAL file
 	// writes its length. It is built before the write is admitted, and
@@ -247,7 +249,9 @@ const sealUnderLock = 64 << 10
 // the file's lock as the frame queues (a record larger than sealUnderLock
 // begins first), adds while the file's writes go on, then waits for the
 // frame to be written (group commit: see wal.File); a failed write after
-// the add fails the Store. Seqs taken in queue order complete in the
+// the add fails the Store; while other writers are in write, the wait
+// first lets them queue into its group (wal.Files.Wait's gather). Seqs
+// taken in queue order complete in the
 // order their groups are written: a writer whose group is written does
 // not then wait for an earlier seq still queued behind it.
 //
@@ -274,7 +278,7 @@ func (s *Store) logWAL(mt *memtable, frame []byte, ops []wal.Op, need int64, beg
 			return false, nil, err
 		}
 		addErr = mt.add(ops, wal.SeqOf(rec), need)
-		return true, addErr, s.wal.Wait(&mt.wal, end)
+		return true, addErr, s.wal.Wait(&mt.wal, end, s.writers.Load() > 1)
 	}
 	begin()
 	seq := wal.SeqOf(rec)

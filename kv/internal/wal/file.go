@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -241,13 +242,25 @@ func (w *Files) Queue(f *File, frame []byte, seal func()) (end int64, err error)
 
 // Wait returns once f holds (with SyncWrites, durably) the frames queued
 // up to end, or the error of the write that failed them. It leads the
-// writes itself while no other writer does (see File).
-func (w *Files) Wait(f *File, end int64) error {
+// writes itself while no other writer does (see File). With gather (other
+// writers are on their way to queue their frames) a writer about to lead
+// first yields its processor once (runtime.Gosched), so that the writers
+// it lets run queue their frames into its group: without a fsync to wait
+// for, each write is otherwise over before the next writer queues, and
+// every frame costs a write of its own.
+func (w *Files) Wait(f *File, end int64, gather bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for f.done < end && f.err == nil {
 		if f.leading {
 			f.cond.Wait()
+			continue
+		}
+		if gather {
+			gather = false
+			f.mu.Unlock()
+			runtime.Gosched()
+			f.mu.Lock()
 			continue
 		}
 		f.leading = true

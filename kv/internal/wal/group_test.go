@@ -21,12 +21,15 @@ func frame(seq uint64) []byte {
 }
 
 // commit queues fr for f and waits for it, as a Store's write does.
-func commit(w *Files, f *File, fr []byte) error {
+func commit(w *Files, f *File, fr []byte) error { return commitGather(w, f, fr, false) }
+
+// commitGather is commit with Wait's gather.
+func commitGather(w *Files, f *File, fr []byte, gather bool) error {
 	end, err := w.Queue(f, fr, nil)
 	if err != nil {
 		return err
 	}
-	return w.Wait(f, end)
+	return w.Wait(f, end, gather)
 }
 
 // holdFirstWrite makes w's next write wait until release is closed (held
@@ -152,17 +155,7 @@ func TestGroupCommitManyWriters(t *testing.T) {
 	w.SetWriteHook(func() error { time.Sleep(20 * time.Microsecond); return nil }) // a slow disk: others queue meanwhile
 	var f File
 	const writers, each = 16, 100
-	var wg sync.WaitGroup
-	for g := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range each {
-				assert.NoError(t, commit(w, &f, frame(uint64(g*each+i+1))))
-			}
-		}()
-	}
-	wg.Wait()
+	commitAll(t, w, &f, writers, each, false)
 	recs := onlyFile(t, dir)
 	require.Len(t, recs, writers*each)
 	last := make([]uint64, writers)
@@ -173,4 +166,36 @@ func TestGroupCommitManyWriters(t *testing.T) {
 	}
 	assert.Less(t, w.Writes(), int64(writers*each), "frames share writes")
 	w.CloseAll()
+}
+
+// TestGroupCommitGathers: writers at once without fsyncs (a write is over
+// before the next writer queues) share writes when the leader yields
+// first (Wait's gather): fewer than half as many writes as frames, each
+// frame once.
+func TestGroupCommitGathers(t *testing.T) {
+	dir := t.TempDir()
+	w, _, err := OpenFiles(dir, false, 0)
+	require.NoError(t, err)
+	var f File
+	const writers, each = 16, 100
+	commitAll(t, w, &f, writers, each, true)
+	require.Len(t, onlyFile(t, dir), writers*each)
+	assert.Less(t, w.Writes(), int64(writers*each/2), "frames share writes")
+	w.CloseAll()
+}
+
+// commitAll has writers goroutines commit each frames apiece to f at once
+// (writer g the seqs g*each+1 .. g*each+each, in order).
+func commitAll(t *testing.T, w *Files, f *File, writers, each int, gather bool) {
+	var wg sync.WaitGroup
+	for g := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				assert.NoError(t, commitGather(w, f, frame(uint64(g*each+i+1)), gather))
+			}
+		}()
+	}
+	wg.Wait()
 }
