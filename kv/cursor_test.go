@@ -26,7 +26,7 @@ func cursorStore(t *testing.T) (*Store, *segment.Segment, [][]byte) {
 	require.Greater(t, len(g.BlockKeys), 20, "blocks")
 	want := make([][]byte, len(g.BlockKeys))
 	for i := range want {
-		require.NoError(t, s.viewBlock(g, i, viewFn(func(v []byte) { want[i] = slices.Clone(v) })))
+		require.NoError(t, s.rd.ViewBlock(g, i, viewFn(func(v []byte) { want[i] = slices.Clone(v) })))
 	}
 	return s, g, want
 }

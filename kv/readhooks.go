@@ -4,7 +4,6 @@ import (
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
 	"github.com/kvenc/kvenc/kv/internal/cache"
-	"github.com/kvenc/kvenc/kv/internal/merge"
 	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/kvenc/kvenc/kv/internal/segread"
 )
@@ -71,37 +70,3 @@ func (c *cursor) close() {
 type cursors struct{ rd *segread.Reader }
 
 func (c cursors) shut() { c.rd.Shut() }
-
-// segSource is one input segment of a compaction's versionMerge: every
-// version of g (rp and all are those of the all-versions mode, bi the
-// block before the first).
-type segSource struct {
-	s   *Store
-	g   *segment.Segment
-	rp  uint64
-	all bool
-	bi  int
-	src *segread.Source
-}
-
-func (ss *segSource) close() {
-	if ss.src != nil {
-		ss.src.Close()
-	}
-}
-
-// versionMerge merges its sources' cells in cell order (merge.Versions).
-type versionMerge struct {
-	srcs []*segSource
-}
-
-// next calls emit on every cell in cell order, stopping at the first
-// error.
-func (m *versionMerge) next(emit func(blockenc.Cell) error) error {
-	srcs := make([]merge.Source, len(m.srcs))
-	for i, ss := range m.srcs {
-		ss.src = ss.s.rd.NewVersions(ss.g)
-		srcs[i] = ss.src
-	}
-	return merge.Versions(srcs, emit)
-}
