@@ -6,7 +6,7 @@ import "time"
 type Stats struct {
 	Segments    int   // live segments
 	Blocks      int   // blocks in live segments
-	BytesStored int64 // bytes of the live segments' blocks and metas in Badger
+	BytesStored int64 // bytes of the live segments' blocks, metas and dictionaries in the engine
 	Cells       int64 // cells (versions and tombstones) in live segments
 	RangeDels   int64 // range tombstones in live segments and memstores
 	Memstores   int   // memstores (the active one and the frozen ones)
@@ -51,7 +51,7 @@ func (s *Store) Stats() Stats {
 		st.Blocks += int(g.Meta.Blocks)
 		st.Cells += int64(g.Meta.Cells)
 		st.RangeDels += int64(len(g.Meta.Dels))
-		st.BytesStored += int64(g.Meta.Bytes) + int64(len(g.Meta.Append(nil)))
+		st.BytesStored += g.Meta.StoredBytes()
 	}
 	for _, mt := range append(s.frozen, s.active) {
 		st.Memstores++

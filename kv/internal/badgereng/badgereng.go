@@ -30,6 +30,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/kv/engine"
@@ -113,12 +114,61 @@ func (e *Engine) Dir() string {
 
 // Err returns an error wrapping badger.ErrDBClosed once the DB is closed.
 // Badger blocks for ever a transaction begun on a closed DB, so every
-// call checks it first.
+// call checks it first (and begins its transactions with begin).
 func (e *Engine) Err() error {
 	if e.db.IsClosed() {
-		return fmt.Errorf("badger: %w", badger.ErrDBClosed)
+		return closedErr
 	}
 	return nil
+}
+
+// closedErr is the error of a call on a closed DB.
+var closedErr = fmt.Errorf("badger: %w", badger.ErrDBClosed)
+
+// closedPoll is how often begin looks whether the DB closed while Badger
+// begins a transaction.
+const closedPoll = 5 * time.Millisecond
+
+// begin begins a Badger transaction, or fails with an error wrapping
+// badger.ErrDBClosed when the DB is closed or closes first. Badger's
+// NewTransaction waits until the commits before it are applied (its
+// oracle's watermark), and once the DB has closed that wait never ends:
+// a DB closed by its owner between the check and the call, or while the
+// call waits, would block the caller for ever. So the call runs on a
+// goroutine of its own, which begin abandons when the DB closes (it ends
+// with the process, or discards the transaction should it get one).
+func begin(db *badger.DB, update bool) (*badger.Txn, error) {
+	if db.IsClosed() {
+		return nil, closedErr
+	}
+	ch := make(chan *badger.Txn, 1)
+	go func() { ch <- db.NewTransaction(update) }()
+	var poll *time.Timer
+	for {
+		if poll == nil {
+			select {
+			case t := <-ch:
+				return t, nil
+			default:
+			}
+			poll = time.NewTimer(closedPoll)
+			defer poll.Stop()
+		}
+		select {
+		case t := <-ch:
+			return t, nil
+		case <-poll.C:
+			if db.IsClosed() {
+				go func() {
+					if t := <-ch; !db.IsClosed() {
+						t.Discard()
+					}
+				}()
+				return nil, closedErr
+			}
+			poll.Reset(closedPoll)
+		}
+	}
 }
 
 // catchClosed, deferred, turns Badger's panic with ErrDBClosed (from
@@ -139,7 +189,10 @@ func (e *Engine) Get(key []byte, v engine.Viewer) error {
 	if err := e.Err(); err != nil {
 		return err
 	}
-	t := e.txns.get()
+	t, err := e.txns.get()
+	if err != nil {
+		return err
+	}
 	item, err := t.txn.Get(key)
 	if err == nil {
 		err = item.Value(v.View)
@@ -189,10 +242,10 @@ func (e *Engine) SetCommitWith(f func(txn *badger.Txn, cb func(error))) { e.comm
 
 // txn returns a write transaction holding b's operations.
 func (e *Engine) txn(b *engine.Batch) (*badger.Txn, error) {
-	if err := e.Err(); err != nil {
+	txn, err := begin(e.db, true)
+	if err != nil {
 		return nil, err
 	}
-	txn := e.db.NewTransaction(true)
 	for _, o := range b.Ops() {
 		var err error
 		switch {

@@ -22,10 +22,10 @@ type iter struct {
 // search to the tables that may hold a prefix: the iterator gives it the
 // longest prefix every key in the bounds shares.
 func (e *Engine) NewIter(o engine.IterOptions) (_ engine.Iter, err error) {
-	if err := e.Err(); err != nil {
+	txn, err := begin(e.db, false)
+	if err != nil {
 		return nil, err
 	}
-	txn := e.db.NewTransaction(false)
 	defer func() {
 		if err != nil {
 			txn.Discard()

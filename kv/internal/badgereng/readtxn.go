@@ -59,20 +59,23 @@ func newReadTxns(db *badger.DB) *readTxns {
 	return &readTxns{db: db, maxAge: txnMaxAge}
 }
 
-// get returns a transaction for one read, given back with put. The DB
-// must be open (Engine.Err): Badger blocks a transaction begun on a
-// closed DB for ever.
-func (p *readTxns) get() *readTxn {
+// get returns a transaction for one read, given back with put, or an
+// error wrapping badger.ErrDBClosed (see begin).
+func (p *readTxns) get() (*readTxn, error) {
 	e := p.epoch.Load()
 	for i := range p.slot {
 		if t := p.slot[i].Swap(nil); t != nil {
 			if t.epoch == e && time.Since(t.born) < p.maxAge {
-				return t
+				return t, nil
 			}
 			p.discard(t)
 		}
 	}
-	return &readTxn{txn: p.db.NewTransaction(false), epoch: e, born: time.Now()}
+	txn, err := begin(p.db, false)
+	if err != nil {
+		return nil, err
+	}
+	return &readTxn{txn: txn, epoch: e, born: time.Now()}, nil
 }
 
 // put gives back t, from get: to a free slot if it is of the current

@@ -94,6 +94,16 @@ func (p *Part) SetDict(b []byte) error {
 // dictionary that p does not hold yet (SetDict).
 func (p *Part) NeedsDict() bool { return p.DictLen > 0 && p.Dict == nil }
 
+// StoredBytes is what m's segment keeps in the engine in the current
+// format: its blocks, its meta, and its parts' dictionaries.
+func (m *Meta) StoredBytes() int64 {
+	n := int64(m.Bytes) + int64(len(m.Append(nil)))
+	for _, pt := range m.Parts {
+		n += int64(pt.DictLen)
+	}
+	return n
+}
+
 // Append appends m, in the current format version.
 func (m *Meta) Append(dst []byte) []byte {
 	return m.AppendVersion(dst, MetaVersion)
