@@ -2,6 +2,8 @@ package segread
 
 import (
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,9 +23,18 @@ const (
 	ScanRun   = 2
 )
 
+// AheadAfter is how many blocks a scan reads in one direction, with point
+// reads, before a reader goroutine reads ahead of it. A reader reads up
+// to ReaderRun+ScanRun blocks past the one the scan is on, which a scan
+// that ends soon never uses, and its engine iterator costs a transaction:
+// a short scan (YCSB's, up to 100 records of 1 KB, at most 8 blocks of 16
+// KiB) is cheaper without one. A long scan reads all but its first
+// AheadAfter blocks ahead.
+const AheadAfter = 8
+
 // ahead is the goroutine that reads ahead of a scan through a segment.
-// From the scan's second block in one direction on, it reads every block
-// after it in order, through one Cursor, so that each block is fetched
+// From the scan's AheadAfter'th block in one direction on, it reads every
+// block after it in order, through one Cursor, so that each block is fetched
 // from the engine once (on engines whose iterators fetch values in
 // batches, TiKV, a second cursor over the same blocks would fetch every
 // block again). The two share the decoding: the reader decompresses whole
@@ -31,8 +42,11 @@ const (
 // those of its runs as it goes, and steps through the cells of all, so
 // the two decode on their own processors. The reader stops at the
 // segment's end, at the scan's bounds as they were when it started, at an
-// error and when the scan turns or seeks.
+// error and when the scan turns, seeks or closes. The scan does not wait
+// for it to stop: whichever of the two lets go last releases the blocks
+// read and not taken (see stop and leftover).
 type ahead struct {
+	rd    *Reader
 	dir   int
 	first int           // the reader's first block
 	want  int           // the block the scan takes from out next
@@ -40,6 +54,12 @@ type ahead struct {
 	free  chan Spare    // buffers and Seekers of blocks the scan has left
 	quit  chan struct{} // closed by stop
 	done  chan struct{} // closed when the goroutine has returned
+	// left counts the scan's stop and the goroutine's end: the second
+	// releases what is left in out and free.
+	left atomic.Int32
+	// returned is set, under the Reader's aheads.mu, as the goroutine
+	// returns.
+	returned bool
 	// sendSpin (the reader's) and recvSpin (the scan's): how long the
 	// next hand-over polls (see poll).
 	sendSpin, recvSpin time.Duration
@@ -60,6 +80,7 @@ func (it *Source) startReader(i int) {
 		return
 	}
 	r := &ahead{
+		rd:    it.r,
 		dir:   it.dir,
 		first: i,
 		want:  i,
@@ -76,14 +97,15 @@ func (it *Source) startReader(i int) {
 	// read less than the cache holds (see fillNext).
 	streamed, fill := it.streamed, it.fill
 	go func() {
-		defer close(r.done)
-		defer close(r.out)
+		defer r.end()
 		var sp Spare
 		defer func() { sp.release() }()
 		cur := it.r.NewCursor(it.g, r.dir < 0)
 		defer cur.Close()
 		for j := i; j >= 0 && j < len(it.g.BlockKeys) && it.g.InBounds(j, lower, upper); j += r.dir {
 			select {
+			case <-r.quit:
+				return
 			case s := <-r.free:
 				sp.release()
 				sp = s
@@ -134,11 +156,32 @@ func (r *ahead) recycle(s Spare) bool {
 	}
 }
 
-// stop stops the reader, waits for it to return, and lets go of the
-// blocks it read and of the spares it was handed.
+// stop tells the reader to stop, without waiting for it: it returns
+// after at most the block it is reading. The blocks it read and the
+// spares it was handed are let go by whichever of the scan and the reader
+// lets go last. Until the reader has returned, Reader.Shut waits for it.
 func (r *ahead) stop() {
+	r.rd.aheads.stopping(r)
 	close(r.quit)
-	<-r.done
+	if r.left.Add(1) == 2 {
+		r.leftover()
+	}
+}
+
+// end is the reader goroutine's last act: it closes out, lets go of what
+// is left if the scan has stopped it, and closes done.
+func (r *ahead) end() {
+	close(r.out)
+	if r.left.Add(1) == 2 {
+		r.leftover()
+	}
+	r.rd.aheads.ended(r)
+	close(r.done)
+}
+
+// leftover lets go of the blocks read and not taken and of the spares
+// handed back, once the scan and the reader have both let go of r.
+func (r *ahead) leftover() {
 	for f := range r.out {
 		f.release()
 	}
@@ -149,6 +192,48 @@ func (r *ahead) stop() {
 		default:
 			return
 		}
+	}
+}
+
+// aheads are the reader goroutines of a Reader that were told to stop
+// and have not returned yet: Shut waits for them, so that none reads
+// from the engine after it.
+type aheads struct {
+	mu      sync.Mutex
+	stopped map[*ahead]struct{}
+}
+
+// stopping records r, about to be stopped, unless it has returned.
+func (a *aheads) stopping(r *ahead) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if r.returned {
+		return
+	}
+	if a.stopped == nil {
+		a.stopped = map[*ahead]struct{}{}
+	}
+	a.stopped[r] = struct{}{}
+}
+
+// ended forgets r, which is returning.
+func (a *aheads) ended(r *ahead) {
+	a.mu.Lock()
+	r.returned = true
+	delete(a.stopped, r)
+	a.mu.Unlock()
+}
+
+// wait waits for the readers stopped before it to return.
+func (a *aheads) wait() {
+	a.mu.Lock()
+	var wait []chan struct{}
+	for r := range a.stopped {
+		wait = append(wait, r.done)
+	}
+	a.mu.Unlock()
+	for _, done := range wait {
+		<-done
 	}
 }
 

@@ -43,15 +43,20 @@ type Reader struct {
 	// measures what that costs. Set it before the first read.
 	RefcountHot bool
 	cursors     cursors
+	aheads      aheads
 }
 
 // New returns a Reader for the Store c describes.
 func New(c Config) *Reader { return &Reader{c: c} }
 
 // Shut closes every open Cursor, whose reads then fail with ErrClosed,
-// and refuses new ones (NewCursor returns nil): Store.Close calls it to
-// end the block reads of open Iterators.
-func (r *Reader) Shut() { r.cursors.shut() }
+// and refuses new ones (NewCursor returns nil), and waits for the
+// read-ahead goroutines of closed scans to return: Store.Close calls it
+// to end the block reads of Iterators.
+func (r *Reader) Shut() {
+	r.cursors.shut()
+	r.aheads.wait()
+}
 
 // ReadBlock reads block i of g from the engine, after a cache miss. With
 // fill and a cache, it is copied once into an exact-size slice and cached,

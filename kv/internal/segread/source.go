@@ -60,13 +60,13 @@ type Source struct {
 	bounds *Bounds
 	// dir and run: the direction of the last block loads (+1 forward, -1
 	// backward) and how many ran in it since the last First, Last or seek.
-	// From the second on, a reader goroutine reads ahead (see ahead), so
-	// a scan that ends in the block it started in reads nothing ahead.
+	// From the AheadAfter'th on, a reader goroutine reads ahead (see
+	// ahead), so a short scan reads nothing it does not use.
 	dir, run int
 	ahead    *ahead // the read-ahead goroutine, or nil
 	spare    Spare  // of the last uncached block left, for the next read
-	// cursor reads the blocks of a run in order from its second block
-	// when the source does not read ahead, or is nil.
+	// cursor reads the blocks of a long run in order when the source
+	// does not read ahead, or is nil.
 	cursor *Cursor
 }
 
@@ -206,12 +206,15 @@ func (it *Source) loadAs(i int, seek bool) bool {
 		it.dropAhead()
 	}
 	if !got {
-		// From the second block of a run on, a reader reads ahead: the
-		// scan reads block i with a point read and takes every block
-		// after it from the reader (past the scan's bounds, where no
-		// reader starts, it goes on with point reads). Without read-ahead
-		// the scan reads the blocks of the run through its own cursor.
-		if !seek && it.run >= 2 {
+		// Once a run has proven long (AheadAfter blocks), a reader reads
+		// ahead: the scan reads block i with a point read and takes every
+		// block after it from the reader (past the scan's bounds, where
+		// no reader starts, it goes on with point reads). Without
+		// read-ahead the scan reads the blocks of the run through its own
+		// cursor (compaction from a run's second block: it reads whole
+		// segments). A short scan reads its blocks with point reads only,
+		// and opens no engine iterator.
+		if !seek && (it.run >= AheadAfter || it.all && it.run >= 2) {
 			if ReadAhead && !it.all {
 				if it.ahead == nil {
 					it.startReader(i + it.dir)

@@ -1,0 +1,136 @@
+package kv
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// BenchmarkShortScan: YCSB workload E's scans on a store several times
+// bigger than its cache. Each op is one scan: a new Iterator from a
+// zipfian start key (hot keys scattered over the key space, as YCSB's
+// scrambled zipfian), 1 to 100 cells (uniform), closed after. Records
+// are 1,000 random bytes (incompressible, as YCSB's fields), keys hashed
+// as YCSB's insert order; 40,000 of them, about 40 MB of blocks against a
+// 4 MiB cache. The client goroutines run in parallel: g=4 and g=16 on
+// two processors. Raw Badger (one key per record, 4 MiB block cache, a
+// read transaction and an iterator per scan, records in its tables) runs
+// the same scans.
+//
+//	go test -run '^$' -bench ShortScan -benchmem -count 6 ./kv/
+func BenchmarkShortScan(b *testing.B) {
+	d := shortScanData()
+	const cacheSize = 4 << 20
+	s, _ := loadKV(b, d, func(o *Options) { o.CacheSize = cacheSize })
+	defer s.Close()
+	// Badger is reopened after the load, so that it reads its records
+	// from tables, not from the memtable that took them.
+	bo := badgerOptions(benchDir(b)).WithBlockCacheSize(cacheSize)
+	bdb, err := badger.Open(bo)
+	if err != nil {
+		b.Fatal(err)
+	}
+	writeBadger(b, bdb, d)
+	if err := bdb.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if bdb, err = badger.Open(bo); err != nil {
+		b.Fatal(err)
+	}
+	defer bdb.Close()
+	sorted := sortedKeys(d)
+	for _, g := range []int{4, 16} {
+		b.Run(fmt.Sprintf("store=kv/g=%d", g), func(b *testing.B) {
+			benchShortScans(b, sorted, g, func(start []byte, n int) (int, error) {
+				it := s.NewIterator(IterOptions{LowerBound: start})
+				got := 0
+				for ok := it.First(); ok && got < n; ok = it.Next() {
+					got += len(it.Value()) & 1
+					got++
+				}
+				if err := it.Close(); err != nil {
+					return 0, err
+				}
+				return got, nil
+			})
+		})
+		b.Run(fmt.Sprintf("store=badger/g=%d", g), func(b *testing.B) {
+			benchShortScans(b, sorted, g, func(start []byte, n int) (int, error) {
+				got := 0
+				err := bdb.View(func(txn *badger.Txn) error {
+					o := badger.DefaultIteratorOptions
+					o.PrefetchValues = false
+					it := txn.NewIterator(o)
+					defer it.Close()
+					for it.Seek(start); it.Valid() && got < n; it.Next() {
+						if err := it.Item().Value(func(v []byte) error { got += len(v) & 1; return nil }); err != nil {
+							return err
+						}
+						got++
+					}
+					return nil
+				})
+				return got, err
+			})
+		})
+	}
+}
+
+// benchShortScans runs scan from g goroutines: per op a start key drawn
+// zipfian over keys (scrambled) and a length 1..100, fixed seeds per
+// goroutine.
+func benchShortScans(b *testing.B, keys [][]byte, g int, scan func(start []byte, n int) (int, error)) {
+	b.ReportAllocs()
+	b.SetParallelism((g + 1) / 2)
+	var seed sync.Mutex
+	next := uint64(0)
+	b.RunParallel(func(pb *testing.PB) {
+		seed.Lock()
+		next++
+		rng := rand.New(rand.NewPCG(next, 99))
+		seed.Unlock()
+		z := rand.NewZipf(rng, 1.01, 1, uint64(len(keys)-1))
+		sink := 0
+		for pb.Next() {
+			k := keys[(z.Uint64()*0x9e3779b97f4a7c15>>17)%uint64(len(keys))]
+			n, err := scan(k, 1+rng.IntN(100))
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			sink += n
+		}
+		_ = sink
+	})
+}
+
+// shortScanData is 40,000 records of 1,000 random bytes under keys
+// "user" + a hash of the record number (YCSB's hashed insert order).
+var shortScanData = sync.OnceValue(func() *dataset {
+	rng := rand.New(rand.NewPCG(11, 12))
+	d := &dataset{name: "ycsb1k"}
+	for i := range 40_000 {
+		h := uint64(i)*0xbf58476d1ce4e5b9 ^ 0x94d049bb133111eb
+		d.keys = append(d.keys, fmt.Appendf(nil, "user%019d", h>>1))
+		v := make([]byte, 1000)
+		for j := 0; j < len(v); j += 8 {
+			binary.LittleEndian.PutUint64(v[j:], rng.Uint64())
+		}
+		d.vals = append(d.vals, v)
+	}
+	return d
+})
+
+// sortedKeys returns d's keys in ascending order (the scans' start keys
+// are drawn from them by rank).
+func sortedKeys(d *dataset) [][]byte {
+	keys := append([][]byte(nil), d.keys...)
+	slices.SortFunc(keys, bytes.Compare)
+	return keys
+}
