@@ -39,11 +39,16 @@ func TestScanCache(t *testing.T) {
 				require.Equal(t, n, k)
 			}
 			if !big {
+				// A scan of fewer blocks than a read-ahead waits for reads
+				// them as Gets do: into the cache at their second miss.
 				scan()
 				_, _, m0 := s.cache.Stats()
 				scan()
 				_, _, m1 := s.cache.Stats()
-				require.Equal(t, m0, m1, "misses in a second scan of a store that fits the cache")
+				require.Greater(t, m1, m0, "the second scan missed the blocks the first read once")
+				scan()
+				_, _, m2 := s.cache.Stats()
+				require.Equal(t, m1, m2, "misses in a third scan of a store that fits the cache")
 				return
 			}
 			hot := func() {

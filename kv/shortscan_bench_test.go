@@ -47,6 +47,12 @@ func BenchmarkShortScan(b *testing.B) {
 	sorted := sortedKeys(d)
 	for _, g := range []int{4, 16} {
 		b.Run(fmt.Sprintf("store=kv/g=%d", g), func(b *testing.B) {
+			st0 := s.Stats()
+			defer func() {
+				st := s.Stats()
+				hits, misses := st.CacheHits-st0.CacheHits, st.CacheMisses-st0.CacheMisses
+				b.ReportMetric(float64(misses)/float64(max(hits+misses, 1)), "miss-ratio")
+			}()
 			benchShortScans(b, sorted, g, func(start []byte, n int) (int, error) {
 				it := s.NewIterator(IterOptions{LowerBound: start})
 				got := 0

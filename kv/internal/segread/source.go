@@ -161,9 +161,7 @@ func (it *Source) Close() {
 	it.ok = false
 }
 
-// loadSeek is load for a seek: a random visit, which like a Get's puts a
-// missed block into the cache only at its second miss within a while
-// (blockCache.admit), and then at the hot end.
+// loadSeek is load for a seek: a random visit (see fetch).
 func (it *Source) loadSeek(i int) bool {
 	it.run = 0
 	it.dropCursor()
@@ -223,7 +221,7 @@ func (it *Source) loadAs(i int, seek bool) bool {
 				it.cursor = it.r.NewCursor(it.g, it.dir < 0)
 			}
 		}
-		f = it.fetch(i, seek, it.fillNext(), &it.spare, it.cursor)
+		f = it.fetch(i, seek || it.run < AheadAfter, it.fillNext(), &it.spare, it.cursor)
 	}
 	if f.err != nil {
 		if f.inBlock {
@@ -246,17 +244,22 @@ func (it *Source) loadAs(i int, seek bool) bool {
 func (it *Source) fillNext() bool { return it.fill && it.streamed <= it.r.c.Cache.Max }
 
 // fetch reads block i: from the cache, or from Badger into the cache
-// (fill; a seek only at the block's second miss) or into a pooled buffer.
+// (fill) or into a pooled buffer. A random visit (seek: a seek, or a
+// block of a scan that has not proven long, see AheadAfter) fills the
+// cache only at the block's second miss within a while, at the hot end,
+// as a Get does: a short scan that reads a block once copies it into a
+// pooled buffer and evicts nothing. The blocks of a long scan go in at
+// the cold end.
 // It takes the buffer and Seeker of sp when it needs them. It reads only
 // what does not change under it, so that a reader goroutine can run it.
-func (it *Source) fetch(i int, seek, fill bool, sp *Spare, cur *Cursor) fetched {
+func (it *Source) fetch(i int, random, fill bool, sp *Spare, cur *Cursor) fetched {
 	id := cache.ID{Seg: it.g.Meta.ID, Block: i}
 	cb := it.r.c.Cache.Get(id)
 	var rb *cache.RefBuf
 	if cb == nil {
-		fill = fill && (!seek || it.r.c.Cache.Admit(id))
+		fill = fill && (!random || it.r.c.Cache.Admit(id))
 		var err error
-		if cb, rb, err = it.r.ReadBlock(it.g, i, fill, !seek, sp, cur); err != nil {
+		if cb, rb, err = it.r.ReadBlock(it.g, i, fill, !random, sp, cur); err != nil {
 			return fetched{err: err}
 		}
 	}
