@@ -25,25 +25,8 @@ import (
 //
 //	go test -run '^$' -bench ShortScan -benchmem -count 6 ./kv/
 func BenchmarkShortScan(b *testing.B) {
+	s, bdb := ycsb1kStores(b)
 	d := shortScanData()
-	const cacheSize = 4 << 20
-	s, _ := loadKV(b, d, func(o *Options) { o.CacheSize = cacheSize })
-	defer s.Close()
-	// Badger is reopened after the load, so that it reads its records
-	// from tables, not from the memtable that took them.
-	bo := badgerOptions(benchDir(b)).WithBlockCacheSize(cacheSize)
-	bdb, err := badger.Open(bo)
-	if err != nil {
-		b.Fatal(err)
-	}
-	writeBadger(b, bdb, d)
-	if err := bdb.Close(); err != nil {
-		b.Fatal(err)
-	}
-	if bdb, err = badger.Open(bo); err != nil {
-		b.Fatal(err)
-	}
-	defer bdb.Close()
 	sorted := sortedKeys(d)
 	for _, g := range []int{4, 16} {
 		b.Run(fmt.Sprintf("store=kv/g=%d", g), func(b *testing.B) {
@@ -88,9 +71,72 @@ func BenchmarkShortScan(b *testing.B) {
 	}
 }
 
+// BenchmarkZipfGet: YCSB workload B's and C's reads on BenchmarkShortScan's
+// stores: each op a Get of a key drawn zipfian (scrambled), from g
+// goroutines.
+//
+//	go test -run '^$' -bench ZipfGet -benchmem -count 6 ./kv/
+func BenchmarkZipfGet(b *testing.B) {
+	s, bdb := ycsb1kStores(b)
+	sorted := sortedKeys(shortScanData())
+	for _, g := range []int{4, 16} {
+		b.Run(fmt.Sprintf("store=kv/g=%d", g), func(b *testing.B) {
+			st0 := s.Stats()
+			defer func() {
+				st := s.Stats()
+				hits, misses := st.CacheHits-st0.CacheHits, st.CacheMisses-st0.CacheMisses
+				b.ReportMetric(float64(misses)/float64(max(hits+misses, 1)), "miss-ratio")
+			}()
+			benchShortScans(b, sorted, g, func(k []byte, _ int) (int, error) {
+				v, err := s.Get(k)
+				return len(v), err
+			})
+		})
+		b.Run(fmt.Sprintf("store=badger/g=%d", g), func(b *testing.B) {
+			get := badgerGet(bdb)
+			benchShortScans(b, sorted, g, func(k []byte, _ int) (int, error) { return 0, get(k) })
+		})
+	}
+}
+
+// ycsb1kStores returns shortScanData loaded into a Store and a raw Badger
+// DB, each with a 4 MiB cache, once per process. Badger is reopened after
+// the load, so that it reads its records from tables, not from the
+// memtable that took them.
+func ycsb1kStores(b *testing.B) (*Store, *badger.DB) {
+	ycsb1kMu.Lock()
+	defer ycsb1kMu.Unlock()
+	if ycsb1kKV != nil {
+		return ycsb1kKV, ycsb1kBadger
+	}
+	d := shortScanData()
+	const cacheSize = 4 << 20
+	s, _ := loadKV(b, d, func(o *Options) { o.CacheSize = cacheSize })
+	bo := badgerOptions(benchDir(b)).WithBlockCacheSize(cacheSize)
+	bdb, err := badger.Open(bo)
+	if err != nil {
+		b.Fatal(err)
+	}
+	writeBadger(b, bdb, d)
+	if err := bdb.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if bdb, err = badger.Open(bo); err != nil {
+		b.Fatal(err)
+	}
+	ycsb1kKV, ycsb1kBadger = s, bdb
+	return s, bdb
+}
+
+var (
+	ycsb1kMu     sync.Mutex
+	ycsb1kKV     *Store
+	ycsb1kBadger *badger.DB
+)
+
 // benchShortScans runs scan from g goroutines: per op a start key drawn
 // zipfian over keys (scrambled) and a length 1..100, fixed seeds per
-// goroutine.
+// goroutine, g/2 goroutines per processor (GOMAXPROCS 2: g).
 func benchShortScans(b *testing.B, keys [][]byte, g int, scan func(start []byte, n int) (int, error)) {
 	b.ReportAllocs()
 	b.SetParallelism((g + 1) / 2)
