@@ -12,6 +12,7 @@ import (
 	"github.com/kvenc/kvenc/kv/internal/merge"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/kvenc/kvenc/kv/internal/segment"
+	"github.com/kvenc/kvenc/kv/internal/segwrite"
 	"github.com/kvenc/kvenc/kv/internal/space"
 )
 
@@ -119,7 +120,7 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 	for _, k := range markers {
 		b.Set(k, nil)
 	}
-	if err := s.engWrite(&b); err != nil {
+	if err := s.sw.Write(&b); err != nil {
 		return fmt.Errorf("kv: drop markers: %w", err)
 	}
 	s.garbage.Store(0)
@@ -139,24 +140,24 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 // with settings (blockSettings), and no other input's keys or range
 // tombstones reach into g's keys.
 func copyable(g *segment.Segment, in []*segment.Segment, settings []byte) bool {
-	return final(g, settings) && !anyOverlaps(in, g)
+	return segwrite.Final(g, settings) && !anyOverlaps(in, g)
 }
 
 // pickTier chooses a size tier among segs (newest first): the first run of
 // adjacent segments, walking towards older ones, in which each next
 // segment is at most twice the size of the run so far, or at most its
 // size when the next segment and the whole run are final (a compaction of
-// them copies: see final) and hold disjoint key ranges, so that a load in
+// them copies: see segwrite.Final) and hold disjoint key ranges, so that a load in
 // key order copies each block fewer times. Adjacent segments hold
 // adjacent seq ranges, so the merged segment does too.
 func pickTier(segs []*segment.Segment, settings []byte) []*segment.Segment {
 	for i := range segs {
 		sum := segs[i].Meta.Bytes + 1
-		copyRun := final(segs[i], settings)
+		copyRun := segwrite.Final(segs[i], settings)
 		j := i + 1
 		for j < len(segs) && j-i < maxCompactInputs {
 			next := segs[j]
-			copyRun = copyRun && final(next, settings) && !anyOverlaps(segs[i:j], next)
+			copyRun = copyRun && segwrite.Final(next, settings) && !anyOverlaps(segs[i:j], next)
 			limit := 2 * sum
 			if copyRun {
 				limit = sum
@@ -172,13 +173,6 @@ func pickTier(segs []*segment.Segment, settings []byte) []*segment.Segment {
 		}
 	}
 	return nil
-}
-
-// final reports whether a compaction would copy the blocks of g when no
-// other input reaches into its keys (see copyable).
-func final(g *segment.Segment, settings []byte) bool {
-	m := &g.Meta
-	return m.Cells > 0 && m.Keys == m.Cells && m.Tombstones == 0 && len(m.Dels) == 0 && bytes.Equal(m.Settings, settings)
 }
 
 // anyOverlaps reports whether a key of g may be in one of segs (g itself
@@ -206,7 +200,7 @@ func (s *Store) compact(all bool) error {
 		// One segment that a compaction would copy as it is (one
 		// version per key, no tombstone, the compaction's settings) is
 		// already what Compact makes: a load in key order ends so.
-		if len(segs) == 0 || len(segs) == 1 && final(segs[0], s.opts.blockSettings(s.opts.compactionBlock())) {
+		if len(segs) == 0 || len(segs) == 1 && segwrite.Final(segs[0], s.opts.blockSettings(s.opts.compactionBlock())) {
 			return nil
 		}
 		in = segs
@@ -246,24 +240,25 @@ func (s *Store) compactRun(in []*segment.Segment, dropTombstones bool) error {
 	slices.SortFunc(copies, func(a, b *segment.Segment) int { return bytes.Compare(a.Meta.FirstKey, b.Meta.FirstKey) })
 	// The merged cells are compressed against the dictionary of the
 	// input that holds most of them when its blocks could be copied (see
-	// copyRuns), else against one sampled from the merged inputs.
-	var w *segWriter
-	d := runsDict(merged, settings)
+	// segwrite.Writer.CopyRuns), else against one sampled from the merged
+	// inputs.
+	var w *segwrite.Writer
+	d := segwrite.RunsDict(merged, settings)
 	if d != nil {
-		w = s.newSegWriterDict(s.opts.compactionBlock(), d)
+		w = s.sw.NewWriterDict(s.opts.compactionBlock(), d)
 	} else {
-		dict, err := s.segmentsDict(merged)
+		dict, err := s.compactionDict(merged)
 		if err != nil {
 			return err
 		}
-		w = s.newSegWriter(s.opts.compactionBlock(), dict)
+		w = s.sw.NewWriter(s.opts.compactionBlock(), dict)
 	}
 	rp, points := s.gcPoints()
 	// The merged cells go between the copied segments, which no other
 	// input's keys or range tombstones reach into.
 	copyBefore := func(key []byte) error {
 		for len(copies) > 0 && bytes.Compare(copies[0].Meta.FirstKey, key) < 0 {
-			if err := w.copyBlocks(copies[0], 0, len(copies[0].BlockKeys)); err != nil {
+			if err := w.CopyBlocks(copies[0], 0, len(copies[0].BlockKeys)); err != nil {
 				return err
 			}
 			copies = copies[1:]
@@ -274,7 +269,7 @@ func (s *Store) compactRun(in []*segment.Segment, dropTombstones bool) error {
 		if err := copyBefore(c.Key); err != nil {
 			return err
 		}
-		return w.add(c)
+		return w.Add(c)
 	}
 	var dels []*rangedel.Set
 	for _, g := range merged {
@@ -288,8 +283,8 @@ func (s *Store) compactRun(in []*segment.Segment, dropTombstones bool) error {
 	srcs := make([]merge.Source, len(merged))
 	for i, g := range merged {
 		src := merge.Source(s.rd.NewVersions(g))
-		if d != nil && final(g, settings) {
-			src = &copyRuns{Source: src, g: g, srcs: srcs, inputs: merged, w: w, copyBefore: copyBefore}
+		if d != nil && segwrite.Final(g, settings) {
+			src = w.CopyRuns(src, g, srcs, merged, copyBefore)
 		}
 		srcs[i] = src
 	}
@@ -299,14 +294,14 @@ func (s *Store) compactRun(in []*segment.Segment, dropTombstones bool) error {
 	}
 	f.Finish()
 	for ; err == nil && len(copies) > 0; copies = copies[1:] {
-		err = w.copyBlocks(copies[0], 0, len(copies[0].BlockKeys))
+		err = w.CopyBlocks(copies[0], 0, len(copies[0].BlockKeys))
 	}
 	if err != nil {
-		w.abort()
+		w.Abort()
 		return err
 	}
-	w.addRangeDels(f.RangeDels())
-	out, err := w.finish(walSeq, in)
+	w.AddRangeDels(f.RangeDels())
+	out, err := w.Finish(walSeq, in)
 	if err != nil {
 		return err
 	}

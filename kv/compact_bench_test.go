@@ -6,14 +6,16 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kvenc/kvenc/kv/internal/segwrite"
 	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkCompactUpdates times Compact of a segment of 100,000 lineitem
 // rows loaded in key order with a newer flush that rewrites 1% of them,
 // in ten ranges: runs=on copies the blocks outside those ranges
-// (copyRuns), runs=off merges every block (compresses them again). Each
-// iteration compacts a store of its own, built outside the timer.
+// (segwrite.Writer.CopyRuns), runs=off merges every block (compresses
+// them again). Each iteration compacts a store of its own, built outside
+// the timer.
 // Metrics: copied/op, the blocks of the old segment found byte for byte
 // in the output; bytes/op, the output's block bytes.
 func BenchmarkCompactUpdates(b *testing.B) {
@@ -21,9 +23,9 @@ func BenchmarkCompactUpdates(b *testing.B) {
 	for _, runs := range []bool{true, false} {
 		b.Run(fmt.Sprintf("runs=%s", map[bool]string{true: "on", false: "off"}[runs]), func(b *testing.B) {
 			if !runs {
-				old := minCopyRun
-				minCopyRun = math.MaxInt
-				defer func() { minCopyRun = old }()
+				old := segwrite.MinCopyRun
+				segwrite.MinCopyRun = math.MaxInt
+				defer func() { segwrite.MinCopyRun = old }()
 			}
 			var copied, out uint64
 			n := 0

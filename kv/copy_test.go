@@ -7,6 +7,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/kv/internal/segment"
+	"github.com/kvenc/kvenc/kv/internal/segwrite"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -224,7 +225,7 @@ func TestFlushExtends(t *testing.T) {
 	assert.Len(t, g.Parts, 1, "one dictionary")
 	requireDicts(t, g, true)
 	assert.Equal(t, uint64(len(d.keys)), g.Meta.Cells)
-	assert.True(t, final(g, g.Meta.Settings))
+	assert.True(t, segwrite.Final(g, g.Meta.Settings))
 	requireAll(t, s, d)
 	got, err := scan(snap.NewIterator(IterOptions{}))
 	require.NoError(t, err)
@@ -264,7 +265,7 @@ func TestFlushExtends(t *testing.T) {
 // TestCompactCopiesBlockRuns: a compaction of a segment loaded in key
 // order with a newer one that rewrites a few keys in one range, deletes
 // others and range-deletes a third range copies the big segment's blocks
-// outside those ranges as they are (runs of at least minCopyRun blocks)
+// outside those ranges as they are (runs of at least segwrite.MinCopyRun blocks)
 // and merges the rest, compressed against the big segment's dictionary:
 // one part. Everything reads back as the model says, also after
 // reopening.

@@ -1,33 +1,13 @@
 package kv
 
 import (
-	"math"
-
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/internal/segment"
 )
 
-// Segment dictionaries (see the package doc): a flush samples the values
-// of its memstore, a compaction those of a few blocks spread over its
-// input segments, and blockenc.SampleDict makes the segment's preset
-// dictionary from them before the first block is written.
-
-const (
-	// dictSamples bounds how many values a dictionary is sampled from.
-	dictSamples = 2048
-	// dictBlocks bounds how many input blocks a compaction reads to
-	// sample its dictionary (about 20 us each).
-	dictBlocks = 32
-	// dictShare: a dictionary is at most 1/dictShare of the segment's
-	// value bytes, so that a small segment does not carry a dictionary as
-	// large as itself.
-	dictShare = 16
-	// minDict: below this a dictionary is not worth its place in the meta.
-	minDict = 1 << 10
-	// dictBlockStep: a compaction samples every dictBlockStep-th cell of
-	// the blocks it reads.
-	dictBlockStep = 4
-)
+// Segment dictionaries (see the package doc): package segwrite samples
+// them, from the memstore of a flush or from a few blocks of a
+// compaction's inputs, when the Store's options ask for them.
 
 // segmentDicts reports whether the segments o writes have dictionaries:
 // DictSize is positive and the blocks compress their values as LZ4Dict.
@@ -35,92 +15,19 @@ func (o Options) segmentDicts() bool {
 	return o.DictSize > 0 && o.Block.Compression == blockenc.LZ4Dict
 }
 
-// dictFrom returns a dictionary sampled from vals for a segment of about
-// valueBytes bytes of values, or nil when it would be too small.
-func (s *Store) dictFrom(vals [][]byte, valueBytes int64) []byte {
-	size := min(int64(s.opts.DictSize), valueBytes/dictShare)
-	if size < minDict {
-		return nil
-	}
-	d := blockenc.SampleDict(vals, int(size))
-	if len(d) < minDict {
-		return nil
-	}
-	return d
-}
-
-// memtableDict samples the values of mt, every k-th cell of it.
+// memtableDict returns the dictionary of a flush of mt, or nil.
 func (s *Store) memtableDict(mt *memtable) []byte {
 	if !s.opts.segmentDicts() {
 		return nil
 	}
-	step := max(1, mt.ms.Len()/dictSamples)
-	var vals [][]byte
-	var sampled, n int64
-	it := mt.ms.NewIterator(math.MaxUint64, true)
-	for it.First(); it.Valid(); it.Next() {
-		if n%int64(step) == 0 {
-			if c := it.Cell(); c.Kind == blockenc.KindPut && len(c.Value) > 0 {
-				vals = append(vals, c.Value)
-				sampled += int64(len(c.Value))
-			}
-		}
-		n++
-	}
-	return s.dictFrom(vals, sampled*int64(step))
+	return s.sw.SampleMemstore(mt.ms)
 }
 
-// segmentsDict samples the values of up to dictBlocks blocks spread over
-// in, each input's share by its block count.
-func (s *Store) segmentsDict(in []*segment.Segment) ([]byte, error) {
+// compactionDict returns the dictionary of a compaction that merges in,
+// or nil.
+func (s *Store) compactionDict(in []*segment.Segment) ([]byte, error) {
 	if !s.opts.segmentDicts() {
 		return nil, nil
 	}
-	var blocks, cells int64
-	for _, g := range in {
-		blocks += int64(len(g.BlockKeys))
-		cells += int64(g.Meta.Cells)
-	}
-	if blocks == 0 {
-		return nil, nil
-	}
-	const perBlock = dictSamples / dictBlocks
-	var vals [][]byte
-	var sampled int64
-	for _, g := range in {
-		nb := len(g.BlockKeys)
-		k := int((int64(nb)*dictBlocks + blocks - 1) / blocks)
-		for j := 0; j < k && j < nb; j++ {
-			i := j * nb / k
-			cb, rb, err := s.readBlock(g, i, false, true, nil, nil)
-			if err != nil {
-				return nil, err
-			}
-			sk, err := cb.Seeker()
-			if err != nil {
-				rb.Release()
-				return nil, err
-			}
-			n := 0
-			for ok := sk.First(); ok && n < perBlock*dictBlockStep; ok = sk.Next() {
-				if n%dictBlockStep == 0 {
-					if c := sk.Cell(); c.Kind == blockenc.KindPut && len(c.Value) > 0 {
-						vals = append(vals, append([]byte(nil), c.Value...))
-						sampled += int64(len(c.Value))
-					}
-				}
-				n++
-			}
-			err = sk.Err()
-			cb.DoneWith(sk, true)
-			rb.Release()
-			if err != nil {
-				return nil, err
-			}
-		}
-	}
-	if len(vals) == 0 {
-		return nil, nil
-	}
-	return s.dictFrom(vals, sampled*cells/int64(len(vals))), nil
+	return s.sw.SampleSegments(in)
 }

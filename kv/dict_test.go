@@ -7,6 +7,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/kvenc/kvenc/kv/internal/segment"
+	"github.com/kvenc/kvenc/kv/internal/segwrite"
 	"github.com/stretchr/testify/require"
 )
 
@@ -84,7 +85,7 @@ func TestSegmentDict(t *testing.T) {
 				continue
 			}
 			require.NotNil(t, g.DictFor(0))
-			require.GreaterOrEqual(t, len(g.Meta.Parts[0].Dict), minDict)
+			require.GreaterOrEqual(t, len(g.Meta.Parts[0].Dict), segwrite.MinDict)
 			require.LessOrEqual(t, len(g.Meta.Parts[0].Dict), DefaultDictSize)
 		}
 		requireAll(t, s, d)

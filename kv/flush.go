@@ -12,6 +12,7 @@ import (
 	"github.com/kvenc/kvenc/kv/internal/gcfilter"
 	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/segment"
+	"github.com/kvenc/kvenc/kv/internal/segwrite"
 	"github.com/kvenc/kvenc/kv/internal/space"
 )
 
@@ -83,36 +84,36 @@ func (s *Store) flushMemtable(mt *memtable) error {
 		defer s.compactMu.Unlock()
 		ext = s.extendable(lo, s.opts.blockSettings(block))
 	}
-	var w *segWriter
+	var w *segwrite.Writer
 	switch d := s.flushDict; {
 	case ext != nil:
 		if d == nil {
 			d = ext.Parts[len(ext.Parts)-1].Dict
 		}
-		w = s.extendSegWriter(ext, block, d)
+		w = s.sw.ExtendWriter(ext, block, d)
 	case final && d != nil:
-		w = s.newSegWriterDict(block, d)
+		w = s.sw.NewWriterDict(block, d)
 	default:
-		w = s.newSegWriter(block, s.memtableDict(mt))
+		w = s.sw.NewWriter(block, s.memtableDict(mt))
 	}
-	f := gcfilter.Filter{RP: rp, Points: points, Emit: w.add, Dels: mt.dels.Load()}
+	f := gcfilter.Filter{RP: rp, Points: points, Emit: w.Add, Dels: mt.dels.Load()}
 	it := mt.ms.NewIterator(math.MaxUint64, true)
 	for it.First(); it.Valid(); it.Next() {
 		if err := f.Add(it.Cell()); err != nil {
-			w.abort()
+			w.Abort()
 			return err
 		}
 	}
 	f.Finish()
-	w.addRangeDels(f.RangeDels())
-	g, err := w.finish(mt.hi, nil)
+	w.AddRangeDels(f.RangeDels())
+	g, err := w.Finish(mt.hi, nil)
 	if err != nil {
 		return err
 	}
 	if final {
 		s.flushDict = nil
-		if w.dict != nil && len(w.dict.Bytes()) == s.opts.DictSize {
-			s.flushDict = w.dict
+		if d := w.Dict(); d != nil && len(d.Bytes()) == s.opts.DictSize {
+			s.flushDict = d
 		}
 	}
 	s.mu.Lock()
@@ -181,7 +182,7 @@ func (s *Store) flushBlock(mt *memtable) (block blockenc.Options, lo []byte, fin
 // extendable returns the segment that a final flush (flushBlock) of cells
 // from key lo on, encoded with settings, appends its blocks to rather than
 // starting a segment of its own: the newest segment, when it is final
-// (see final) with those settings and its keys all sort before lo. A load
+// (see segwrite.Final) with those settings and its keys all sort before lo. A load
 // in key order so makes one segment, which no compaction copies before
 // the load ends. The caller holds flushMu and compactMu.
 func (s *Store) extendable(lo, settings []byte) *segment.Segment {
@@ -191,7 +192,7 @@ func (s *Store) extendable(lo, settings []byte) *segment.Segment {
 		return nil
 	}
 	g := s.segs[0]
-	if !final(g, settings) || bytes.Compare(g.Meta.LastKey, lo) >= 0 {
+	if !segwrite.Final(g, settings) || bytes.Compare(g.Meta.LastKey, lo) >= 0 {
 		return nil
 	}
 	return g
@@ -216,7 +217,7 @@ func (s *Store) deleteWAL(lo, hi uint64) error {
 	if err != nil && err != errStop {
 		return fmt.Errorf("kv: WAL cleanup: %w", err)
 	}
-	return s.deleteKeys(del)
+	return s.sw.DeleteKeys(del)
 }
 
 // kickBackground wakes the background goroutine (flush, compaction,
@@ -281,7 +282,7 @@ func (s *Store) reap() error {
 	s.obsolete = keep
 	s.mu.Unlock()
 	for _, g := range dead {
-		if err := s.deleteSegmentBlocks(g); err != nil {
+		if err := s.sw.DeleteSegment(g); err != nil {
 			return err
 		}
 		s.mu.Lock()

@@ -19,6 +19,7 @@ import (
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/kvenc/kvenc/kv/internal/segread"
+	"github.com/kvenc/kvenc/kv/internal/segwrite"
 	"github.com/kvenc/kvenc/kv/internal/space"
 	"github.com/kvenc/kvenc/kv/internal/wal"
 	"github.com/kvenc/kvenc/memstore"
@@ -47,9 +48,10 @@ type Store struct {
 	cache       *cache.Cache
 	pool        cache.Pool
 	// rd reads the segments' blocks (package segread); cursors shuts its
-	// cursors at Close.
+	// cursors at Close. sw writes and deletes segments (segwrite).
 	rd      *segread.Reader
 	cursors cursors
+	sw      *segwrite.Store
 
 	// writeMu: writers hold R for a whole write, freeze holds W, so that
 	// a frozen memtable holds exactly the seqs (lo, hi] and its WAL file
@@ -298,6 +300,17 @@ func newStore(eng engine.Engine, id any, opts Options, walDir string) (*Store, e
 	}
 	s.rd = s.newReader()
 	s.cursors = cursors{s.rd}
+	s.sw = segwrite.New(segwrite.Config{
+		Engine:    eng,
+		Keys:      s.keys,
+		Cache:     s.cache,
+		Reader:    s.rd,
+		BlockSize: opts.BlockSize,
+		DictSize:  opts.DictSize,
+		NextID:    func() uint64 { return s.nextSegID.Add(1) },
+		EngineErr: s.dbClosed,
+		TooLarge:  ErrTooLarge,
+	})
 	if db, ok := id.(*badger.DB); ok {
 		s.vlogFileSize = db.Opts().ValueLogFileSize
 		s.space = newGate(gateDir(db), opts, s.vlogFileSize)
@@ -335,7 +348,7 @@ func (s *Store) recover() error {
 		s.tracker = mvcc.NewTracker(l.last)
 		return nil
 	}
-	if err := s.deleteKeys(l.orphans); err != nil {
+	if err := s.sw.DeleteKeys(l.orphans); err != nil {
 		return err
 	}
 	s.deadSegs = l.dead
@@ -380,7 +393,7 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 			return fmt.Errorf("segment %d: %w", id, err)
 		}
 		if dead {
-			// Compacted away (see segWriter.finish): its blocks left
+			// Compacted away (see segwrite.Writer.Finish): its blocks left
 			// are orphans, its marker goes with the next dropGarbage.
 			l.dead = append(l.dead, id)
 			return nil
@@ -411,7 +424,7 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 			id := binary.BigEndian.Uint64(k[len(segPrefix):])
 			l.maxID = max(l.maxID, id)
 			// A block without a meta, or past its meta's last key, is
-			// one of a segment or an extension (extendSegWriter) whose
+			// one of a segment or an extension (segwrite.Store.ExtendWriter) whose
 			// meta was never written.
 			g, last := metas[id], k[len(segPrefix)+8:]
 			if g == nil || bytes.Compare(last, g.Meta.LastKey) > 0 {
@@ -471,7 +484,7 @@ func (s *Store) loadDicts(metas map[uint64]*segment.Segment, l *segsFound, forei
 // higher id (live segments hold disjoint seq ranges, and a compaction's
 // output, newer than its inputs, covers theirs). A compaction empties
 // them in the transaction that writes its output's meta (see
-// segWriter.finish); a store written before it did deleted them, which
+// segwrite.Writer.Finish); a store written before it did deleted them, which
 // Badger v4.9.6 can undo. Their blocks are then orphans, deleted with
 // them.
 func supersede(metas map[uint64]*segment.Segment) []uint64 {
@@ -616,7 +629,7 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 		last = max(last, seq)
 	}
 	s.tracker = mvcc.NewTracker(last)
-	return s.deleteKeys(stale)
+	return s.sw.DeleteKeys(stale)
 }
 
 // maxForeignKeys bounds the foreign keys a Store keeps to report.
