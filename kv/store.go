@@ -393,8 +393,9 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 			return fmt.Errorf("segment %d: %w", id, err)
 		}
 		if dead {
-			// Compacted away (see segwrite.Writer.Finish): its blocks left
-			// are orphans, its marker goes with the next dropGarbage.
+			// Compacted away (see segwrite.Writer.Finish): its blocks
+			// left are orphans, its marker goes with the next
+			// dropGarbage.
 			l.dead = append(l.dead, id)
 			return nil
 		}
@@ -424,8 +425,8 @@ func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
 			id := binary.BigEndian.Uint64(k[len(segPrefix):])
 			l.maxID = max(l.maxID, id)
 			// A block without a meta, or past its meta's last key, is
-			// one of a segment or an extension (segwrite.Store.ExtendWriter) whose
-			// meta was never written.
+			// one of a segment or an extension
+			// (segwrite.Store.ExtendWriter) whose meta was never written.
 			g, last := metas[id], k[len(segPrefix)+8:]
 			if g == nil || bytes.Compare(last, g.Meta.LastKey) > 0 {
 				l.orphans = append(l.orphans, k)
@@ -484,9 +485,9 @@ func (s *Store) loadDicts(metas map[uint64]*segment.Segment, l *segsFound, forei
 // higher id (live segments hold disjoint seq ranges, and a compaction's
 // output, newer than its inputs, covers theirs). A compaction empties
 // them in the transaction that writes its output's meta (see
-// segwrite.Writer.Finish); a store written before it did deleted them, which
-// Badger v4.9.6 can undo. Their blocks are then orphans, deleted with
-// them.
+// segwrite.Writer.Finish); a store written before it did deleted them,
+// which Badger v4.9.6 can undo. Their blocks are then orphans, deleted
+// with them.
 func supersede(metas map[uint64]*segment.Segment) []uint64 {
 	var ids []uint64
 	for id, g := range metas {
