@@ -54,6 +54,7 @@ var (
 	zipfOps    = func(r storebench.Result) float64 { return r.Zipf }
 	zipfAfter  = func(r storebench.Result) float64 { return r.ZipfAfterScan }
 	peakRSSMB  = func(r storebench.Result) float64 { return mb(r.PeakRSS) }
+	peakAnonMB = func(r storebench.Result) float64 { return mb(r.PeakAnon) }
 	get1, get4 = parallelOps(0), parallelOps(2)
 	// others4 is the CPUs other processes kept busy during the 4 g passes.
 	others4 = nth(func(r storebench.Result) []float64 { return r.ParallelOthers }, 2)
@@ -80,7 +81,7 @@ func byEngine(rs []storebench.Result) map[string]storebench.Result {
 func storeTable(sets []storeSet, all [][]storebench.Result, cache int64) *report.Table {
 	t := report.NewTable("store", fmt.Sprintf("store: kvenc (package kv, defaults) vs raw Badger v4 (one key per cell) vs Pebble v2, every engine with a %s block cache, after load + flush + compaction", sizeString(cache)),
 		"dataset", "engine", "cells", "load s", "load CPU s", "disk MB", "kvenc/this", "cold scan ns/cell", "warm scan ns/cell", "kvenc/this",
-		"reverse scan ns/cell", "kvenc/this", "get p50 us", "get p99 us", "kvenc/this", "seek+10 us", "kvenc/this", "peak RSS MB")
+		"reverse scan ns/cell", "kvenc/this", "get p50 us", "get p99 us", "kvenc/this", "seek+10 us", "kvenc/this", "peak RSS MB", "peak anon MB")
 	for i, rs := range all {
 		k := byEngine(rs)[storebench.KvencName]
 		for _, r := range rs {
@@ -94,13 +95,13 @@ func storeTable(sets []storeSet, all [][]storebench.Result, cache int64) *report
 				report.NS(storeMetric(r, backScanNs)), ratio(backScanNs),
 				report.Float(storeMetric(r, getP50), 2), report.Float(storeMetric(r, getP99), 2), ratio(getP50),
 				report.Float(storeMetric(r, seekUs), 2), ratio(seekUs),
-				report.Float(storeMetric(r, peakRSSMB), 0))
+				report.Float(storeMetric(r, peakRSSMB), 0), report.Float(storeMetric(r, peakAnonMB), 0))
 		}
 	}
 	t.Note("kvenc/this below 1: kvenc smaller or faster. badger: Badger's defaults (Snappy, 4 KiB blocks); badger-none: no compression; badger-zstd: ZSTD level 1; pebble: Pebble's defaults (Snappy).")
 	t.Note("Each engine runs in a child process of its own, one after another: load, close, then -count rounds of reopen and reads (OS page cache left warm).")
 	t.Note("cold scan: the first full scan after each Open; warm scan: the scans after it; reverse scan: a warm full scan backward (Last, Prev; Badger: a Reverse iterator). Get: uniform random existing keys over the whole store, latencies pooled over rounds; scan and seek+10 are medians of rounds.")
-	t.Note("peak RSS: the child's peak resident set (VmHWM) from just before the engine opens to the end; it includes what the child held before (the cells it checks reads against%s) and the mmapped table pages it touched.", baseRSS(sets, all))
+	t.Note("peak RSS: the child's peak resident set (VmHWM) from just before the engine opens to the end; it includes what the child held before (the cells it checks reads against%s) and the mmapped table pages it touched. peak anon: the largest anonymous resident set (RssAnon: heap and stacks, without mmapped files' pages) sampled every 50 ms meanwhile.", baseRSS(sets, all))
 	t.Note("disk MB: every file in the engine's directory after its last Close, allocated blocks.")
 	return t
 }

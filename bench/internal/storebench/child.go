@@ -107,8 +107,9 @@ func ChildMain(in io.Reader, out, progress io.Writer) error {
 	runtime.GC()
 	debug.FreeOSMemory()
 	base := resetPeakRSS()
+	anon := watchAnon()
 	r := Measure(e, req.Dir, kvs, req.Options, func(name string) { fmt.Fprintf(progress, "%s%s\n", stepPrefix, name) })
-	r.BaseRSS, r.PeakRSS = base, peakRSS()
+	r.BaseRSS, r.PeakRSS, r.PeakAnon = base, peakRSS(), anon()
 	r.Err = nil // sent as ErrText
 	runtime.KeepAlive(kvs)
 	return gob.NewEncoder(out).Encode(r)

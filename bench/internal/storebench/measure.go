@@ -58,7 +58,11 @@ type Result struct {
 	Parallel, ParallelOthers []float64
 	// PeakRSS is the peak resident set of the process while the engine
 	// ran (0 if not measured); BaseRSS what was resident before it opened.
+	// PeakAnon is the largest anonymous resident set sampled meanwhile:
+	// the process's own memory, without the pages of mmapped files that
+	// PeakRSS counts (Badger's value log and tables).
 	PeakRSS, BaseRSS    int64
+	PeakAnon            int64
 	ScanCount, GetCount int
 	Err                 error `json:"-"`
 	ErrText             string

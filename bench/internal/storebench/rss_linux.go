@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // resetPeakRSS returns the resident bytes now and resets the peak
@@ -38,4 +39,33 @@ func procStatus(field string) int64 {
 		}
 	}
 	return 0
+}
+
+// anonSample is how often watchAnon reads the anonymous resident set.
+const anonSample = 50 * time.Millisecond
+
+// watchAnon samples the process's anonymous resident set (RssAnon: heap
+// and stacks, not the pages of mmapped files) until the returned function
+// is called, which returns the largest sample. The kernel keeps no peak
+// of it, so a spike shorter than anonSample may be missed.
+func watchAnon() (stop func() int64) {
+	quit, done := make(chan struct{}), make(chan int64)
+	go func() {
+		t := time.NewTicker(anonSample)
+		defer t.Stop()
+		peak := procStatus("RssAnon:")
+		for {
+			select {
+			case <-quit:
+				done <- max(peak, procStatus("RssAnon:"))
+				return
+			case <-t.C:
+				peak = max(peak, procStatus("RssAnon:"))
+			}
+		}
+	}()
+	return func() int64 {
+		close(quit)
+		return <-done
+	}
 }
