@@ -17,6 +17,7 @@ import (
 	"github.com/kvenc/kvenc/kv/internal/cache"
 	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
+	"github.com/kvenc/kvenc/kv/internal/segload"
 	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/kvenc/kvenc/kv/internal/segread"
 	"github.com/kvenc/kvenc/kv/internal/segwrite"
@@ -340,168 +341,25 @@ func (s *Store) recover() error {
 	if err != nil {
 		return fmt.Errorf("kv: open: %w", err)
 	}
-	s.segs = l.segs
+	s.segs = l.Segs
 	s.segsChanged()
-	s.nextSegID.Store(l.maxID)
+	s.nextSegID.Store(l.MaxID)
 	if s.opts.ReadOnly {
-		s.active = newMemtable(s.opts.MemstoreSize, l.last)
-		s.tracker = mvcc.NewTracker(l.last)
+		s.active = newMemtable(s.opts.MemstoreSize, l.Last)
+		s.tracker = mvcc.NewTracker(l.Last)
 		return nil
 	}
-	if err := s.sw.DeleteKeys(l.orphans); err != nil {
+	if err := s.sw.DeleteKeys(l.Orphans); err != nil {
 		return err
 	}
-	s.deadSegs = l.dead
-	return s.replayWAL(l.walSeq, l.last)
+	s.deadSegs = l.Dead
+	return s.replayWAL(l.WALSeq, l.Last)
 }
 
-// segsFound is what loadSegments found in the engine.
-type segsFound struct {
-	segs []*segment.Segment // newest first
-	// maxID is the largest segment id seen, walSeq the largest WAL seq a
-	// segment holds, last the largest seq of any segment.
-	maxID, walSeq, last uint64
-	// orphans are blocks without a meta, or past their meta's last key.
-	orphans [][]byte
-	// dead are the ids of compacted-away segments (segment.Replaced metas).
-	dead []uint64
-}
-
-// loadSegments reads every segment meta and block key of the Store,
+// loadSegments finds the Store's segments in the engine (segload.Load),
 // calling foreign on each key under their tags not in the Store's format.
-func (s *Store) loadSegments(foreign func(k []byte)) (segsFound, error) {
-	var l segsFound
-	metas := map[uint64]*segment.Segment{}
-	err := s.scanPrefix(s.keys.Tag(layout.TagMeta), func(it engine.Iter) error {
-		k := it.Key()
-		if !s.keys.Own(k) {
-			foreign(k)
-			return nil
-		}
-		id := binary.BigEndian.Uint64(k[len(k)-8:])
-		l.maxID = max(l.maxID, id)
-		var m segment.Meta
-		dead := false
-		err := it.Value(engine.ViewFunc(func(v []byte) (err error) {
-			if dead = segment.IsReplaced(v); dead {
-				return nil
-			}
-			m, err = segment.DecodeMeta(v)
-			return err
-		}))
-		if err != nil {
-			return fmt.Errorf("segment %d: %w", id, err)
-		}
-		if dead {
-			// Compacted away (see segwrite.Writer.Finish): its blocks
-			// left are orphans, its marker goes with the next
-			// dropGarbage.
-			l.dead = append(l.dead, id)
-			return nil
-		}
-		if m.ID != id {
-			return fmt.Errorf("%w: meta under id %d says id %d", ErrCorrupt, id, m.ID)
-		}
-		metas[id] = segment.New(m)
-		l.walSeq = max(l.walSeq, m.WALSeq)
-		l.last = max(l.last, m.MaxSeq, m.WALSeq)
-		return nil
-	})
-	if err == nil {
-		for _, id := range supersede(metas) {
-			delete(metas, id)
-			l.orphans = append(l.orphans, s.keys.Meta(id))
-		}
-		err = s.loadDicts(metas, &l, foreign)
-	}
-	if err == nil {
-		segPrefix := s.keys.Tag(layout.TagSegment)
-		err = s.scanPrefix(segPrefix, func(it engine.Iter) error {
-			k := bytes.Clone(it.Key())
-			if !s.keys.Own(k) {
-				foreign(k)
-				return nil
-			}
-			id := binary.BigEndian.Uint64(k[len(segPrefix):])
-			l.maxID = max(l.maxID, id)
-			// A block without a meta, or past its meta's last key, is
-			// one of a segment or an extension
-			// (segwrite.Store.ExtendWriter) whose meta was never written.
-			g, last := metas[id], k[len(segPrefix)+8:]
-			if g == nil || bytes.Compare(last, g.Meta.LastKey) > 0 {
-				l.orphans = append(l.orphans, k)
-				return nil
-			}
-			g.BlockKeys = append(g.BlockKeys, k)
-			g.LastKeys = append(g.LastKeys, last)
-			return nil
-		})
-	}
-	if err != nil {
-		return l, err
-	}
-	for _, g := range metas {
-		if err := g.SetParts(); err != nil {
-			return l, err
-		}
-		if uint64(len(g.BlockKeys)) != g.Meta.Blocks {
-			return l, fmt.Errorf("%w: segment %d has %d blocks, its meta says %d", ErrCorrupt, g.Meta.ID, len(g.BlockKeys), g.Meta.Blocks)
-		}
-		l.segs = append(l.segs, g)
-	}
-	segment.Sort(l.segs)
-	return l, nil
-}
-
-// loadDicts gives the parts of the segments in metas their dictionaries,
-// each stored under a key of its own (meta version 5); a dictionary of no
-// segment in metas, or of a part its meta does not have (an extension cut
-// short), is an orphan.
-func (s *Store) loadDicts(metas map[uint64]*segment.Segment, l *segsFound, foreign func(k []byte)) error {
-	return s.scanPrefix(s.keys.Tag(layout.TagDict), func(it engine.Iter) error {
-		k := it.Key()
-		if !s.keys.Own(k) {
-			foreign(k)
-			return nil
-		}
-		id, part := s.keys.ParseDict(k)
-		l.maxID = max(l.maxID, id)
-		g := metas[id]
-		if g == nil || int64(part) >= int64(len(g.Meta.Parts)) || !g.Meta.Parts[part].NeedsDict() {
-			l.orphans = append(l.orphans, bytes.Clone(k))
-			return nil
-		}
-		return it.Value(engine.ViewFunc(func(v []byte) error {
-			if err := g.Meta.Parts[part].SetDict(bytes.Clone(v)); err != nil {
-				return fmt.Errorf("segment %d part %d: %w", id, part, err)
-			}
-			return nil
-		}))
-	})
-}
-
-// supersede returns the ids of the metas in metas that a compaction
-// replaced: those whose seqs lie within the seqs of a segment with a
-// higher id (live segments hold disjoint seq ranges, and a compaction's
-// output, newer than its inputs, covers theirs). A compaction empties
-// them in the transaction that writes its output's meta (see
-// segwrite.Writer.Finish); a store written before it did deleted them,
-// which Badger v4.9.6 can undo. Their blocks are then orphans, deleted
-// with them.
-func supersede(metas map[uint64]*segment.Segment) []uint64 {
-	var ids []uint64
-	for id, g := range metas {
-		if g.Meta.MaxSeq == 0 {
-			continue // empty, from a version that kept no seqs for it
-		}
-		for _, h := range metas {
-			if h.Meta.ID > id && h.Meta.MinSeq <= g.Meta.MinSeq && g.Meta.MaxSeq <= h.Meta.MaxSeq {
-				ids = append(ids, id)
-				break
-			}
-		}
-	}
-	return ids
+func (s *Store) loadSegments(foreign func(k []byte)) (segload.Found, error) {
+	return segload.Load(s.keys, s.scanPrefix, foreign)
 }
 
 // Refresh makes a ReadOnly Store see the segments its writer has flushed
@@ -534,16 +392,16 @@ func (s *Store) Refresh() error {
 	for _, g := range s.segs {
 		had[g.Meta.ID] = g
 	}
-	for i, g := range l.segs {
-		// A segment unchanged keeps its segsFound parts (dictionary, cached
+	for i, g := range l.Segs {
+		// A segment unchanged keeps its parts (dictionary, cached
 		// blocks); an extended one (more blocks) is the new one.
 		if o := had[g.Meta.ID]; o != nil && o.Meta.Blocks == g.Meta.Blocks && o.Meta.MaxSeq == g.Meta.MaxSeq {
-			l.segs[i] = o
+			l.Segs[i] = o
 		}
 	}
-	s.segs = l.segs
+	s.segs = l.Segs
 	s.segsChanged()
-	s.tracker.Advance(l.last)
+	s.tracker.Advance(l.Last)
 	return nil
 }
 
