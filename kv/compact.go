@@ -3,22 +3,18 @@ package kv
 import (
 	"bytes"
 	"fmt"
-	"slices"
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
 	"github.com/kvenc/kvenc/kv/internal/gcfilter"
 	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/merge"
+	"github.com/kvenc/kvenc/kv/internal/pick"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/kvenc/kvenc/kv/internal/segwrite"
 	"github.com/kvenc/kvenc/kv/internal/space"
 )
-
-// maxCompactInputs bounds how many segments one background compaction
-// merges.
-const maxCompactInputs = 10
 
 // Compact merges every segment into one (after flushing the memstores),
 // dropping the versions no reader can see and the tombstones with nothing
@@ -134,58 +130,6 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 	return nil
 }
 
-// copyable reports whether a compaction of in would leave the cells of g,
-// one of them, as they are, so that it can copy g's blocks: g holds one
-// version per key, no tombstone (point or range), its blocks were made
-// with settings (blockSettings), and no other input's keys or range
-// tombstones reach into g's keys.
-func copyable(g *segment.Segment, in []*segment.Segment, settings []byte) bool {
-	return segwrite.Final(g, settings) && !anyOverlaps(in, g)
-}
-
-// pickTier chooses a size tier among segs (newest first): the first run of
-// adjacent segments, walking towards older ones, in which each next
-// segment is at most twice the size of the run so far, or at most its
-// size when the next segment and the whole run are final (a compaction of
-// them copies: see segwrite.Final) and hold disjoint key ranges, so that a load in
-// key order copies each block fewer times. Adjacent segments hold
-// adjacent seq ranges, so the merged segment does too.
-func pickTier(segs []*segment.Segment, settings []byte) []*segment.Segment {
-	for i := range segs {
-		sum := segs[i].Meta.Bytes + 1
-		copyRun := segwrite.Final(segs[i], settings)
-		j := i + 1
-		for j < len(segs) && j-i < maxCompactInputs {
-			next := segs[j]
-			copyRun = copyRun && segwrite.Final(next, settings) && !anyOverlaps(segs[i:j], next)
-			limit := 2 * sum
-			if copyRun {
-				limit = sum
-			}
-			if next.Meta.Bytes+1 > limit {
-				break
-			}
-			sum += next.Meta.Bytes + 1
-			j++
-		}
-		if j-i >= 2 {
-			return segs[i:j]
-		}
-	}
-	return nil
-}
-
-// anyOverlaps reports whether a key of g may be in one of segs (g itself
-// left out).
-func anyOverlaps(segs []*segment.Segment, g *segment.Segment) bool {
-	for _, h := range segs {
-		if h != g && h.Overlaps(g.Meta.FirstKey, g.Meta.LastKey) {
-			return true
-		}
-	}
-	return false
-}
-
 // compact merges one tier (or, with all, every segment) into a new
 // segment. The new meta and the deletion of the old metas are one Badger
 // transaction; the old blocks are deleted once no iterator holds them.
@@ -204,7 +148,7 @@ func (s *Store) compact(all bool) error {
 			return nil
 		}
 		in = segs
-	} else if in = s.fitTier(pickTier(segs, s.opts.blockSettings(s.opts.compactionBlock()))); in == nil {
+	} else if in = s.fitTier(pick.Tier(segs, s.opts.blockSettings(s.opts.compactionBlock()))); in == nil {
 		return nil
 	}
 	return s.compactRun(in, in[len(in)-1] == segs[len(segs)-1])
@@ -214,7 +158,7 @@ func (s *Store) compact(all bool) error {
 // (point and range) can go when every segment outside the input is newer
 // (dropTombstones): segments are sorted newest first and the input is a
 // run, so when it ends with the oldest segment. The blocks of an input that
-// the merge would leave as they are (copyable) are copied, not decoded and
+// the merge would leave as they are (pick.Split) are copied, not decoded and
 // compressed again. The caller holds compactMu.
 func (s *Store) compactRun(in []*segment.Segment, dropTombstones bool) error {
 	var need int64
@@ -229,15 +173,7 @@ func (s *Store) compactRun(in []*segment.Segment, dropTombstones bool) error {
 	s.compacting.Store(true)
 	defer s.compacting.Store(false)
 	settings := s.opts.blockSettings(s.opts.compactionBlock())
-	var copies, merged []*segment.Segment
-	for _, g := range in {
-		if copyable(g, in, settings) {
-			copies = append(copies, g)
-		} else {
-			merged = append(merged, g)
-		}
-	}
-	slices.SortFunc(copies, func(a, b *segment.Segment) int { return bytes.Compare(a.Meta.FirstKey, b.Meta.FirstKey) })
+	copies, merged := pick.Split(in, settings)
 	// The merged cells are compressed against the dictionary of the
 	// input that holds most of them when its blocks could be copied (see
 	// segwrite.Writer.CopyRuns), else against one sampled from the merged

@@ -167,36 +167,6 @@ func TestCompactCopiesAndMerges(t *testing.T) {
 	check(s)
 }
 
-// TestPickTier: a run of segments whose compaction only copies (final,
-// disjoint keys) takes a next segment at most its own size, any other run
-// one at most twice its size.
-func TestPickTier(t *testing.T) {
-	o := DefaultOptions("")
-	settings := o.blockSettings(o.compactionBlock())
-	seg := func(id int, mb uint64, lo, hi string, final bool) *segment.Segment {
-		m := segment.Meta{ID: uint64(id), Bytes: mb << 20, Cells: 10, Keys: 10, FirstKey: []byte(lo), LastKey: []byte(hi)}
-		if final {
-			m.Settings = settings
-		}
-		return segment.New(m)
-	}
-	ids := func(segs []*segment.Segment) (out []uint64) {
-		for _, g := range segs {
-			out = append(out, g.Meta.ID)
-		}
-		return out
-	}
-	// Newest first: a load in key order, the oldest segment a tier
-	// already.
-	load := []*segment.Segment{seg(4, 7, "m", "n", true), seg(3, 7, "k", "l", true), seg(2, 7, "i", "j", true), seg(1, 28, "a", "h", true)}
-	assert.Equal(t, []uint64{4, 3, 2}, ids(pickTier(load, settings)), "copies only")
-	notFinal := []*segment.Segment{seg(4, 7, "m", "n", false), seg(3, 7, "k", "l", true), seg(2, 7, "i", "j", true), seg(1, 28, "a", "h", true)}
-	assert.Equal(t, []uint64{4, 3, 2, 1}, ids(pickTier(notFinal, settings)), "a segment a compaction rewrites")
-	overlap := []*segment.Segment{seg(4, 7, "m", "n", true), seg(3, 7, "k", "l", true), seg(2, 7, "i", "j", true), seg(1, 28, "a", "j", true)}
-	assert.Equal(t, []uint64{4, 3, 2, 1}, ids(pickTier(overlap, settings)), "overlapping keys")
-	assert.Nil(t, pickTier([]*segment.Segment{seg(2, 1, "b", "c", true), seg(1, 7, "a", "a", true)}, settings), "no tier")
-}
-
 // TestFlushExtends: a load in key order makes one segment, each flush
 // appending its blocks to the segment before (extendable), at the
 // compaction's settings and with the dictionary of the first flush. A
