@@ -30,12 +30,7 @@ func BenchmarkShortScan(b *testing.B) {
 	sorted := sortedKeys(d)
 	for _, g := range []int{4, 16} {
 		b.Run(fmt.Sprintf("store=kv/g=%d", g), func(b *testing.B) {
-			st0 := s.Stats()
-			defer func() {
-				st := s.Stats()
-				hits, misses := st.CacheHits-st0.CacheHits, st.CacheMisses-st0.CacheMisses
-				b.ReportMetric(float64(misses)/float64(max(hits+misses, 1)), "miss-ratio")
-			}()
+			defer reportMissRatio(b, s)()
 			benchShortScans(b, sorted, g, func(start []byte, n int) (int, error) {
 				it := s.NewIterator(IterOptions{LowerBound: start})
 				got := 0
@@ -81,12 +76,7 @@ func BenchmarkZipfGet(b *testing.B) {
 	sorted := sortedKeys(shortScanData())
 	for _, g := range []int{4, 16} {
 		b.Run(fmt.Sprintf("store=kv/g=%d", g), func(b *testing.B) {
-			st0 := s.Stats()
-			defer func() {
-				st := s.Stats()
-				hits, misses := st.CacheHits-st0.CacheHits, st.CacheMisses-st0.CacheMisses
-				b.ReportMetric(float64(misses)/float64(max(hits+misses, 1)), "miss-ratio")
-			}()
+			defer reportMissRatio(b, s)()
 			benchShortScans(b, sorted, g, func(k []byte, _ int) (int, error) {
 				v, err := s.Get(k)
 				return len(v), err
@@ -185,4 +175,15 @@ func sortedKeys(d *dataset) [][]byte {
 	keys := append([][]byte(nil), d.keys...)
 	slices.SortFunc(keys, bytes.Compare)
 	return keys
+}
+
+// reportMissRatio, deferred with its result called, reports the block
+// cache's miss ratio of s over the benchmark.
+func reportMissRatio(b *testing.B, s *Store) func() {
+	st0 := s.Stats()
+	return func() {
+		st := s.Stats()
+		hits, misses := st.CacheHits-st0.CacheHits, st.CacheMisses-st0.CacheMisses
+		b.ReportMetric(float64(misses)/float64(max(hits+misses, 1)), "miss-ratio")
+	}
 }
