@@ -120,17 +120,7 @@ func scanKeys(eng engine.Engine, p []byte, f func(it engine.Iter) error) error {
 
 // scanKeysRange is scanKeys for the keys in [lower, upper).
 func scanKeysRange(eng engine.Engine, lower, upper []byte, f func(it engine.Iter) error) error {
-	it, err := eng.NewIter(engine.IterOptions{Lower: lower, Upper: upper})
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	for ok := it.First(); ok; ok = it.Next() {
-		if err := f(it); err != nil {
-			return err
-		}
-	}
-	return it.Err()
+	return engine.Scan(eng, lower, upper, f)
 }
 
 // errStop ends a scan early without an error.
