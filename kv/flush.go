@@ -2,18 +2,16 @@ package kv
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
 
 	"github.com/kvenc/kvenc/blockenc"
-	"github.com/kvenc/kvenc/kv/engine"
 	"github.com/kvenc/kvenc/kv/internal/gcfilter"
-	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/kvenc/kvenc/kv/internal/segwrite"
 	"github.com/kvenc/kvenc/kv/internal/space"
+	"github.com/kvenc/kvenc/kv/internal/wal"
 )
 
 // Flush writes every memstore to a segment: the active one is frozen, then
@@ -202,19 +200,8 @@ func (s *Store) extendable(lo, settings []byte) *segment.Segment {
 // engine. It stops at a key in the WAL's range that is not a WAL record's
 // (a foreign Key: never deleted).
 func (s *Store) deleteWAL(lo, hi uint64) error {
-	if hi <= lo {
-		return nil
-	}
-	var del [][]byte
-	err := s.scanRange(s.keys.WAL(lo+1, 0), engine.PrefixEnd(s.keys.Tag(layout.TagWAL)), func(it engine.Iter) error {
-		k := it.Key()
-		if !s.keys.IsWAL(k) || binary.BigEndian.Uint64(k[len(k)-10:]) > hi {
-			return errStop
-		}
-		del = append(del, bytes.Clone(k))
-		return nil
-	})
-	if err != nil && err != errStop {
+	del, err := wal.EngineKeys(s.keys, s.scanRange, lo, hi)
+	if err != nil {
 		return fmt.Errorf("kv: WAL cleanup: %w", err)
 	}
 	return s.sw.DeleteKeys(del)

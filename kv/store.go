@@ -3,7 +3,6 @@ package kv
 import (
 	"bytes"
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"sync"
@@ -406,38 +405,8 @@ func (s *Store) Refresh() error {
 }
 
 func (s *Store) replayWAL(walSeq, last uint64) error {
-	var stale [][]byte
-	var recs []wal.Rec // whole records above walSeq
-	var cur []byte
-	curSeq := uint64(0)
-	err := s.scanPrefix(s.keys.Tag(layout.TagWAL), func(it engine.Iter) error {
-		k := it.Key()
-		if !s.keys.IsWAL(k) {
-			s.addForeign(k)
-			return nil
-		}
-		seq := binary.BigEndian.Uint64(k[len(k)-10:])
-		chunk := binary.BigEndian.Uint16(k[len(k)-2:])
-		if seq <= walSeq {
-			stale = append(stale, bytes.Clone(k))
-			return nil
-		}
-		if chunk == 0 {
-			if cur != nil {
-				recs = append(recs, wal.Rec{Seq: curSeq, B: cur})
-			}
-			cur, curSeq = []byte{}, seq
-		} else if seq != curSeq || cur == nil {
-			return fmt.Errorf("%w: WAL seq %d chunk %d without chunk 0", ErrCorrupt, seq, chunk)
-		}
-		return it.Value(engine.ViewFunc(func(v []byte) error {
-			cur = append(cur, v...)
-			return nil
-		}))
-	})
-	if cur != nil {
-		recs = append(recs, wal.Rec{Seq: curSeq, B: cur})
-	}
+	// recs: whole records above walSeq.
+	recs, stale, err := wal.ReadEngine(s.keys, s.scanRange, walSeq, s.addForeign)
 	if err != nil {
 		return fmt.Errorf("kv: open: WAL: %w", err)
 	}

@@ -289,10 +289,7 @@ func (s *Store) logWAL(mt *memtable, frame []byte, ops []wal.Op, need int64, beg
 		return false, nil, err
 	}
 	var b engine.Batch
-	for c := 0; c*wal.Chunk < len(rec); c++ {
-		chunk := rec[c*wal.Chunk : min(len(rec), (c+1)*wal.Chunk)]
-		b.Set(s.keys.WAL(seq, uint16(c)), chunk)
-	}
+	wal.EngineBatch(&b, s.keys, seq, rec)
 	if s.async == nil {
 		if err := s.eng.Write(&b); err != nil {
 			return false, nil, err

@@ -1,7 +1,8 @@
 // Package wal is kv's write-ahead log: the record that holds one batch
 // (Append, or AppendUnsealed then Seal once the seq is known; Decode),
-// and the files a Store on a directory keeps them in,
-// one per memstore (Files, File, OpenFiles, DecodeFile).
+// the files a Store on a directory keeps them in, one per memstore
+// (Files, File, OpenFiles, DecodeFile), and the keys a Store whose WAL is
+// in its engine keeps them under (EngineBatch, ReadEngine, EngineKeys).
 //
 // # Record, version 2
 //
