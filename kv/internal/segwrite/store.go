@@ -38,8 +38,10 @@ type Config struct {
 	TooLarge error
 }
 
-// Store writes and deletes the segments of one Store. Its methods are
-// safe for concurrent use; a Writer it starts serves one goroutine.
+// Store writes and deletes the segments of one Store; its Write,
+// WriteSplit and DeleteKeys serve the Store's other writes to the engine
+// too (markers, WAL records flushed, orphans). Its methods are safe for
+// concurrent use; a Writer it starts serves one goroutine.
 type Store struct {
 	c Config
 }
