@@ -222,6 +222,11 @@ func (w *Writer) compress() {
 			p.blk, p.err = p.enc.Finish()
 		}
 		close(p.ready)
+		// Yield between blocks: while the compressors keep every
+		// processor busy, a writer waiting to run (an Apply) gets one
+		// within a block's compression rather than the scheduler's 10 ms
+		// time slice.
+		runtime.Gosched()
 	}
 }
 
