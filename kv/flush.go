@@ -340,7 +340,7 @@ func (s *Store) Close() error {
 	s.userOps.Unlock()
 	close(s.quit)
 	<-s.bgDone
-	s.cursors.shut() // ends the block reads of open Iterators
+	s.rd.Shut() // ends the block reads of open Iterators
 	err := s.flushAll()
 	if err == nil {
 		err = s.reap()

@@ -47,11 +47,11 @@ type Store struct {
 	tracker     *mvcc.Tracker
 	cache       *cache.Cache
 	pool        cache.Pool
-	// rd reads the segments' blocks (package segread); cursors shuts its
-	// cursors at Close. sw writes and deletes segments (segwrite).
-	rd      *segread.Reader
-	cursors cursors
-	sw      *segwrite.Store
+	// rd reads the segments' blocks (package segread); its Shut ends the
+	// block reads of open Iterators at Close. sw writes and deletes
+	// segments (segwrite).
+	rd *segread.Reader
+	sw *segwrite.Store
 
 	// writeMu: writers hold R for a whole write, freeze holds W, so that
 	// a frozen memtable holds exactly the seqs (lo, hi] and its WAL file
@@ -299,7 +299,6 @@ func newStore(eng engine.Engine, id any, opts Options, walDir string) (*Store, e
 		bgDone:      make(chan struct{}),
 	}
 	s.rd = s.newReader()
-	s.cursors = cursors{s.rd}
 	s.sw = segwrite.New(segwrite.Config{
 		Engine:    eng,
 		Keys:      s.keys,
