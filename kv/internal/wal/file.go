@@ -245,9 +245,9 @@ func (w *Files) Queue(f *File, frame []byte, seal func()) (end int64, err error)
 // writes itself while no other writer does (see File). With gather (other
 // writers are on their way to queue their frames) a writer about to lead
 // first yields its processor once (runtime.Gosched), so that the writers
-// it lets run queue their frames into its group: without a fsync to wait
-// for, each write is otherwise over before the next writer queues, and
-// every frame costs a write of its own.
+// it lets run queue their frames into its group and share its write (with
+// SyncWrites, its fsync). The yield puts the leader behind every goroutine
+// ready to run, so it pays where a write costs more than that wait.
 func (w *Files) Wait(f *File, end int64, gather bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
