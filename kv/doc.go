@@ -281,14 +281,7 @@
 // evicted block's Seekers go to a pool that the next miss Inits on its
 // block, so a miss does not allocate a Seeker's buffers.
 //
-// A short scan (a seek and fewer than eight blocks after it in one
-// direction: YCSB's scans of up to 100 records of 1 KB) reads its blocks
-// with point Gets, in the Store's lent transactions, and treats its
-// misses as a Get does: a block goes into the cache at its second miss
-// within a while, at the hot point, and at the first into a pooled
-// buffer. It opens no engine iterator and starts no goroutine.
-//
-// From its eighth block in one direction, a scan reads blocks in order
+// From its second block in one direction, a scan reads blocks in order
 // through one engine iterator over its segment's block keys instead of a
 // point Get per block: in Badger the iterator steps to the next block's
 // key for about a quarter of what a Get pays to search every level of
@@ -299,8 +292,8 @@
 // files holding it) until then: close Iterators when done with them.
 //
 // Scans read ahead when GOMAXPROCS > 1. Once an Iterator has moved through
-// eight blocks of a segment in one direction, a reader goroutine reads
-// every block that follows, through that one iterator, so each block is fetched
+// two blocks of a segment in one direction, a reader goroutine reads every
+// block that follows, through that one iterator, so each block is fetched
 // from the engine once, and hands them to the scan in order. The two share
 // the decoding: of every five blocks the reader decompresses three whole
 // (blockenc.Seeker.Decompress) and hands the other two over as read, for
@@ -313,9 +306,8 @@
 // down to not at all, so that a slow caller does not keep a processor
 // spinning. The reader stops at the segment's end, at the Iterator's
 // bounds, at a bad block (whose error the scan meets where it would have
-// without read-ahead) and when the Iterator seeks, turns or closes; the
-// Iterator does not wait for it to return (Store.Close does). It buys
-// wall time with CPU: a scan takes more CPU per cell than without it
+// without read-ahead) and when the Iterator seeks, turns or closes. It
+// buys wall time with CPU: a scan takes more CPU per cell than without it
 // (BenchmarkBig, op=scan, reports both).
 //
 // # Segment dictionaries
@@ -403,25 +395,23 @@
 // re-verify the block's CRC.
 //
 // A Get's miss goes into the cache only at the block's second miss within
-// a while (a lossy ghost list remembers at least twice as many recent
-// misses as the cache holds blocks): uniform Gets over a
+// a while (a ghost list of two slots per block remembers about one and a half times
+// as many recent misses as the cache holds blocks): uniform Gets over a
 // store much bigger than the cache read each block where Badger holds it,
 // without a copy or an eviction, while a hot block is cached from its
 // second read (BenchmarkBig, op=get and op=zipf).
 //
 // The cache resists scans: a block a Get reads goes in just behind its
-// shard's clock hand (the last block the hand reaches), and so does the
-// block a short scan reads at its second miss; a block a long scan reads
-// (from its eighth in one direction) goes in at the hand, where the next
-// insertion evicts it unless it is read again first (midpoint
+// shard's clock hand (the last block the hand reaches), a block an
+// Iterator reads at the hand, where the next insertion evicts it unless
+// it is read again first (midpoint
 // insertion, as InnoDB's buffer pool keeps scans out of its young list).
 // A scan bigger than the cache then evicts its own blocks, not the hot
 // set (TestCacheScanResistant). Once an Iterator's source has visited more
 // block bytes than the cache holds, it stops inserting: its later misses
 // would only evict one another before a reuse, so they go into pooled
 // buffers instead (no allocation, no eviction; TestScanCache: a store that
-// fits, of a few blocks, is served from the cache from its third scan
-// on). Ristretto (Badger's own cache, already a
+// fits is still served from the cache on the next scan). Ristretto (Badger's own cache, already a
 // dependency) was tried first: its TinyLFU admission also keeps scans out,
 // but it records accesses lossily and inserts asynchronously, so whether a
 // hot block survived a scan varied from run to run (the same test failed

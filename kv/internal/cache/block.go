@@ -16,8 +16,10 @@ type Block struct {
 	ID   ID
 	Data []byte
 	Dict *blockenc.Dict // its segment's dictionary, or nil
-	// Cost is what the block counts against CacheSize: its bytes, plus
-	// the buffers its slot Seeker decompresses or decodes into (see Cost).
+	// Cost is what the block counts against CacheSize: its bytes, plus for
+	// an LZ4, LZ4Dict or Columnar block the buffer its slot Seeker
+	// decompresses or decodes into (about BlockSize: blocks are cut at an
+	// uncompressed size; see Cost).
 	Cost int64
 	// referenced is the CLOCK bit: set by a hit, cleared by the hand.
 	referenced atomic.Bool
@@ -128,28 +130,15 @@ func (b *Block) PutSeeker(s *blockenc.Seeker) {
 	}
 }
 
-// Cost is what a block of data costs in the cache (see Block): its
-// bytes; for a compressed block also the buffer its slot Seeker
-// decompresses into (BlockSize: blocks are cut at an uncompressed size);
-// for a Columnar block also the columns its slot Seeker decodes, plain
-// []int64 per cell (value ends, seqs, and integer keys or values: at
-// most columnBytes a cell). An uncompressed Columnar block's values are
-// read where they are: it costs its bytes and its columns only.
+// Cost is what a block of data costs in the cache (see Block):
+// a compressed block also the buffer its slot Seeker decompresses into,
+// and a Columnar block the columns its slot Seeker decodes (counted as
+// BlockSize too: plain []int64 per cell for ends and seqs, plus the
+// decompressed value area).
 func Cost(data []byte, blockSize int) int64 {
 	n := int64(len(data))
-	h, err := blockenc.ReadHeader(data)
-	if err != nil {
-		return n
-	}
-	if h.Compression != blockenc.NoCompression {
+	if h, err := blockenc.ReadHeader(data); err == nil && h.Buffered() {
 		n += int64(blockSize)
-	}
-	if h.Encoding == blockenc.Columnar {
-		n += columnBytes * int64(h.Cells)
 	}
 	return n
 }
-
-// columnBytes bounds what a Columnar block's decoded columns take per
-// cell: four []int64 (value ends, seqs, keys, values).
-const columnBytes = 32

@@ -19,14 +19,13 @@
 // their own.
 //
 // A Get's miss goes into the cache only at the block's second miss within
-// a while (Admit: a ghost list of lossy slots remembers at least twice as
-// many recent misses as the cache holds blocks), and at the hot point of
-// its shard's clock, and so does a miss of a short scan (a seek and the
-// few blocks after it); a block a long scan reads goes in at the cold
-// point, where the next insertion evicts it unless it is read again first
-// (midpoint insertion, as InnoDB's buffer pool keeps scans out of its
-// young list). A scan bigger than the cache then evicts its own blocks,
-// not the hot set.
+// a while (Admit: a ghost list of two slots per block remembers about one
+// and a half times as many recent misses as the cache holds blocks), and
+// at the hot point of its shard's clock; a block an Iterator reads goes in
+// at the cold point, where the next insertion evicts it unless it is read
+// again first (midpoint insertion, as InnoDB's buffer pool keeps scans
+// out of its young list). A scan bigger than the cache then evicts its
+// own blocks, not the hot set.
 //
 // Blocks read on a miss that do not go into the cache go into pooled
 // buffers (Pool, RefBuf) that are reference counted: the reader holds the
@@ -111,11 +110,10 @@ func New(size int64) *Cache {
 	return c
 }
 
-// ghostBytes sizes the ghost list: one entry per ghostBytes of cache,
-// about twice the blocks the cache holds of BlockSize 16 KiB blocks that
-// cost their bytes only, four times those that cost a decode buffer too
-// (see Cost).
-const ghostBytes = 8 << 10
+// ghostBytes sizes the ghost list: one entry per ghostBytes of cache, about
+// one and a half times the blocks the cache holds (a block of BlockSize 16
+// KiB costs its compressed bytes plus its decode buffer).
+const ghostBytes = 16 << 10
 
 func blockHash(id ID) uint64 {
 	return (id.Seg*0x9e3779b97f4a7c15 ^ uint64(id.Block)) * 0xbf58476d1ce4e5b9
