@@ -17,7 +17,7 @@ func segBlocks(t testing.TB, s *Store, g *segment.Segment) []string {
 	t.Helper()
 	var out []string
 	for i := range g.BlockKeys {
-		require.NoError(t, s.viewBlock(g, i, viewFn(func(v []byte) { out = append(out, string(v)) })))
+		require.NoError(t, s.rd.ViewBlock(g, i, viewFn(func(v []byte) { out = append(out, string(v)) })))
 	}
 	return out
 }

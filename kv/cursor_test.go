@@ -54,19 +54,19 @@ func TestCursor(t *testing.T) {
 	for name, order := range orders {
 		for _, reverse := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/reverse=%v", name, reverse), func(t *testing.T) {
-				c := s.newCursor(g, reverse)
+				c := s.rd.NewCursor(g, reverse)
 				require.NotNil(t, c)
-				defer c.close()
+				defer c.Close()
 				for k, i := range order {
 					if reverse {
 						i = n - 1 - i
 					}
 					var got []byte
-					require.NoError(t, c.view(i, viewFn(func(v []byte) { got = slices.Clone(v) })), "read %d: block %d", k, i)
+					require.NoError(t, c.View(i, viewFn(func(v []byte) { got = slices.Clone(v) })), "read %d: block %d", k, i)
 					require.Equal(t, want[i], got, "read %d: block %d", k, i)
 				}
 				if name != "random" && name != "jumps" {
-					require.Equal(t, 1, c.c.Seeks(), "seeks: the first read only")
+					require.Equal(t, 1, c.Seeks(), "seeks: the first read only")
 				}
 			})
 		}
@@ -81,14 +81,14 @@ func TestCursorMissingBlock(t *testing.T) {
 	const gone = 5
 	require.NoError(t, badgerDB(s).Update(func(txn *badger.Txn) error { return txn.Delete(g.BlockKeys[gone]) }))
 	for _, reverse := range []bool{false, true} {
-		c := s.newCursor(g, reverse)
+		c := s.rd.NewCursor(g, reverse)
 		for k := range 2*gone + 1 {
 			i := k
 			if reverse {
 				i = 2*gone - k
 			}
 			var got []byte
-			err := c.view(i, viewFn(func(v []byte) { got = slices.Clone(v) }))
+			err := c.View(i, viewFn(func(v []byte) { got = slices.Clone(v) }))
 			if i == gone {
 				require.ErrorIs(t, err, ErrCorrupt, "block %d, reverse %v", i, reverse)
 				continue
@@ -96,7 +96,7 @@ func TestCursorMissingBlock(t *testing.T) {
 			require.NoError(t, err, "block %d, reverse %v", i, reverse)
 			require.Equal(t, want[i], got, "block %d, reverse %v", i, reverse)
 		}
-		c.close()
+		c.Close()
 	}
 }
 
@@ -104,15 +104,15 @@ func TestCursorMissingBlock(t *testing.T) {
 // then fail with ErrClosed, and refuses new ones.
 func TestCursorStoreClosed(t *testing.T) {
 	s, g, want := cursorStore(t)
-	unused := s.newCursor(g, false) // never read: closed without an iterator
-	c := s.newCursor(g, false)
+	unused := s.rd.NewCursor(g, false) // never read: closed without an iterator
+	c := s.rd.NewCursor(g, false)
 	var got []byte
-	require.NoError(t, c.view(0, viewFn(func(v []byte) { got = slices.Clone(v) })))
+	require.NoError(t, c.View(0, viewFn(func(v []byte) { got = slices.Clone(v) })))
 	require.Equal(t, want[0], got)
 	require.NoError(t, s.Close())
-	require.ErrorIs(t, c.view(1, viewFn(func([]byte) { t.Fatal("read after Close") })), ErrClosed)
-	require.ErrorIs(t, unused.view(0, viewFn(func([]byte) { t.Fatal("read after Close") })), ErrClosed)
-	require.Nil(t, s.newCursor(g, false), "a cursor after Close")
-	c.close() // already shut: a no-op
-	unused.close()
+	require.ErrorIs(t, c.View(1, viewFn(func([]byte) { t.Fatal("read after Close") })), ErrClosed)
+	require.ErrorIs(t, unused.View(0, viewFn(func([]byte) { t.Fatal("read after Close") })), ErrClosed)
+	require.Nil(t, s.rd.NewCursor(g, false), "a cursor after Close")
+	c.Close() // already shut: a no-op
+	unused.Close()
 }

@@ -135,8 +135,9 @@ const closedPoll = 5 * time.Millisecond
 // oracle's watermark), and once the DB has closed that wait never ends:
 // a DB closed by its owner between the check and the call, or while the
 // call waits, would block the caller for ever. So the call runs on a
-// goroutine of its own, which begin abandons when the DB closes (it ends
-// with the process, or discards the transaction should it get one).
+// goroutine of its own, which begin abandons when the DB closes: a
+// transaction it may still get lands in the buffered channel, and a
+// closed DB keeps no version for it to release.
 func begin(db *badger.DB, update bool) (*badger.Txn, error) {
 	if db.IsClosed() {
 		return nil, closedErr
@@ -159,11 +160,6 @@ func begin(db *badger.DB, update bool) (*badger.Txn, error) {
 			return t, nil
 		case <-poll.C:
 			if db.IsClosed() {
-				go func() {
-					if t := <-ch; !db.IsClosed() {
-						t.Discard()
-					}
-				}()
 				return nil, closedErr
 			}
 			poll.Reset(closedPoll)
