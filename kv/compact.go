@@ -98,8 +98,8 @@ func (s *Store) dropGarbage(wal bool, gc gcPass) error {
 		markers = append(markers, s.keys.WAL(0, 0))
 	}
 	for _, id := range s.deadSegs {
-		prefixes = append(prefixes, s.keys.Segment(id), s.keys.DictSegment(id), s.keys.Meta(id))
-		markers = append(markers, s.keys.Segment(id), s.keys.Dict(id, 0), s.keys.Meta(id))
+		prefixes = append(prefixes, s.keys.Segment(id), s.keys.DictSegment(id), s.keys.FilterSegment(id), s.keys.Meta(id))
+		markers = append(markers, s.keys.Segment(id), s.keys.Dict(id, 0), s.keys.Filter(id, 0), s.keys.Meta(id))
 	}
 	s.deadSegs = nil
 	s.mu.Unlock()

@@ -30,9 +30,14 @@ func metaValue(t *testing.T, db *badger.DB, s *Store, id uint64) []byte {
 // dictKeys returns the dictionary keys under segment id and their values.
 func dictKeys(t *testing.T, db *badger.DB, s *Store, id uint64) map[string][]byte {
 	t.Helper()
+	return keysUnder(t, db, s.keys.DictSegment(id))
+}
+
+// keysUnder returns the keys that start with p and their values.
+func keysUnder(t *testing.T, db *badger.DB, p []byte) map[string][]byte {
+	t.Helper()
 	out := map[string][]byte{}
 	require.NoError(t, db.View(func(txn *badger.Txn) error {
-		p := s.keys.DictSegment(id)
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: p})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {

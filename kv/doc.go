@@ -102,8 +102,9 @@
 // # Segments
 //
 // A flush or compaction writes a segment: its blocks first, then its meta
-// (counts, key range, range tombstones, block settings, dictionaries),
-// whose bytes package kv/internal/segment specifies (versions 1 to 4, with
+// (counts, key range, range tombstones, block settings, dictionaries, key
+// filters),
+// whose bytes package kv/internal/segment specifies (versions 1 to 6, with
 // a worked example). A segment without a meta is garbage from a flush or
 // compaction cut short, and Open deletes its blocks; a segment's blocks
 // past its meta's last key are an extension cut short (see Writes, flush
@@ -340,11 +341,31 @@
 // than with in-block dictionaries (bench/RESULTS.md has both). DictSize <
 // 0 turns it off: each block then carries its own dictionary sub-block.
 //
+// # Key filters
+//
+// Segments overlap in key range (hashed keys, updates spread over the key
+// space), so without more a Get of a key held by an older segment would
+// read a block of every newer one first. Each segment therefore keeps a
+// Bloom filter of its keys (Pebble's table filter, HBase's ROW bloom;
+// package kv/internal/bloom specifies it): 10 bits per distinct key,
+// about 1% false positives, so a Get reads a block of a segment that does
+// not hold its key about once in a hundred. A flush and a compaction write
+// one filter for their segment, each extension of a segment one for its
+// blocks (a run), under keys of their own that the meta names with length
+// and CRC-32C (meta format version 6); Open reads them into memory with
+// the metas (about 1.25 bytes per key). Segments with version 5 metas
+// and before have no filter: a Get searches their blocks, and a
+// compaction gives its output one. A kvenc that reads only version 5
+// refuses a store with filters. Stats.BytesStored counts the filters.
+//
 // # Reads
 //
 // Get looks in the active memstore, the frozen ones and then the segments
 // newest first; the first version at or below the read point wins (newer
-// sources hold only newer seqs), unless a range tombstone hides it. An
+// sources hold only newer seqs), unless a range tombstone hides it. In a
+// segment it reads the one block whose range holds the key, and only when
+// the key filter of the block's run lets the key through (see Key
+// filters). An
 // Iterator merges one source per memstore and segment, each showing per
 // key the newest visible version, and skips tombstones and the versions
 // range tombstones hide. A bad block stops it with Err wrapping

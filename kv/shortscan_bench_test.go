@@ -187,3 +187,44 @@ func reportMissRatio(b *testing.B, s *Store) func() {
 		b.ReportMetric(float64(misses)/float64(max(hits+misses, 1)), "miss-ratio")
 	}
 }
+
+// BenchmarkOverlapGet: BenchmarkZipfGet's reads on a store of segments
+// whose key ranges all overlap (YCSB's hashed keys: every flush covers
+// the whole key space), uncompacted: the records written in four rounds
+// (record i in round i%4), a flush after each (and when the memtable
+// fills: 8 segments). Most Gets are of a key an older segment holds,
+// under the newer segments' ranges. 4 MiB cache.
+//
+//	go test -run '^$' -bench OverlapGet -benchmem -count 6 ./kv/
+func BenchmarkOverlapGet(b *testing.B) {
+	d := shortScanData()
+	s := openKV(b, benchDir(b), func(o *Options) {
+		o.CacheSize = 4 << 20
+		o.CompactionTrigger = -1
+	})
+	defer s.Close()
+	const rounds = 4
+	for r := range rounds {
+		for i := r; i < len(d.keys); i += rounds {
+			if err := s.Put(d.keys[i], d.vals[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := s.Flush(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if n := s.Stats().Segments; n < rounds {
+		b.Fatalf("%d segments, want %d or more", n, rounds)
+	}
+	sorted := sortedKeys(d)
+	for _, g := range []int{4, 16} {
+		b.Run(fmt.Sprintf("g=%d", g), func(b *testing.B) {
+			defer reportMissRatio(b, s)()
+			benchShortScans(b, sorted, g, func(k []byte, _ int) (int, error) {
+				v, err := s.Get(k)
+				return len(v), err
+			})
+		})
+	}
+}

@@ -6,7 +6,7 @@ import "time"
 type Stats struct {
 	Segments    int   // live segments
 	Blocks      int   // blocks in live segments
-	BytesStored int64 // bytes of the live segments' blocks, metas and dictionaries in the engine
+	BytesStored int64 // bytes of the live segments' blocks, metas, dictionaries and key filters in the engine
 	Cells       int64 // cells (versions and tombstones) in live segments
 	RangeDels   int64 // range tombstones in live segments and memstores
 	Memstores   int   // memstores (the active one and the frozen ones)

@@ -484,7 +484,7 @@ func (s *Store) findForeign() error {
 	for ok := it.First(); ok; {
 		k := it.Key()
 		if len(k) > len(ns) {
-			if t := k[len(ns)]; t == layout.TagWAL || t == layout.TagSegment || t == layout.TagMeta || t == layout.TagDict {
+			if t := k[len(ns)]; t == layout.TagWAL || t == layout.TagSegment || t == layout.TagMeta || t == layout.TagDict || t == layout.TagFilter {
 				ok = it.Seek(s.keys.Tag(t + 1))
 				continue
 			}

@@ -35,8 +35,10 @@ type storeStats struct {
 	MetaBytes       int64           `json:"meta_bytes"`
 	DictBytes       int64           `json:"dict_bytes"`
 	Dicts           int             `json:"dicts"`
+	FilterBytes     int64           `json:"filter_bytes"`
+	Filters         int             `json:"filters"`
 	DiskBytes       int64           `json:"disk_bytes"`  // every file in DIR (0 for a store in no directory)
-	LiveBytes       int64           `json:"live_bytes"`  // blocks, metas and dictionaries of the segments
+	LiveBytes       int64           `json:"live_bytes"`  // blocks, metas, dictionaries and key filters of the segments
 	OtherBytes      int64           `json:"other_bytes"` // disk - live: Badger's own files, space its GC has not given back, WAL files
 	GarbageBlocks   int             `json:"garbage_blocks"`
 	Settings        []settingsGroup `json:"settings"`
@@ -74,6 +76,7 @@ type segStats struct {
 	WALSeq          uint64 `json:"wal_seq"`
 	Parts           int    `json:"parts"`
 	DictBytes       int    `json:"dict_bytes"`
+	FilterBytes     int    `json:"filter_bytes"`
 	FirstKey        string `json:"first_key"`
 	LastKey         string `json:"last_key"`
 }
@@ -218,6 +221,12 @@ func collectStats(v *Target, readBlocks bool, stderr io.Writer) (*storeStats, er
 				st.Dicts++
 			}
 		}
+		for _, r := range m.Filters {
+			if r.Len > 0 {
+				ss.FilterBytes += int(r.Len)
+				st.Filters++
+			}
+		}
 		name := settingsName(m)
 		g := settings[name]
 		if g == nil {
@@ -236,6 +245,7 @@ func collectStats(v *Target, readBlocks bool, stderr io.Writer) (*storeStats, er
 		st.BlockBytes += ss.Bytes
 		st.MetaBytes += int64(s.MetaBytes)
 		st.DictBytes += int64(ss.DictBytes)
+		st.FilterBytes += int64(ss.FilterBytes)
 		if m.Version >= 5 {
 			// Stored under keys of their own, not in the meta.
 			dictKeyBytes += int64(ss.DictBytes)
@@ -268,7 +278,7 @@ func collectStats(v *Target, readBlocks bool, stderr io.Writer) (*storeStats, er
 	for _, err := range errs {
 		st.Problems = append(st.Problems, err.Error())
 	}
-	st.LiveBytes = st.BlockBytes + st.MetaBytes + dictKeyBytes
+	st.LiveBytes = st.BlockBytes + st.MetaBytes + dictKeyBytes + st.FilterBytes
 	if v.Dir() != "" {
 		st.DiskBytes = diskBytes(v.Dir())
 		st.OtherBytes = st.DiskBytes - st.LiveBytes
@@ -304,11 +314,11 @@ func printStats(w io.Writer, st *storeStats) {
 	slices.Sort(versions)
 	fmt.Fprintf(w, "store      %s prefix %q: key layout %d, segment metas %s\n", st.Dir, st.Prefix, st.KeyLayout, strings.Join(versions, " "))
 	fmt.Fprintf(w, "segments   %d: %d blocks, %d cells, %d tombstones, %d range tombstones\n", st.Segments, st.Blocks, st.Cells, st.Tombstones, st.RangeTombstones)
-	fmt.Fprintf(w, "bytes      blocks %s (%.2f per cell), metas %s, %d dictionaries %s\n", sizeText(st.BlockBytes), perCell(st.BlockBytes, st.Cells), sizeText(st.MetaBytes), st.Dicts, sizeText(st.DictBytes))
+	fmt.Fprintf(w, "bytes      blocks %s (%.2f per cell), metas %s, %d dictionaries %s, %d key filters %s\n", sizeText(st.BlockBytes), perCell(st.BlockBytes, st.Cells), sizeText(st.MetaBytes), st.Dicts, sizeText(st.DictBytes), st.Filters, sizeText(st.FilterBytes))
 	if st.DiskBytes > 0 {
-		fmt.Fprintf(w, "disk       %s: live %s (blocks, metas and dictionaries), other %s (Badger's own files, space its GC has not given back, WAL files)\n", sizeText(st.DiskBytes), sizeText(st.LiveBytes), sizeText(st.OtherBytes))
+		fmt.Fprintf(w, "disk       %s: live %s (blocks, metas, dictionaries and key filters), other %s (Badger's own files, space its GC has not given back, WAL files)\n", sizeText(st.DiskBytes), sizeText(st.LiveBytes), sizeText(st.OtherBytes))
 	} else {
-		fmt.Fprintf(w, "live       %s (blocks, metas and dictionaries)\n", sizeText(st.LiveBytes))
+		fmt.Fprintf(w, "live       %s (blocks, metas, dictionaries and key filters)\n", sizeText(st.LiveBytes))
 	}
 	fmt.Fprintf(w, "garbage    %d blocks (without a meta, or after their meta's last key: kv's Open deletes them)\n", st.GarbageBlocks)
 	for _, g := range st.Settings {

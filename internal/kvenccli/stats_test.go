@@ -68,7 +68,7 @@ func TestStatsJSON(t *testing.T) {
 	assert.Equal(t, 2, st.Segments)
 	assert.Equal(t, uint64(2279), st.Cells) // see TestVerifyClean
 	assert.Equal(t, 1, st.RangeTombstones)
-	assert.Equal(t, map[string]int{"v5": 2}, st.MetaVersions)
+	assert.Equal(t, map[string]int{"v6": 2}, st.MetaVersions)
 	require.Len(t, st.WALFiles, 1)
 	assert.Equal(t, walStats{Records: 2, Bytes: 72, Puts: 2, Deletes: 2, Ranges: 2, MinSeq: 300, MaxSeq: 300}, st.WALFiles[0].walStats)
 	assert.Empty(t, st.BlockForms, "no --blocks")

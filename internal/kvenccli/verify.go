@@ -13,7 +13,7 @@ import (
 const verifySynopsis = `STORE [--prefix P]
 
 Reads every segment meta, every block (checksum, structure, cell order,
-against the meta's counts and key range), every WAL file and WAL record and
+against the meta's counts and key range and its key filter), every WAL file and WAL record and
 the registry entry of the kvenc store in DIR, opened read-only. Exit status
 0 when everything checks, 1 when anything is wrong: each problem names the
 segment, block and byte offset and says how to repair it.`
@@ -27,10 +27,11 @@ type problem struct {
 
 // Repairs, by what is damaged.
 const (
-	repairBlock = "the block's cells cannot be read back (reads of its keys and every compaction of its segment fail with ErrCorrupt): restore the store from a backup"
-	repairMeta  = "kv's Open refuses a store with a bad meta (ErrCorrupt) and a segment's blocks cannot be read without it: restore the store from a backup"
-	repairCount = "the segment's blocks and meta disagree (Open fails with ErrCorrupt): restore the store from a backup"
-	repairWAL   = "kv's Open fails on it (ErrCorrupt); truncating the file at that offset drops that write and the later ones in the file, which were acknowledged: restore from a backup if they matter"
+	repairBlock  = "the block's cells cannot be read back (reads of its keys and every compaction of its segment fail with ErrCorrupt): restore the store from a backup"
+	repairMeta   = "kv's Open refuses a store with a bad meta (ErrCorrupt) and a segment's blocks cannot be read without it: restore the store from a backup"
+	repairFilter = "kv's Get does not find the key (its segment's key filter says the segment does not hold it): restore the store from a backup"
+	repairCount  = "the segment's blocks and meta disagree (Open fails with ErrCorrupt): restore the store from a backup"
+	repairWAL    = "kv's Open fails on it (ErrCorrupt); truncating the file at that offset drops that write and the later ones in the file, which were acknowledged: restore from a backup if they matter"
 )
 
 func (c *cli) runVerify(args []string, stdout, stderr io.Writer) error {
@@ -156,6 +157,9 @@ func verifySegment(v *inspect.Store, s *inspect.Segment, bar *progress) ([]probl
 				}
 				keys++
 				prevKey = append(prevKey[:0], c.Key...)
+				if !s.MayHold(i, c.Key) {
+					probs = append(probs, problem{where, fmt.Errorf("%w: the key filter of the block's run says it does not hold key %s", errStore, quote(c.Key)), repairFilter})
+				}
 			}
 			if firstKey == nil {
 				firstKey = append([]byte{}, c.Key...)

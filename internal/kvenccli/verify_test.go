@@ -114,22 +114,25 @@ func editBadger(t *testing.T, dir string, f func(txn *badger.Txn) error) {
 // storeKeys returns the Badger keys of the store's blocks and metas
 // (prefix "kv").
 func storeKeys(t *testing.T, dir string) (blocks, metas [][]byte) {
+	k := storeKeysByTag(t, dir)
+	return k['s'], k['m']
+}
+
+// storeKeysByTag returns the Badger keys of the store (prefix "kv") by
+// their tag.
+func storeKeysByTag(t *testing.T, dir string) map[byte][][]byte {
 	t.Helper()
+	keys := map[byte][][]byte{}
 	editBadger(t, dir, func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte("kv\x00")})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
 			k := it.Item().KeyCopy(nil)
-			switch k[3] {
-			case 's':
-				blocks = append(blocks, k)
-			case 'm':
-				metas = append(metas, k)
-			}
+			keys[k[3]] = append(keys[k[3]], k)
 		}
 		return nil
 	})
-	return blocks, metas
+	return keys
 }
 
 // flipByte flips one bit of byte at (from the end when at < 0) of the
@@ -163,9 +166,11 @@ func TestVerifyClean(t *testing.T) {
 // TestVerifyFindsCorruption plants each corruption in a fresh store and
 // checks that verify names it and exits with status 1.
 func TestVerifyFindsCorruption(t *testing.T) {
-	blocks, metas := storeKeys(t, testStore(t))
+	keys := storeKeysByTag(t, testStore(t))
+	blocks, metas, filters := keys['s'], keys['m'], keys['f']
 	require.Greater(t, len(blocks), 10)
 	require.Len(t, metas, 2)
+	require.Greater(t, len(filters), 2, "a key filter per flush (extensions) of each segment")
 	segOf := func(k []byte) uint64 { return binary.BigEndian.Uint64(k[4:12]) }
 	blockIndex := func(i int) int { // the index of blocks[i] in its segment
 		n := 0
@@ -199,6 +204,23 @@ func TestVerifyFindsCorruption(t *testing.T) {
 				want: fmt.Sprintf(`PROBLEM segment %d: meta: .*segment meta offset \d+: checksum`, segOf(key)),
 			})
 		}
+	}
+	for f, key := range []([]byte){filters[0], filters[len(filters)-1]} {
+		for _, at := range []int{0, 1, 2, -1} {
+			key, at := key, at
+			plants = append(plants, plant{
+				name: fmt.Sprintf("filter%d-byte%d", f, at),
+				do:   func(t *testing.T, dir string) { flipByte(t, dir, key, at) },
+				want: fmt.Sprintf(`PROBLEM segment %d: key filter \d+: .*corrupt block: key filter of \d+ bytes, CRC-32C`, segOf(key)),
+			})
+		}
+		plants = append(plants, plant{
+			name: fmt.Sprintf("missing-filter%d", f),
+			do: func(t *testing.T, dir string) {
+				editBadger(t, dir, func(txn *badger.Txn) error { return txn.Delete(key) })
+			},
+			want: fmt.Sprintf(`PROBLEM segment %d: .*corrupt block: segment %d key filter \d+ of \d+ bytes missing`, segOf(key), segOf(key)),
+		})
 	}
 	for _, i := range []int{0, len(blocks) / 2, len(blocks) - 1} {
 		i := i
@@ -303,7 +325,7 @@ func TestOpenErrors(t *testing.T) {
 	})
 	code, out, _ := runCmd("verify", dir)
 	assert.Equal(t, exitFound, code)
-	assert.Regexp(t, regexp.QuoteMeta("unsupported store format: segment meta version 9 (this kvenc reads 1 to 5)"), out)
+	assert.Regexp(t, regexp.QuoteMeta("unsupported store format: segment meta version 9 (this kvenc reads 1 to 6)"), out)
 }
 
 func TestMain(m *testing.M) {

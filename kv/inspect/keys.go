@@ -31,13 +31,14 @@ func (k keys) block(key []byte) (uint64, []byte, bool) {
 	return k.id(key), key[len(k.NS)+1+8:], true
 }
 
-// dict parses a dictionary key: its segment id and part.
-func (k keys) dict(key []byte) (uint64, uint32, bool) {
-	if !k.Own(key) || key[len(k.NS)] != layout.TagDict {
+// run parses a dictionary or key filter key (tag): its segment id and
+// part or run.
+func (k keys) run(key []byte, tag byte) (uint64, uint32, bool) {
+	if !k.Own(key) || key[len(k.NS)] != tag {
 		return 0, 0, false
 	}
-	id, part := k.ParseDict(key)
-	return id, part, true
+	id, n := k.ParseRun(key)
+	return id, n, true
 }
 
 // wal parses a WAL key: its seq.

@@ -19,6 +19,19 @@ type Meta struct {
 	Tombstones                 uint64
 	Settings                   []byte // nil: unknown (version 3 and older)
 	Parts                      []Part
+	// Filters are the runs of blocks whose keys one key filter holds
+	// (version 6; none before: every block is searched).
+	Filters []FilterRun
+}
+
+// FilterRun is a run of blocks whose cells' keys one key filter holds.
+// Len and ID are the filter's length and CRC-32C as the meta records them
+// (Len 0: the run has none); Filter its bytes, from the run's own key.
+type FilterRun struct {
+	Blocks uint64
+	Len    uint64
+	ID     uint32
+	Filter []byte
 }
 
 // RangeDel is a range tombstone: it deletes the versions below Seq of
@@ -97,6 +110,9 @@ func decodeMeta(b []byte) (Meta, error) {
 	}
 	for _, pt := range sm.Parts {
 		m.Parts = append(m.Parts, Part{Blocks: pt.Blocks, DictLen: pt.DictLen, DictID: pt.DictID, Dict: pt.Dict})
+	}
+	for _, r := range sm.Filters {
+		m.Filters = append(m.Filters, FilterRun{Blocks: r.Blocks, Len: r.Len, ID: r.ID})
 	}
 	return m, nil
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/bloom"
 	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/segment"
 )
@@ -23,6 +24,7 @@ type Segment struct {
 	// after it (an extension cut short, which Open deletes).
 	Blocks, Extra []BlockRef
 	dicts         []*blockenc.Dict
+	filters       *segment.Segment // the meta's key filters, decoded
 }
 
 // BlockRef names one block: its engine key and its last key.
@@ -68,7 +70,7 @@ func (s *Store) Segments() ([]*Segment, error) {
 	// The dictionaries of version 5 metas' parts, under keys of their
 	// own, checked against the meta (segment.Part.SetDict).
 	err = scan(s.eng, s.keys.Tag(layout.TagDict), func(k, v []byte) error {
-		id, part, ok := s.keys.dict(k)
+		id, part, ok := s.keys.run(k, layout.TagDict)
 		g := byID[id]
 		if !ok || g == nil || g.Meta == nil || int64(part) >= int64(len(g.Meta.Parts)) {
 			return nil // not in the layout, or garbage kv deletes
@@ -83,6 +85,28 @@ func (s *Store) Segments() ([]*Segment, error) {
 			return nil
 		}
 		pt.Dict = sp.Dict
+		return nil
+	}, true)
+	if err != nil {
+		return nil, err
+	}
+	// The key filters of version 6 metas' runs, likewise.
+	err = scan(s.eng, s.keys.Tag(layout.TagFilter), func(k, v []byte) error {
+		id, run, ok := s.keys.run(k, layout.TagFilter)
+		g := byID[id]
+		if !ok || g == nil || g.Meta == nil || int64(run) >= int64(len(g.Meta.Filters)) {
+			return nil // not in the layout, or garbage kv deletes
+		}
+		r := &g.Meta.Filters[run]
+		sr := segment.FilterRun{Blocks: r.Blocks, Len: r.Len, ID: r.ID}
+		if !sr.NeedsFilter() || r.Filter != nil {
+			return nil
+		}
+		if err := sr.SetFilter(bytes.Clone(v)); err != nil {
+			g.MetaErr = fmt.Errorf("key filter %d: %w", run, err)
+			return nil
+		}
+		r.Filter = sr.Filter
 		return nil
 	}, true)
 	if err != nil {
@@ -120,6 +144,15 @@ func (s *Store) Segments() ([]*Segment, error) {
 					}
 				}
 			}
+			if g.MetaErr == nil {
+				g.filters = &segment.Segment{Meta: segment.Meta{ID: g.ID}}
+				for _, r := range g.Meta.Filters {
+					g.filters.Meta.Filters = append(g.filters.Meta.Filters, segment.FilterRun{Blocks: r.Blocks, Len: r.Len, ID: r.ID, Filter: r.Filter})
+				}
+				if err := g.filters.SetFilters(); err != nil {
+					g.MetaErr = err
+				}
+			}
 		}
 		out = append(out, g)
 	}
@@ -149,6 +182,12 @@ func (g *Segment) Dict(i int) *blockenc.Dict {
 		}
 	}
 	return nil
+}
+
+// MayHold reports whether block i of g may hold key by the key filter of
+// its run (true when it has none).
+func (g *Segment) MayHold(i int, key []byte) bool {
+	return g.filters == nil || g.filters.MayHold(i, bloom.Hash(key))
 }
 
 // Block reads a block's bytes (a copy).

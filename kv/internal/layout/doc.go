@@ -18,6 +18,10 @@
 //	                                          part of the segment (see
 //	                                          package segment: meta version
 //	                                          5 and later)
+//	N 'f' | segment id u64 | run u32       -> the key filter of one run of
+//	                                          the segment's blocks (see
+//	                                          package segment: meta
+//	                                          version 6 and later)
 //	R | P                                  -> registry entry: layout u8 (=2)
 //	                                          | engine data (none on Badger;
 //	                                          the writer's lease on TiKV)
@@ -28,11 +32,13 @@
 // 50 00 77 000000000000012c 0001; the block of segment 7 ending at "pear"
 // is 50 00 73 0000000000000007 70656172; its meta is under 50 00 6d
 // 0000000000000007, the dictionary of its part 1 under 50 00 64
+// 0000000000000007 00000001, the key filter of its run 1 under 50 00 66
 // 0000000000000007 00000001; the registry entry is ff
 // 6b76656e632f73746f72652f 50 -> 02 (pinned by testdata/keys-v2.bin). The
-// tags are part of the format ('w', 's', 'm', 'd'; never reuse them). A
-// kvenc that writes no dictionary keys (segment meta versions before 5)
-// counts them as foreign keys, and refuses the metas that name them.
+// tags are part of the format ('w', 's', 'm', 'd', 'f'; never reuse
+// them). A kvenc that writes no dictionary keys (segment meta versions
+// before 5) or no key filter keys (before 6) counts them as foreign keys,
+// and refuses the metas that name them.
 //
 // A compaction replaces the metas of the segments it merged with empty
 // values in the transaction that writes its own meta; they are never

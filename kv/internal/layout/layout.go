@@ -20,14 +20,15 @@ const (
 	TagSegment byte = 's' // N+'s'+segment id u64 BE+last key of block -> block
 	TagMeta    byte = 'm' // N+'m'+segment id u64 BE -> segment meta
 	TagDict    byte = 'd' // N+'d'+segment id u64 BE+part u32 BE -> dictionary
+	TagFilter  byte = 'f' // N+'f'+segment id u64 BE+run u32 BE -> key filter
 )
 
 // Lengths of the tagged keys after the namespace.
 const (
 	walKeyLen  = 1 + 8 + 2
 	metaKeyLen = 1 + 8
-	segKeyLen  = 1 + 8 // plus the block's last key
-	dictKeyLen = 1 + 8 + 4
+	segKeyLen  = 1 + 8     // plus the block's last key
+	runKeyLen  = 1 + 8 + 4 // dictionaries and key filters
 )
 
 // Keys builds the keys of one Store: NS is Prefix+Separator, its
@@ -64,20 +65,31 @@ func (k Keys) Block(id uint64, lastKey []byte) []byte {
 
 // DictSegment returns N+'d'+id, the prefix of the dictionary keys of
 // segment id.
-func (k Keys) DictSegment(id uint64) []byte {
-	b := make([]byte, 0, len(k.NS)+dictKeyLen)
-	b = append(append(b, k.NS...), TagDict)
-	return binary.BigEndian.AppendUint64(b, id)
-}
+func (k Keys) DictSegment(id uint64) []byte { return k.runSegment(TagDict, id) }
 
 // Dict returns the key of the dictionary of part part of segment id.
 func (k Keys) Dict(id uint64, part uint32) []byte {
 	return binary.BigEndian.AppendUint32(k.DictSegment(id), part)
 }
 
-// ParseDict returns the segment id and part of a dictionary key (one
-// that Own accepts under TagDict).
-func (k Keys) ParseDict(key []byte) (id uint64, part uint32) {
+// FilterSegment returns N+'f'+id, the prefix of the key filter keys of
+// segment id.
+func (k Keys) FilterSegment(id uint64) []byte { return k.runSegment(TagFilter, id) }
+
+// Filter returns the key of the key filter of run run of segment id.
+func (k Keys) Filter(id uint64, run uint32) []byte {
+	return binary.BigEndian.AppendUint32(k.FilterSegment(id), run)
+}
+
+func (k Keys) runSegment(tag byte, id uint64) []byte {
+	b := make([]byte, 0, len(k.NS)+runKeyLen)
+	b = append(append(b, k.NS...), tag)
+	return binary.BigEndian.AppendUint64(b, id)
+}
+
+// ParseRun returns the segment id and the part or run of a dictionary or
+// key filter key (one that Own accepts under TagDict or TagFilter).
+func (k Keys) ParseRun(key []byte) (id uint64, n uint32) {
 	rest := key[len(k.NS)+1:]
 	return binary.BigEndian.Uint64(rest), binary.BigEndian.Uint32(rest[8:])
 }
@@ -107,8 +119,8 @@ func (k Keys) Own(key []byte) bool {
 		return rest == metaKeyLen
 	case TagSegment:
 		return rest >= segKeyLen
-	case TagDict:
-		return rest == dictKeyLen
+	case TagDict, TagFilter:
+		return rest == runKeyLen
 	}
 	return false
 }

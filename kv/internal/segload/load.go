@@ -1,7 +1,8 @@
 // Package segload finds a Store's segments in its engine (package
 // kv/engine), as Open and a ReadOnly Store's Refresh need them: it reads
 // every segment meta (package kv/internal/segment), then the
-// dictionaries of their parts, then every block key, and returns the
+// dictionaries of their parts and the key filters of their runs, then
+// every block key, and returns the
 // segments whose metas are live with their block index and
 // dictionaries, newest first.
 //
@@ -126,6 +127,9 @@ func Load(keys layout.Keys, scan Scan, foreign func(k []byte)) (Found, error) {
 		if err := g.SetParts(); err != nil {
 			return l, err
 		}
+		if err := g.SetFilters(); err != nil {
+			return l, err
+		}
 		if uint64(len(g.BlockKeys)) != g.Meta.Blocks {
 			return l, fmt.Errorf("%w: segment %d has %d blocks, its meta says %d", blockenc.ErrCorrupt, g.Meta.ID, len(g.BlockKeys), g.Meta.Blocks)
 		}
@@ -135,27 +139,45 @@ func Load(keys layout.Keys, scan Scan, foreign func(k []byte)) (Found, error) {
 	return l, nil
 }
 
-// loadDicts gives the parts of the segments in metas their dictionaries,
-// each stored under a key of its own (meta version 5); a dictionary of no
-// segment in metas, or of a part its meta does not have (an extension cut
-// short), is an orphan.
+// loadDicts gives the parts of the segments in metas their dictionaries
+// and their filter runs their key filters, each stored under a key of its
+// own (meta versions 5 and 6); one of no segment in metas, or of a part or
+// run its meta does not have (an extension cut short), is an orphan.
 func loadDicts(keys layout.Keys, scan Scan, metas map[uint64]*segment.Segment, l *Found, foreign func(k []byte)) error {
-	return scan(keys.Tag(layout.TagDict), func(it engine.Iter) error {
+	err := loadRuns(keys, layout.TagDict, scan, metas, l, foreign, "part",
+		func(m *segment.Meta, n uint32) bool { return int64(n) < int64(len(m.Parts)) && m.Parts[n].NeedsDict() },
+		func(m *segment.Meta, n uint32, v []byte) error { return m.Parts[n].SetDict(v) })
+	if err != nil {
+		return err
+	}
+	return loadRuns(keys, layout.TagFilter, scan, metas, l, foreign, "key filter",
+		func(m *segment.Meta, n uint32) bool {
+			return int64(n) < int64(len(m.Filters)) && m.Filters[n].NeedsFilter()
+		},
+		func(m *segment.Meta, n uint32, v []byte) error { return m.Filters[n].SetFilter(v) })
+}
+
+// loadRuns reads the keys under tag (layout.Keys.ParseRun): each that
+// needs says its meta waits for is given to it by set, the others are
+// orphans.
+func loadRuns(keys layout.Keys, tag byte, scan Scan, metas map[uint64]*segment.Segment, l *Found, foreign func(k []byte), what string,
+	needs func(m *segment.Meta, n uint32) bool, set func(m *segment.Meta, n uint32, v []byte) error) error {
+	return scan(keys.Tag(tag), func(it engine.Iter) error {
 		k := it.Key()
 		if !keys.Own(k) {
 			foreign(k)
 			return nil
 		}
-		id, part := keys.ParseDict(k)
+		id, n := keys.ParseRun(k)
 		l.MaxID = max(l.MaxID, id)
 		g := metas[id]
-		if g == nil || int64(part) >= int64(len(g.Meta.Parts)) || !g.Meta.Parts[part].NeedsDict() {
+		if g == nil || !needs(&g.Meta, n) {
 			l.Orphans = append(l.Orphans, bytes.Clone(k))
 			return nil
 		}
 		return it.Value(engine.ViewFunc(func(v []byte) error {
-			if err := g.Meta.Parts[part].SetDict(bytes.Clone(v)); err != nil {
-				return fmt.Errorf("segment %d part %d: %w", id, part, err)
+			if err := set(&g.Meta, n, bytes.Clone(v)); err != nil {
+				return fmt.Errorf("segment %d %s %d: %w", id, what, n, err)
 			}
 			return nil
 		}))

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/bloom"
 	"github.com/kvenc/kvenc/kv/internal/golden"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/stretchr/testify/assert"
@@ -19,27 +20,42 @@ func rd(start, end string, seq uint64) rangedel.Tombstone {
 	return rangedel.Tombstone{Start: []byte(start), End: []byte(end), Seq: seq}
 }
 
-const docMeta = `05 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
+const docMeta = `06 0700000000000000 2c01000000000000 0100000000000000 2c01000000000000
 		0200000000000000 e803000000000000 2003000000000000 409c000000000000
 		05 6170706c65 04 70656172
 		01 fa00000000000000 01 62 01 64
 		05
 		0c 01 05 02 09 03 10 808001 808004
-		02 01 05 f198958e 01 05 4f88289e`
+		02 01 05 f198958e 01 05 4f88289e
+		01 02 06 08b2cdf9`
 
 func docSegMeta() Meta {
 	return Meta{ID: 7, WALSeq: 300, MinSeq: 1, MaxSeq: 300, Blocks: 2, Cells: 1000, Keys: 800, Bytes: 40000,
 		FirstKey: []byte("apple"), LastKey: []byte("pear"), Dels: []rangedel.Tombstone{rd("b", "d", 250)},
 		Tombstones: 5, Settings: docSettings(),
-		Parts: []Part{NewPart(1, []byte("|N|O|")), NewPart(1, []byte("|A|R|"))}}
+		Parts:   []Part{NewPart(1, []byte("|N|O|")), NewPart(1, []byte("|A|R|"))},
+		Filters: []FilterRun{NewFilterRun(2, docFilter)}}
 }
 
-// withoutDicts returns m with its parts' dictionary bytes left out, as a
-// version 5 meta decodes.
+// docFilter is the key filter of package bloom's worked example.
+var docFilter = []byte{0x01, 0x07, 0x60, 0xf4, 0x0b, 0xde}
+
+// withoutFilters returns m as a meta of a version before 6 decodes.
+func withoutFilters(m Meta) Meta {
+	m.Filters = nil
+	return m
+}
+
+// withoutDicts returns m with its parts' dictionary and its key filters'
+// bytes left out, as a version 5 or 6 meta decodes.
 func withoutDicts(m Meta) Meta {
 	m.Parts = slices.Clone(m.Parts)
 	for i := range m.Parts {
 		m.Parts[i].Dict = nil
+	}
+	m.Filters = slices.Clone(m.Filters)
+	for i := range m.Filters {
+		m.Filters[i].Filter = nil
 	}
 	return m
 }
@@ -61,7 +77,7 @@ func TestGoldenMeta(t *testing.T) {
 	m := docSegMeta()
 	b := m.Append(nil)
 	require.Equal(t, golden.Unhex(t, docMeta), b[:len(b)-4], "meta against the package doc")
-	golden.Check(t, "meta-v5.bin", b)
+	golden.Check(t, "meta-v6.bin", b)
 	got, err := DecodeMeta(b)
 	require.NoError(t, err)
 	assert.Equal(t, withoutDicts(m), got)
@@ -75,7 +91,30 @@ func TestGoldenMeta(t *testing.T) {
 		require.NoError(t, got.Parts[i].SetDict(m.Parts[i].Dict))
 		require.False(t, got.Parts[i].NeedsDict())
 	}
+	// So do the key filters.
+	require.True(t, got.Filters[0].NeedsFilter())
+	golden.RequireCorrupt(t, got.Filters[0].SetFilter(append(slices.Clone(docFilter), 0)), "longer filter")
+	other := slices.Clone(docFilter)
+	other[2] ^= 1
+	golden.RequireCorrupt(t, got.Filters[0].SetFilter(other), "other filter")
+	require.NoError(t, got.Filters[0].SetFilter(docFilter))
+	require.False(t, got.Filters[0].NeedsFilter())
 	assert.Equal(t, m, got)
+	g := New(got)
+	require.NoError(t, g.SetFilters())
+	assert.Equal(t, int64(40000+len(b)+2*5+len(docFilter)), g.Meta.StoredBytes(), "blocks, meta, dictionaries and filter")
+	assert.True(t, g.MayHold(1, bloom.Hash([]byte("pear"))))
+	assert.False(t, g.MayHold(0, bloom.Hash([]byte("peach"))), "a key the filter does not hold")
+
+	// Version 5 metas (no key filters) are still read: every block is
+	// searched.
+	m = withoutFilters(m)
+	v5 := golden.Read(t, "meta-v5.bin")
+	require.Equal(t, m.AppendVersion(nil, 5), v5)
+	got, err = DecodeMeta(v5)
+	require.NoError(t, err)
+	assert.Equal(t, withoutDicts(m), got)
+	golden.RequireDecodeCorrupt(t, v5, func(b []byte) error { _, err := DecodeMeta(b); return err })
 
 	// Version 4 metas (dictionaries inline) are still read.
 	v4 := golden.Read(t, "meta-v4.bin")
@@ -144,7 +183,7 @@ func FuzzDecodeMeta(f *testing.F) {
 	f.Add(m.Append(nil))
 	m.Dels = append(m.Dels, rd("a", "c", 1), rd("pe", "pz", 300))
 	f.Add(m.Append(nil))
-	for _, name := range []string{"meta-v1.bin", "meta-v2.bin", "meta-v3.bin", "meta-v4.bin"} {
+	for _, name := range []string{"meta-v1.bin", "meta-v2.bin", "meta-v3.bin", "meta-v4.bin", "meta-v5.bin"} {
 		if old, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
 			f.Add(old)
 		}

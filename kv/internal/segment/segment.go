@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/internal/bloom"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 )
 
@@ -23,7 +24,58 @@ type Segment struct {
 	// Parts: the first block of each of Meta.Parts and its Dict (nil:
 	// the blocks carry their own), in block order.
 	Parts []DictPart
+	// Filters: the first block of each of Meta.Filters and its key
+	// filter (the zero bloom.Filter: none), in block order; empty when
+	// the meta has none (every block is searched).
+	Filters []FilterPart
 	*Life
+}
+
+// FilterPart is the in-memory form of a FilterRun.
+type FilterPart struct {
+	First  int
+	Filter bloom.Filter
+}
+
+// MayHold reports whether block i of g may hold a cell of the key whose
+// hash is h (bloom.Hash): false when the key filter of the block's run
+// says it does not.
+func (g *Segment) MayHold(i int, h uint64) bool {
+	f := g.Filters
+	j := runOf(len(f), func(j int) int { return f[j].First }, i)
+	return j < 0 || f[j].Filter.MayContain(h)
+}
+
+// runOf returns the run of n (whose first blocks first gives, ascending
+// from 0) that holds block i, or -1 when there are none.
+func runOf(n int, first func(j int) int, i int) int {
+	if n <= 1 {
+		return n - 1
+	}
+	return sort.Search(n, func(j int) bool { return first(j) > i }) - 1
+}
+
+// SetFilters makes g.Filters from g.Meta.Filters, whose filters must be
+// set (FilterRun.SetFilter).
+func (g *Segment) SetFilters() error {
+	g.Filters = g.Filters[:0]
+	first := 0
+	for k, r := range g.Meta.Filters {
+		fp := FilterPart{First: first}
+		if r.NeedsFilter() {
+			return fmt.Errorf("%w: segment %d key filter %d of %d bytes missing", blockenc.ErrCorrupt, g.Meta.ID, k, r.Len)
+		}
+		if len(r.Filter) > 0 {
+			f, err := bloom.Decode(r.Filter)
+			if err != nil {
+				return fmt.Errorf("segment %d key filter %d: %w", g.Meta.ID, k, err)
+			}
+			fp.Filter = f
+		}
+		g.Filters = append(g.Filters, fp)
+		first += int(r.Blocks)
+	}
+	return nil
 }
 
 // Life is what a segment shares with the segments that extend it
@@ -95,14 +147,10 @@ type DictPart struct {
 // DictFor returns the Dict block i is compressed against, or nil.
 func (g *Segment) DictFor(i int) *blockenc.Dict {
 	p := g.Parts
-	if len(p) == 1 {
-		return p[0].Dict
+	if j := runOf(len(p), func(j int) int { return p[j].First }, i); j >= 0 {
+		return p[j].Dict
 	}
-	j := sort.Search(len(p), func(j int) bool { return p[j].First > i }) - 1
-	if j < 0 {
-		return nil
-	}
-	return p[j].Dict
+	return nil
 }
 
 // SetParts makes g.Parts from g.Meta.Parts, whose dictionaries must be

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
+	"github.com/kvenc/kvenc/kv/internal/bloom"
 	"github.com/kvenc/kvenc/kv/internal/cache"
 	"github.com/kvenc/kvenc/kv/internal/merge"
 	"github.com/kvenc/kvenc/kv/internal/segment"
@@ -74,6 +75,9 @@ func (w *Writer) CopyBlocks(g *segment.Segment, lo, hi int) error {
 				if !whole {
 					cells, first, err = countBlock(data, sk, cells, first, i == lo)
 				}
+				if err == nil {
+					w.hashes, err = hashKeys(sk, w.hashes)
+				}
 				cache.Recycle(sk)
 			}
 			if err != nil {
@@ -121,6 +125,19 @@ func countBlock(data []byte, sk *blockenc.Seeker, cells uint64, first []byte, is
 		first = append([]byte(nil), sk.Key()...)
 	}
 	return cells + uint64(h.Cells), first, nil
+}
+
+// hashKeys appends the bloom.Hash of each distinct key of the block sk
+// seeks in to hashes.
+func hashKeys(sk *blockenc.Seeker, hashes []uint64) ([]uint64, error) {
+	var prev []byte
+	for ok := sk.First(); ok; ok = sk.Next() {
+		if k := sk.Key(); prev == nil || !bytes.Equal(k, prev) {
+			hashes = append(hashes, bloom.Hash(k))
+			prev = append(prev[:0], k...)
+		}
+	}
+	return hashes, sk.Err()
 }
 
 // sameDict reports whether a and b (either may be nil) are one dictionary.

@@ -12,7 +12,7 @@
 // A segment is written in this order:
 //
 //	block 0 [dict 0] block 1 ... block n-1   batches of about 4 MiB,
-//	                                          not atomic together
+//	filter                                    not atomic together
 //	meta [replaced meta ...]                  one transaction, last
 //
 // Blocks go under layout.Keys.Block(id, lastKey) in key order, each
@@ -21,8 +21,11 @@
 // under layout.Keys.Dict(id, part) in the batch of the part's first
 // block: a segment whose blocks all share one dictionary stores it once,
 // and a meta names its parts' dictionaries by length and ID only. The
+// key filter of the segment's keys (package kv/internal/bloom), built as
+// the cells are added and the blocks copied, goes under
+// layout.Keys.Filter(id, run) in the batch of the last blocks. The
 // meta comes last because it is what makes the segment exist: Open loads
-// only segments with a meta and deletes every block and dictionary
+// only segments with a meta and deletes every block, dictionary and key filter
 // without one, so a flush or compaction cut short at any point before
 // the meta's commit leaves garbage, never a segment missing blocks. The
 // meta's transaction also sets the metas of the segments a compaction
@@ -30,7 +33,8 @@
 // inputs become visible at once.
 //
 // An extension (Store.ExtendWriter) writes its blocks under the id of
-// the segment it extends, after that segment's blocks, and then that
+// the segment it extends, after that segment's blocks, with a key filter
+// of its own for them (a run: a Bloom filter cannot grow), and then that
 // segment's meta again counting them; until the new meta commits, its
 // blocks sort past the old meta's last key and Open deletes them.
 //

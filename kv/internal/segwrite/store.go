@@ -87,7 +87,7 @@ func (st *Store) DeleteKeys(keys [][]byte) error {
 	return nil
 }
 
-// DeleteSegment removes the blocks and dictionaries of a segment whose
+// DeleteSegment removes the blocks, dictionaries and key filters of a segment whose
 // meta is gone, and its blocks from the cache: every key under its id
 // (those of the segments it extended too).
 func (st *Store) DeleteSegment(g *segment.Segment) error {
@@ -101,6 +101,9 @@ func (st *Store) DeleteSegment(g *segment.Segment) error {
 	}
 	if err := st.c.Engine.DeleteRange(k.DictSegment(g.Meta.ID), k.DictSegment(g.Meta.ID+1)); err != nil {
 		return fmt.Errorf("kv: delete segment %d dictionaries: %w", g.Meta.ID, err)
+	}
+	if err := st.c.Engine.DeleteRange(k.FilterSegment(g.Meta.ID), k.FilterSegment(g.Meta.ID+1)); err != nil {
+		return fmt.Errorf("kv: delete segment %d key filters: %w", g.Meta.ID, err)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
+	"github.com/kvenc/kvenc/kv/internal/bloom"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/kvenc/kvenc/kv/internal/segment"
 )
@@ -26,7 +27,12 @@ type Writer struct {
 	seg     *segment.Segment
 	lastKey []byte
 	dict    *blockenc.Dict // the encoders' Dict, or nil
-	err     error          // the writer failed (or the engine was closed under the Store)
+	// hashes are the bloom.Hash of every key added since the writer
+	// started (Add, CopyBlocks): Finish writes their key filter.
+	hashes []uint64
+	// baseBlocks: the blocks of the segment an extension extends.
+	baseBlocks uint64
+	err        error // the writer failed (or the engine was closed under the Store)
 
 	// Between Add and the other goroutines: every full encoder with its
 	// block's last key goes out on work (to a compressor) and on order
@@ -114,10 +120,12 @@ func (st *Store) ExtendWriter(g *segment.Segment, block blockenc.Options, d *blo
 			Parts:     slices.Clone(g.Parts),
 			Life:      g.Life,
 		},
-		lastKey: append(make([]byte, 0, len(g.Meta.LastKey)), g.Meta.LastKey...),
-		stopped: true,
+		lastKey:    append(make([]byte, 0, len(g.Meta.LastKey)), g.Meta.LastKey...),
+		baseBlocks: g.Meta.Blocks,
+		stopped:    true,
 	}
 	w.meta.Parts = slices.Clone(g.Meta.Parts)
+	w.meta.Filters = slices.Clone(g.Meta.Filters)
 	return w.start(block, d)
 }
 
@@ -170,6 +178,7 @@ func (w *Writer) Add(c blockenc.Cell) error {
 	}
 	if w.meta.Cells == 0 || !bytes.Equal(c.Key, w.lastKey) {
 		w.meta.Keys++
+		w.hashes = append(w.hashes, bloom.Hash(c.Key))
 	}
 	w.lastKey = append(w.lastKey[:0], c.Key...)
 	w.meta.Cells++
@@ -309,6 +318,7 @@ func (w *Writer) Finish(walSeq uint64, replaces []*segment.Segment) (*segment.Se
 		w.Abort()
 		return nil, err
 	}
+	w.addFilter()
 	if err := w.writeBatch(); err != nil {
 		w.Abort()
 		return nil, err
@@ -345,7 +355,29 @@ func (w *Writer) Finish(walSeq uint64, replaces []*segment.Segment) (*segment.Se
 	}
 	w.seg.Meta = w.meta
 	w.seg.Dels = rangedel.New(w.meta.Dels)
+	if err := w.seg.SetFilters(); err != nil {
+		return nil, err // a bug: the filters are the writer's own
+	}
 	return w.seg, nil
+}
+
+// addFilter adds the run of the blocks written since the writer started
+// and its key filter, built from w.hashes, to the meta and to the last
+// batch of blocks (once the writing goroutine has stopped). The blocks of
+// an extended segment that has no filters (meta version 5 and before) get
+// a run without a filter.
+func (w *Writer) addFilter() {
+	if w.baseBlocks > 0 && len(w.meta.Filters) == 0 {
+		w.meta.Filters = append(w.meta.Filters, segment.NewFilterRun(w.baseBlocks, nil))
+	}
+	if w.meta.Blocks == w.baseBlocks {
+		return
+	}
+	f := bloom.Build(w.hashes, bloom.BitsPerKey)
+	key := w.st.c.Keys.Filter(w.meta.ID, uint32(len(w.meta.Filters)))
+	w.batch.SetLarge(key, f)
+	w.written = append(w.written, key)
+	w.meta.Filters = append(w.meta.Filters, segment.NewFilterRun(w.meta.Blocks-w.baseBlocks, f))
 }
 
 // AddRangeDels gives the segment the range tombstones dels (sorted by
