@@ -91,6 +91,31 @@
 // every write with a lower seq have returned. A failed WAL write fails its whole group, and
 // the Store then refuses reads and writes until it is reopened.
 //
+// Options.WALBuffered (Pebble's Sync false) makes Apply return once its
+// record is queued in memory: the first writer to find no write in
+// progress starts a goroutine that writes the queued records, one write
+// per group, in seq order, until none is left, and a writer waits while
+// WALBufferSize (1 MiB) of records are queued. A memstore's queued
+// records are written before the next memstore's file takes one, and
+// Flush, Close and Sync write every queued record first. A failed
+// background write fails every later write with its error (reads go on:
+// the writes it lost were acknowledged and are in the memstore, which a
+// Flush still writes to a segment). What survives, by setting:
+//
+//	setting        kill -9 of the process          power loss
+//	SyncWrites     every acknowledged write        every acknowledged write
+//	default        every acknowledged write        what the OS wrote back
+//	WALBuffered    the acknowledged writes but a   what the OS wrote back
+//	               suffix: those still queued
+//
+// A suffix: a write that survives has every write acknowledged before
+// it began survive too (the records are written in seq order, and a
+// write's seq is above those of every write acknowledged before it
+// began), so a crash loses the last writes, never one in the middle.
+// Sync makes every write acknowledged before it survive a power loss
+// under any setting (it writes the queued records and fsyncs the WAL
+// files and Badger).
+//
 // Keeping the WAL out of Badger keeps its bytes out of Badger's value log,
 // where the blocks are: a write costs one file write instead of a Badger
 // transaction, and Badger's single write goroutine carries only blocks

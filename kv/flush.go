@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/kvenc/kvenc/blockenc"
+	"github.com/kvenc/kvenc/kv/engine"
 	"github.com/kvenc/kvenc/kv/internal/gcfilter"
 	"github.com/kvenc/kvenc/kv/internal/segment"
 	"github.com/kvenc/kvenc/kv/internal/segwrite"
@@ -26,6 +27,40 @@ func (s *Store) Flush() error {
 		return s.errReadOnly("Flush")
 	}
 	return s.flushAll()
+}
+
+// Sync makes every write acknowledged before it survive a power loss:
+// it writes the WAL records still queued (Options.WALBuffered), fsyncs
+// the WAL files of the memstores and their directory, then the engine
+// (Badger's DB.Sync, for the segments flushed and WAL records kept in
+// it). With SyncWrites every write is durable when it returns already.
+// It returns the error of a failed WAL write, which has stopped the
+// Store's writes.
+func (s *Store) Sync() error {
+	s.userOps.RLock()
+	defer s.userOps.RUnlock()
+	if s.closed.Load() {
+		return s.errClosed()
+	}
+	if s.opts.ReadOnly {
+		return s.errReadOnly("Sync")
+	}
+	if s.wal != nil {
+		s.mu.RLock()
+		mts := append([]*memtable{s.active}, s.frozen...)
+		s.mu.RUnlock()
+		for _, mt := range mts {
+			if err := s.wal.SyncFile(&mt.wal); err != nil {
+				return fmt.Errorf("kv: store %q: sync: %w", s.opts.Prefix, err)
+			}
+		}
+	}
+	if sy, ok := s.eng.(engine.Syncer); ok {
+		if err := sy.Sync(); err != nil {
+			return fmt.Errorf("kv: store %q: sync: %w", s.opts.Prefix, space.Classify(err))
+		}
+	}
+	return nil
 }
 
 // errReadOnly is the error of a write (op) on a ReadOnly Store.

@@ -70,6 +70,24 @@ type Options struct {
 	// acknowledged write survives a kill -9 of the process but not a power
 	// loss. Wrap leaves the caller's DB as it is.
 	SyncWrites bool
+	// WALBuffered makes a write return once its WAL record is queued in
+	// memory, rather than once the record is written to the WAL file: a
+	// goroutine writes the queued records in the background, in seq
+	// order, one write per group. This is Pebble's Sync false: on a crash
+	// of the process the writes whose records were still queued are
+	// lost, a suffix of the acknowledged writes (every write acknowledged
+	// before a surviving write began survives too), at most
+	// WALBufferSize bytes of records plus the write in progress; on a
+	// power loss, also what the operating system had not written back.
+	// A writer waits while WALBufferSize bytes of records are queued.
+	// Flush, Close and Sync write every queued record first; a failed
+	// background write fails every later write with its error, as a
+	// failed WAL write does (see the package doc, WAL). It applies to
+	// the WAL files of a Store that Open opened on a directory; a WAL in
+	// the engine (Wrap, OpenEngine, in memory) ignores it. It cannot be
+	// combined with SyncWrites. Default false: a write returns once its
+	// record is written (it survives a kill -9 of the process).
+	WALBuffered bool
 	// CompactionTrigger is the number of segments at which a background
 	// size-tiered compaction runs. Default 4; negative disables background
 	// compaction (Compact still works).
@@ -137,6 +155,9 @@ const (
 	DefaultBadgerMemTableSize = 16 << 20
 	maxBlockSize              = 256 << 10
 	DefaultLease              = 10 * time.Second
+	// WALBufferSize bounds the WAL record bytes queued in memory with
+	// Options.WALBuffered (per WAL file).
+	WALBufferSize = 1 << 20
 )
 
 // DefaultBlockOptions returns kv's block options: Columnar (restart
@@ -170,7 +191,7 @@ func DefaultBlockOptions() blockenc.Options {
 
 // DefaultOptions returns the defaults for a Store in dir ("" for memory):
 // Prefix "kv", DefaultBlockOptions(), BlockSize 16 KiB, MemstoreSize 8
-// MiB, DictSize 64 KiB - 1, CacheSize 64 MiB, SyncWrites false, CompactionTrigger 4,
+// MiB, DictSize 64 KiB - 1, CacheSize 64 MiB, SyncWrites and WALBuffered false, CompactionTrigger 4,
 // CompactionLevel 9, a silent Badger, ValueThreshold 1 KiB and
 // ValueLogFileSize 16 MiB.
 func DefaultOptions(dir string) Options {
@@ -216,6 +237,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if !o.Block.Compression.IsValid() {
 		return o, fmt.Errorf("%w: Block.Compression %d is not one of 0..%d (%v..%v)", ErrInvalidOptions, o.Block.Compression, blockenc.LZ4Dict, blockenc.NoCompression, blockenc.LZ4Dict)
+	}
+	if o.WALBuffered && o.SyncWrites {
+		return o, fmt.Errorf("%w: WALBuffered and SyncWrites together (a write is either fsynced before it returns or buffered)", ErrInvalidOptions)
 	}
 	if o.Lease == 0 {
 		o.Lease = DefaultLease

@@ -420,6 +420,9 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 		}
 		s.wal = w
 		w.SetGate(s.space, walChunkSize(s.opts.MemstoreSize))
+		if s.opts.WALBuffered {
+			w.SetBuffered(WALBufferSize)
+		}
 		recs = append(recs, frecs...)
 		slices.SortFunc(recs, func(a, b wal.Rec) int { return cmp.Compare(a.Seq, b.Seq) })
 		recs = slices.CompactFunc(recs, func(a, b wal.Rec) bool { return a.Seq == b.Seq })

@@ -256,7 +256,10 @@ const sealUnderLock = 64 << 10
 // included), which costs a write more latency than the write() it saves.
 // Seqs taken in queue order complete in the order their groups are
 // written: a writer whose group is written does not then wait for an
-// earlier seq still queued behind it.
+// earlier seq still queued behind it. With WALBuffered it returns once
+// the frame is queued (and added), every record sealed under the file's
+// lock, so that the file's frames, written in queue order, are in seq
+// order whatever their size: a crash loses a suffix of the seqs.
 //
 // Otherwise it begins, then writes the record's chunks in one engine
 // batch: with an engine that commits asynchronously (engine.AsyncWriter:
@@ -272,7 +275,7 @@ func (s *Store) logWAL(mt *memtable, frame []byte, ops []wal.Op, need int64, beg
 	rec := frame[wal.FrameLen:]
 	if s.wal != nil {
 		seal := begin
-		if len(rec) > sealUnderLock {
+		if len(rec) > sealUnderLock && !s.wal.Buffered() {
 			begin()
 			seal = nil
 		}
@@ -281,6 +284,9 @@ func (s *Store) logWAL(mt *memtable, frame []byte, ops []wal.Op, need int64, beg
 			return false, nil, err
 		}
 		addErr = mt.add(ops, wal.SeqOf(rec), need)
+		if s.wal.Buffered() {
+			return true, addErr, nil
+		}
 		return true, addErr, s.wal.Wait(&mt.wal, end, s.opts.SyncWrites && s.writers.Load() > 1)
 	}
 	begin()
@@ -356,6 +362,12 @@ func (s *Store) freezeActive() { s.freezeActiveInto(nil) }
 // allocate one).
 func (s *Store) freezeActiveInto(next *memtable) {
 	mt := s.active
+	if s.wal != nil && s.wal.Buffered() {
+		// The next memtable's file must not hold records while mt's
+		// queued ones may still be lost: a crash would leave a hole. A
+		// failed write fails every later write (wal.Files).
+		_ = s.wal.Drain(&mt.wal)
+	}
 	mt.hi = s.tracker.WritePoint()
 	if next == nil {
 		next = newMemtable(s.opts.MemstoreSize, 0)

@@ -28,7 +28,8 @@
 //
 // Features only some engines have are optional interfaces, found by a
 // type assertion: AsyncWriter (a write that overlaps the caller's work),
-// Refresher (reads pinned at a moment) and Reclaimer (space of deleted keys given back on request, as Badger's
+// Refresher (reads pinned at a moment), Syncer (writes made durable on
+// request) and Reclaimer (space of deleted keys given back on request, as Badger's
 // DropPrefix and value-log GC).
 //
 // Errors: ErrNotFound for a missing key, ErrTooLarge for a batch beyond
@@ -145,6 +146,14 @@ type AsyncWriter interface {
 // writer compacts them away.
 type Refresher interface {
 	Refresh() error
+}
+
+// Syncer is an engine whose writes may sit in the operating system's
+// buffers when they return (Badger without SyncWrites): Sync makes every
+// write that returned before it durable (fsynced). kv calls it from
+// Store.Sync.
+type Syncer interface {
+	Sync() error
 }
 
 // Reclaimer is an engine that gives back the space of deleted keys only

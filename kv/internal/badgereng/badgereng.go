@@ -12,7 +12,8 @@
 // (ValueThreshold), and kv.Open sets the threshold below a block's size.
 //
 // Optional engine capabilities: an owned DB commits asynchronously
-// (engine.AsyncWriter, Txn.CommitWith); both reclaim space on request
+// (engine.AsyncWriter, Txn.CommitWith); both fsync on request
+// (engine.Syncer, DB.Sync) and reclaim space on request
 // (engine.Reclaimer: DropPrefix, and value-log GC for an owned DB on
 // disk).
 //
@@ -231,6 +232,15 @@ func (e *Owned) WriteAsync(b *engine.Batch, done func(error)) error {
 		done(err)
 	})
 	return nil
+}
+
+// Sync fsyncs the DB's value log and memtable log (Badger's DB.Sync; a
+// no-op in memory).
+func (e *Engine) Sync() error {
+	if err := e.Err(); err != nil {
+		return err
+	}
+	return e.db.Sync()
 }
 
 // SetCommitWith replaces how WriteAsync commits (tests make it fail).

@@ -54,7 +54,10 @@
 // write at once share one write of their frames (group commit, see File);
 // SyncWrites fsyncs the file after each write, so a write is durable when
 // it returns; without it a record survives a crash of the process, not of
-// the machine (as Badger's value log without SyncWrites). The worked
+// the machine (as Badger's value log without SyncWrites). Buffered
+// (Files.SetBuffered) a writer does not wait for the write at all: a
+// goroutine writes the frames queued, in queue order, so a crash of the
+// process loses the frames still queued, a suffix of the file's. The worked
 // example above as a file, pinned by testdata/walfile-v1.bin:
 //
 //	6b76656e6357414c 01      magic, version 1

@@ -57,6 +57,13 @@ func (w *Files) Path() string { return w.dir }
 type Files struct {
 	dir  string
 	sync bool // SyncWrites: fsync after each write
+	// bufMax, when above 0 (SetBuffered), makes the writes buffered: a
+	// queued frame is written by a goroutine that Queue starts, and up to
+	// bufMax bytes of frames wait for it.
+	bufMax int
+	// failed is the first failed write of buffered frames (a
+	// *error): every later Queue, into any file, fails with it.
+	failed atomic.Pointer[error]
 
 	written atomic.Int64 // bytes written to the files
 	writes  atomic.Int64 // writes of queued frames (with sync, one fsync each)
@@ -91,6 +98,13 @@ type oldFile struct {
 // returns without a write of its own, so n writers at once cost about two
 // writes and fsyncs, not n. This is LevelDB's writer queue (Pebble's
 // commit pipeline) without a goroutine of its own.
+//
+// Buffered (SetBuffered), no writer waits: the Queue that finds no write
+// in progress starts a goroutine that leads, writing the frames queued
+// until none is left, in queue order, and a Queue that finds the frames
+// waiting at the bound waits for a write to take them. A failed write
+// fails every later Queue of the Files (frames queued after a lost one
+// are never written, so what a crash loses is a suffix of the queue).
 type File struct {
 	mu   sync.Mutex
 	f    *os.File
@@ -105,6 +119,15 @@ type File struct {
 	leading bool      // a leader is writing
 	alloc   int64     // bytes allocated ahead (SetGate)
 }
+
+// SetBuffered makes the writes of frames buffered (see File): Queue
+// returns once the frame is queued in memory, up to max bytes of frames
+// wait for their write, and Drain waits for them. Call it before the
+// first record.
+func (w *Files) SetBuffered(max int) { w.bufMax = max }
+
+// Buffered reports whether the writes are buffered (SetBuffered).
+func (w *Files) Buffered() bool { return w.bufMax > 0 }
 
 // SetGate makes every file allocate chunk bytes ahead at a time, each
 // admitted by g first (when a frame is queued), so that the records
@@ -216,7 +239,14 @@ func DecodeFile(b []byte) ([]Rec, error) {
 // frames then queue in the order in which their seals ran (kv takes the
 // record's seq and Seals it there, so that a file's records and the
 // groups written are in seq order).
+//
+// Buffered, it first waits while the frames queued would pass the bound
+// with frame's, and starts the goroutine that writes them when none
+// runs.
 func (w *Files) Queue(f *File, frame []byte, seal func()) (end int64, err error) {
+	if p := w.failed.Load(); p != nil {
+		return 0, *p
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
@@ -228,6 +258,12 @@ func (w *Files) Queue(f *File, frame []byte, seal func()) (end int64, err error)
 		}
 		f.cond.L = &f.mu
 	}
+	for w.bufMax > 0 && len(f.queued) > 0 && len(f.queued)+len(frame) > w.bufMax && f.err == nil {
+		f.cond.Wait() // a write is in progress (drain) and takes them
+	}
+	if f.err != nil {
+		return 0, f.err
+	}
 	if err := w.allocate(f, int64(len(frame))); err != nil {
 		return 0, fmt.Errorf("wal: file %s: %w", filepath.Base(f.path), err)
 	}
@@ -237,7 +273,54 @@ func (w *Files) Queue(f *File, frame []byte, seal func()) (end int64, err error)
 	binary.LittleEndian.PutUint32(frame, uint32(len(frame)-FrameLen))
 	f.queued = append(f.queued, frame...)
 	f.end += int64(len(frame))
+	if w.bufMax > 0 && !f.leading {
+		f.leading = true
+		go w.drain(f)
+	}
 	return f.end, nil
+}
+
+// drain leads the writes of a buffered file until no frame is queued or a
+// write failed.
+func (w *Files) drain(f *File) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for len(f.queued) > 0 && f.err == nil {
+		w.writeQueued(f)
+	}
+	f.leading = false
+	f.cond.Broadcast()
+}
+
+// Drain returns once every frame queued for f is written (with
+// SyncWrites, synced), or the error of the write that failed them.
+func (w *Files) Drain(f *File) error {
+	f.mu.Lock()
+	end := f.end
+	f.mu.Unlock()
+	return w.Wait(f, end, false)
+}
+
+// SyncFile writes every frame queued for f and fsyncs f's file and the
+// directory, so that its records survive a power loss. A file not created, or removed since
+// (its memstore flushed), has nothing to sync.
+func (w *Files) SyncFile(f *File) error {
+	if err := w.Drain(f); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.f == nil {
+		return nil
+	}
+	err := f.f.Sync()
+	if err == nil && !w.sync {
+		err = syncDir(w.dir) // the file's name (SyncWrites synced it at create)
+	}
+	if err != nil {
+		return fmt.Errorf("wal: file %s: sync: %w", filepath.Base(f.path), space.Classify(err))
+	}
+	return nil
 }
 
 // Wait returns once f holds (with SyncWrites, durably) the frames queued
@@ -264,30 +347,41 @@ func (w *Files) Wait(f *File, end int64, gather bool) error {
 			continue
 		}
 		f.leading = true
-		b, upto := f.queued, f.end
-		f.queued = f.spare[:0]
-		f.mu.Unlock()
-		var err error
-		if w.beforeWrite != nil {
-			err = w.beforeWrite()
-		}
-		if err == nil {
-			w.writes.Add(1)
-			err = w.write(f, b)
-		}
-		f.mu.Lock()
-		f.spare, f.leading = b, false
-		if err != nil {
-			f.fail(err)
-		} else {
-			f.done = upto
-		}
-		f.cond.Broadcast()
+		w.writeQueued(f)
+		f.leading = false
 	}
 	if f.done >= end {
 		return nil
 	}
 	return f.err
+}
+
+// writeQueued writes the frames queued for f with one write, as their
+// leader: the caller holds f.mu, which it releases during the write, and
+// has set f.leading.
+func (w *Files) writeQueued(f *File) {
+	b, upto := f.queued, f.end
+	f.queued = f.spare[:0]
+	f.mu.Unlock()
+	var err error
+	if w.beforeWrite != nil {
+		err = w.beforeWrite()
+	}
+	if err == nil {
+		w.writes.Add(1)
+		err = w.write(f, b)
+	}
+	f.mu.Lock()
+	f.spare = b
+	if err != nil {
+		err = f.fail(err)
+		if w.bufMax > 0 {
+			w.failed.CompareAndSwap(nil, &err)
+		}
+	} else {
+		f.done = upto
+	}
+	f.cond.Broadcast()
 }
 
 // Writes returns the writes of queued frames since OpenFiles (with
@@ -399,6 +493,9 @@ func syncDir(dir string) error {
 // memstore's last seq.
 func (w *Files) Flushed(f *File, hi uint64) error {
 	f.mu.Lock()
+	for f.leading { // a buffered write of frames queued before the flush
+		f.cond.Wait()
+	}
 	fd, path := f.f, f.path
 	f.f = nil
 	f.err = errors.New("wal: file of a flushed memstore")
