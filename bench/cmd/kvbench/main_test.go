@@ -101,7 +101,7 @@ func TestAllOnTinyData(t *testing.T) {
 		{"ycsb", "workload", 7 * len(ycsbGoroutines) * len(ycsbbench.Engines()), 1},
 		{"ycsb_ops", "workload", -1, 2}, // a kind no engine ran in a phase has no row
 		{"ycsb_puts", "engine", 2 * len(ycsbbench.Engines()), 2},
-		{"ycsb_goals", "goal", 5*2*3 + 1, 1},
+		{"ycsb_goals", "goal", 5*2*4 + 1, 1},
 	}
 	for _, c := range csvs {
 		recs := readCSV(t, filepath.Join(dir, c.name+".csv"))

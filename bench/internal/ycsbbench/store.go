@@ -40,25 +40,45 @@ type Engine struct {
 }
 
 // Engine names, in the order Engines returns them; the reports compare
-// every engine against KvencName.
+// every engine against the kvenc engine KvencFor names.
 const (
-	KvencName  = "kvenc"
-	BadgerName = "badger"
-	PebbleName = "pebble"
+	KvencName         = "kvenc"
+	KvencBufferedName = "kvenc-buffered"
+	BadgerName        = "badger"
+	PebbleName        = "pebble"
 )
 
-// Engines: kvenc's store (package kv, defaults), raw Badger v4 (one key
-// per record, compression off: the records are random bytes) and Pebble v2
-// (defaults), every one with Config's cache and durability.
+// Engines: kvenc's store (package kv, defaults), the same with its WAL
+// buffered (kv.Options.WALBuffered, unless Config.Sync), raw Badger v4
+// (one key per record, compression off: the records are random bytes)
+// and Pebble v2 (defaults), every one with Config's cache and
+// durability.
 func Engines() []Engine {
-	return []Engine{{KvencName, openKvenc}, {BadgerName, openBadger}, {PebbleName, openPebble}}
+	return []Engine{{KvencName, openKvenc}, {KvencBufferedName, openKvencBuffered}, {BadgerName, openBadger}, {PebbleName, openPebble}}
+}
+
+// KvencFor returns the kvenc engine that stands beside peer at the same
+// durability without Config.Sync: kvenc-buffered for Pebble (a commit
+// with Sync false returns once its record is in the log writer's buffer;
+// a crash of the process may lose it), kvenc for the others (Badger's
+// writes are in its memory-mapped memtable file when they return, and
+// kvenc's in its WAL file: both survive a crash of the process).
+func KvencFor(peer string) string {
+	if peer == PebbleName || peer == KvencBufferedName {
+		return KvencBufferedName
+	}
+	return KvencName
 }
 
 type kvencStore struct{ s *kv.Store }
 
-func openKvenc(dir string, c Config) (Store, error) {
+func openKvenc(dir string, c Config) (Store, error) { return openKvencWith(dir, c, false) }
+
+func openKvencBuffered(dir string, c Config) (Store, error) { return openKvencWith(dir, c, !c.Sync) }
+
+func openKvencWith(dir string, c Config, buffered bool) (Store, error) {
 	o := kv.DefaultOptions(dir)
-	o.CacheSize, o.SyncWrites = c.Cache, c.Sync
+	o.CacheSize, o.SyncWrites, o.WALBuffered = c.Cache, c.Sync, buffered
 	s, err := kv.Open(o)
 	if err != nil {
 		return nil, err
