@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/pprof"
 	"sync"
 	"syscall"
 	"time"
@@ -128,17 +127,3 @@ func (e *env) cleanupOnSignal() (stop func()) {
 
 func (e *env) elapsed() time.Duration { return time.Since(e.start).Round(100 * time.Millisecond) }
 
-func startCPUProfile(path string) (stop func(), err error) {
-	if path == "" {
-		return func() {}, nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
-}

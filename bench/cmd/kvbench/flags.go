@@ -29,6 +29,7 @@ type config struct {
 	alpFiles   []string // empty: every file of ALP's samples
 	engine     string   // store: "" the local engines, "tikv" kvenc on TiKV vs plain TiKV
 	pd         []string // store -engine tikv: a real cluster's PD addresses (empty: the mock)
+	engines    []string // store: the local engines to measure (empty: all)
 }
 
 // datasetNames are the values -dataset accepts.
@@ -51,6 +52,8 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 	fs.StringVar(&cfg.kvenc, "kvenc", "", "store: also measure kvenc's store with these kv.Options settings applied to its defaults, as engine kvenc-set:\nField=value,... of BlockSize, DictSize, CompactionLevel, Encoding, Compression, RestartInterval, CompressionLevel\n(what kvenc advise prints, e.g. CompactionLevel=12)")
 	fs.StringVar(&cfg.engine, "engine", "", "store: \"tikv\" compares kvenc's store on TiKV (kvtikv) with one TiKV key per cell instead of the local engines")
 	pd := fs.String("pd", "", "store -engine tikv: comma-separated PD addresses (host:port) of a real TiKV cluster; default client-go's in-process mock")
+	engines := fs.String("engines", "", "store: comma-separated local engines to measure (default all): "+strings.Join(storeEngineNames(), ", ")+
+		"\n(ratios and goals against an engine left out show as -; with -cpuprofile each engine's child also profiles its load into FILE.ENGINE)")
 	alpFiles := fs.String("alpfiles", "", "floats, timeseries: comma-separated ALP sample files to use, by name without .csv (default all 31)")
 	fs.StringVar(&cfg.benchtime, "benchtime", "", "time per measurement in go test -benchtime syntax (default 200ms, 25ms with -quick)")
 	fs.Usage = func() {
@@ -81,6 +84,14 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 				return cfg, "", fmt.Errorf("unknown dataset %q (want %s)", d, strings.Join(datasetNames, ", "))
 			}
 			cfg.datasets = append(cfg.datasets, d)
+		}
+	}
+	if *engines != "" {
+		for _, n := range strings.Split(*engines, ",") {
+			if !slices.Contains(storeEngineNames(), n) {
+				return cfg, "", fmt.Errorf("unknown engine %q (want %s)", n, strings.Join(storeEngineNames(), ", "))
+			}
+			cfg.engines = append(cfg.engines, n)
 		}
 	}
 	if *alpFiles != "" {
@@ -114,6 +125,15 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 		}
 	}
 	return cfg, cmd, nil
+}
+
+// storeEngineNames are the values -engines accepts.
+func storeEngineNames() []string {
+	var names []string
+	for _, e := range storebench.Engines() {
+		names = append(names, e.Name)
+	}
+	return append(names, storebench.KvencSetName)
 }
 
 // uses reports whether dataset d is selected.

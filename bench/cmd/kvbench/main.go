@@ -113,7 +113,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	defer e.close()
 	defer e.cleanupOnSignal()()
-	stop, err := startCPUProfile(cfg.cpuprofile)
+	stop, err := storebench.StartCPUProfile(cfg.cpuprofile)
 	if err != nil {
 		return err
 	}

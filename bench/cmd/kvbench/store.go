@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/kvenc/kvenc/bench/internal/dataset"
@@ -38,9 +39,10 @@ func runStore(e *env) error {
 	if err != nil {
 		return err
 	}
-	engines := storebench.Engines()
-	if e.cfg.kvenc != "" {
-		engines = append(engines, storebench.KvencSetEngine(e.cfg.kvenc))
+	engines := storeEngines(e.cfg)
+	if len(engines) == 0 {
+		fmt.Fprintln(e.stdout, "store: no engine selected")
+		return nil
 	}
 	bar := report.StderrProgress(len(sets) * len(engines) * (1 + o.Rounds))
 	var all [][]storebench.Result
@@ -84,6 +86,18 @@ func runStore(e *env) error {
 	return storePlots(e, sets, all)
 }
 
+// storeEngines are the engines -engines selects (default every local
+// engine, and kvenc-set when -kvenc is given).
+func storeEngines(c config) []storebench.Engine {
+	var engines []storebench.Engine
+	for _, eng := range append(storebench.Engines(), storebench.KvencSetEngine(c.kvenc)) {
+		if slices.Contains(c.engines, eng.Name) || len(c.engines) == 0 && (eng.Name != storebench.KvencSetName || c.kvenc != "") {
+			engines = append(engines, eng)
+		}
+	}
+	return engines
+}
+
 // storeOptions sizes the read passes: per round 20,000 uniform Gets,
 // 50,000 zipfian Gets per pass, 10,000 seeks and, per goroutine count, two
 // passes of Gets of twice -benchtime each, at least 100 ms (the CPU
@@ -92,7 +106,7 @@ func runStore(e *env) error {
 // passes; with an iteration count as -benchtime, 10 ms).
 func storeOptions(c config) storebench.Options {
 	o := storebench.Options{Cache: c.cache, Rounds: c.count, Gets: 20_000, ZipfGets: 50_000, Seeks: 10_000,
-		Sweeps: 2, Goroutines: storeGoroutines, KvencSettings: c.kvenc}
+		Sweeps: 2, Goroutines: storeGoroutines, KvencSettings: c.kvenc, LoadProfile: c.cpuprofile}
 	if c.quick {
 		o.Gets, o.ZipfGets, o.Seeks = 5_000, 5_000, 2_500
 	}

@@ -13,7 +13,7 @@ import (
 // storeMetric reads one number from a result (NaN if it failed or was not
 // measured).
 func storeMetric(r storebench.Result, f func(storebench.Result) float64) float64 {
-	if r.Err != nil {
+	if r.Err != nil || r.Engine == "" { // failed, or not measured (-engines)
 		return math.NaN()
 	}
 	return f(r)

@@ -2,6 +2,8 @@ package storebench
 
 import (
 	"fmt"
+	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/kvenc/kvenc/bench/internal/dataset"
@@ -22,6 +24,10 @@ type Options struct {
 	// KvencSettings are the kv.Options settings of the KvencSetName
 	// engine (see KvencSettings).
 	KvencSettings string
+	// LoadProfile, if not empty, is where a CPU profile of the load
+	// (writes, flush, compaction, close) goes, with "." and the engine's
+	// name appended.
+	LoadProfile string
 }
 
 // SeekNexts is how many cells a SeekGE+Next op reads.
@@ -87,7 +93,18 @@ func measureInto(r *Result, e Engine, dir string, kvs []dataset.KV, o Options, s
 	if err != nil {
 		return err
 	}
-	if err := load(r, db, kvs); err != nil {
+	prof := o.LoadProfile
+	if prof != "" {
+		prof += "." + e.Name
+	}
+	stop, err := StartCPUProfile(prof)
+	if err != nil {
+		db.Close()
+		return err
+	}
+	err = load(r, db, kvs)
+	stop()
+	if err != nil {
 		return err
 	}
 	step(e.Name + " load")
@@ -110,6 +127,23 @@ func measureInto(r *Result, e Engine, dir string, kvs []dataset.KV, o Options, s
 	// in the background or at the next Open.
 	r.DiskBytes, err = diskuse.Of(dir)
 	return err
+}
+
+// StartCPUProfile starts a CPU profile into path, or nothing when path
+// is empty, and returns the function that stops it.
+func StartCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // load writes kvs, flushes, compacts and closes db, timing each phase.
