@@ -83,13 +83,15 @@
 // the dictionary's 6-byte hash table. Levels 1..9: a
 // suffix array of the dictionary (every position with 8 bytes after it,
 // sorted by the bytes from there on) finds the longest match in the whole
-// dictionary, at any level, in a hash lookup of the first 4 bytes and
-// binary searches, where a hash chain walk finds it only within its depth
-// and spends most of its time on the dictionary's many candidates. A
-// search that needs 6 bytes or more (the lazy steps, and a position whose
-// input table already found 5) first probes bit sets of the hashes of the
-// suffixes' first 6 and 8 bytes, and stops there when the bit is clear:
-// most such searches find nothing, and the output is the same.
+// dictionary, at any level, in a hash lookup of the first 4 bytes and a
+// binary search (comparing the suffixes' bytes 4..15 kept beside them
+// before any dictionary byte), where a hash chain walk finds it only
+// within its depth and spends most of its time on the dictionary's many
+// candidates. A search that needs 6 bytes or more (the lazy steps, and a
+// position whose input table already found 5) first probes bit sets of
+// the hashes of the suffixes' first 6 and 8 bytes, and stops there when
+// the bit is clear: most such searches find nothing, and the output is
+// the same.
 // The dictionary is searched at every position the parse searches, except
 // in the lazy steps: two bytes after a match never, one byte after it at
 // levels 5..9 when the match is shorter than 2*Level-4 bytes. Levels 10..12
@@ -99,10 +101,11 @@
 // hash table; levels 1..12 add up to 256 KiB of chain heads and 128 KiB of
 // chain. All of it is kept in the Compressor, so a reused one allocates
 // nothing. A Dict adds 128 KiB for the fast level's table and, for the HC
-// levels, 6 bytes per dictionary byte for the suffix array and its keys
-// plus 16 to 32 bytes per distinct 4-byte string in it for their hash
-// table and 256 KiB for the two bit sets (64 KiB of text: about 0.85 MiB,
-// built by prefix doubling), each built when first used.
+// levels, 14 bytes per dictionary byte for the suffix array and the
+// bytes 4..15 of each suffix, plus 16 to 32 bytes per distinct 4-byte
+// string in it for their hash table and 256 KiB for the two bit sets
+// (64 KiB of text: about 1.4 MiB, built by prefix doubling), each built
+// when first used.
 package lz4dict
 
 import (

@@ -3,7 +3,6 @@ package lz4dict
 import (
 	"cmp"
 	"encoding/binary"
-	"math"
 	"math/bits"
 	"slices"
 )
@@ -13,9 +12,11 @@ import (
 //   - sa: the positions p of the dictionary with p+suffixKeyEnd <= its
 //     length, ordered by the bytes from p to the dictionary's end (a
 //     suffix that is a prefix of another sorts first);
-//   - keys: beside each, its bytes 4..7 as a big-endian uint32, so that
-//     the search through a run of suffixes sharing their first 4 bytes
-//     reads one array and no dictionary bytes;
+//   - keys and more: beside each, its bytes 4..7 as a big-endian
+//     uint32 and its bytes 8..15 as a big-endian uint64 (zeros past the
+//     dictionary's end), so that the search through a run of suffixes
+//     sharing their first 4 bytes reads no dictionary bytes until one
+//     shares 16 bytes with q;
 //   - groups: a hash table from each 4-byte prefix found to the run of sa
 //     whose suffixes start with it (at most half full).
 //
@@ -25,15 +26,17 @@ import (
 // a lookup and a binary search instead of a walk over every earlier
 // position with the same hash; see findDict.
 type suffixIndex struct {
+	b      []byte // the dictionary
 	sa     []uint16
 	keys   []uint32
+	more   []uint64
 	groups []suffixGroup // open addressing, linear probing; n == 0: empty
 	shift  uint          // 32 - log2(len(groups))
 	// has6 and has8 are bit sets of the hashes (filterHash) of the first
 	// 6 and 8 bytes of every suffix in sa: a clear bit proves that no
 	// suffix starts with those bytes, so findDict gives up on a search
 	// that needs a match of 6 bytes or more in a hash probe, before the
-	// group lookup and the binary searches (most of the searches one byte
+	// group lookup and the binary search (most of the searches one byte
 	// after a match find nothing longer).
 	has6, has8 []uint64
 }
@@ -95,6 +98,10 @@ func (x *suffixIndex) group(key uint32) (lo, hi int) {
 // found), and keeps their bytes from minMatch to it beside the positions.
 const suffixKeyEnd = 8
 
+// suffixMoreEnd: a suffixIndex keeps every suffix's bytes from
+// suffixKeyEnd to it (zeros past the dictionary's end) beside its key.
+const suffixMoreEnd = 16
+
 // newSuffixIndex builds the suffix index of b (len(b) <= MaxDictLen) by
 // prefix doubling: the suffixes are bucket-sorted on their first two bytes,
 // then every group of suffixes that still share their first h bytes is
@@ -107,6 +114,7 @@ func newSuffixIndex(b []byte) suffixIndex {
 	idx := suffixIndex{has6: make([]uint64, 1<<(filterLog-6)), has8: make([]uint64, 1<<(filterLog-6))}
 	if n < suffixKeyEnd {
 		idx.groups, idx.shift = make([]suffixGroup, 1), 32
+		idx.b = b
 		return idx
 	}
 	// All n suffixes take part in the sort (a suffix's rank h bytes on
@@ -184,10 +192,15 @@ func newSuffixIndex(b []byte) suffixIndex {
 	// and index the runs that share their first 4 bytes.
 	out := make([]uint16, 0, n-suffixKeyEnd+1)
 	idx.keys = make([]uint32, 0, n-suffixKeyEnd+1)
+	idx.more = make([]uint64, 0, n-suffixKeyEnd+1)
+	var pad [suffixMoreEnd]byte
 	for _, p := range sa {
 		if int(p)+suffixKeyEnd <= n {
 			out = append(out, uint16(p))
 			idx.keys = append(idx.keys, binary.BigEndian.Uint32(b[int(p)+minMatch:]))
+			clear(pad[:])
+			copy(pad[:], b[p:])
+			idx.more = append(idx.more, binary.BigEndian.Uint64(pad[suffixKeyEnd:]))
 			w := binary.LittleEndian.Uint64(b[p:])
 			h6, h8 := filterHash(w, 6), filterHash(w, 8)
 			idx.has6[h6>>6] |= 1 << (h6 & 63)
@@ -217,7 +230,7 @@ func newSuffixIndex(b []byte) suffixIndex {
 		idx.groups[h] = suffixGroup{key: key, lo: uint16(i), n: uint16(j - i)}
 		i = j
 	}
-	idx.sa = out
+	idx.sa, idx.b = out, b
 	return idx
 }
 
@@ -248,10 +261,8 @@ const suffixWalk = 8
 // findDict returns the longest match for position p in the dictionary,
 // longer than best, as find does (its length and position, negative), or
 // (best, noMatch). With q = buf[p:m.limit]: the group of q's first 4
-// bytes (none: no match); in it, the run of keys equal to q's bytes 4..7
-// (binary searches on keys); in that run, if any, the place of q (binary
-// search comparing dictionary bytes from the 8th on, each step starting
-// from the prefix its two bounds share with q). The suffixes on either
+// bytes (none: no match); in it, the place of q (place: one binary
+// search). The suffixes on either
 // side of that place share the longest prefixes with q; one that starts
 // too far back for an offset (65535) is passed over for the next one out,
 // at most suffixWalk of them. A match that reaches the dictionary's end
@@ -270,7 +281,7 @@ func (m *hcMatcher) findDict(p, best int) (int, int) {
 	if first == end {
 		return best, noMatch
 	}
-	sa, keys := x.sa[:end], x.keys[:end]
+	sa, keys, more := x.sa[:end], x.keys[:end], x.more[:end]
 	var qk uint32 // q's key (q has at least mfLimit-lastLiterals = 7 bytes)
 	if len(q) >= suffixKeyEnd {
 		qk = binary.BigEndian.Uint32(q[minMatch:])
@@ -279,97 +290,99 @@ func (m *hcMatcher) findDict(p, best int) (int, int) {
 		copy(b[:], q)
 		qk = binary.BigEndian.Uint32(b[minMatch:])
 	}
-	lo := lowerBound(keys, first, end, qk)
-	hi := lo
-	if lo < end && keys[lo] == qk {
-		hi = gallopUpper(keys, lo, end, qk)
+	// q's bytes 8..15 (qm), if it has them (else qm is never used).
+	var qm uint64
+	qMore := len(q) >= suffixMoreEnd
+	if qMore {
+		qm = binary.BigEndian.Uint64(q[suffixKeyEnd:])
 	}
-	if lo == hi && best >= suffixKeyEnd-1 {
+	lo := x.place(q, qk, qm, first, end)
+	if best >= suffixKeyEnd-1 && (lo == end || keys[lo] != qk) && (lo == first || keys[lo-1] != qk) {
 		return best, noMatch // no suffix shares suffixKeyEnd bytes with q
 	}
+	// lcp returns the length of the prefix q shares with sa[i], as the
+	// search compares them.
+	lcp := func(i int) int {
+		if d := keys[i] ^ qk; d != 0 {
+			return minMatch + bits.LeadingZeros32(d)>>3
+		}
+		s := int(sa[i])
+		if d := more[i] ^ qm; d != 0 && qMore {
+			return min(suffixKeyEnd+bits.LeadingZeros64(d)>>3, dl-s)
+		}
+		l, _ := suffixCmp(dict[s:], q, suffixKeyEnd)
+		return l
+	}
+	lowest := dl + p - maxOffset // the farthest dictionary byte an offset reaches
+	found := noMatch
+	// take reports whether sa[i], sharing l bytes with q, is a longer
+	// match in reach; if so it is the match found.
+	take := func(i, l int) bool {
+		s := int(sa[i])
+		if s < lowest {
+			return false
+		}
+		if s+l == dl {
+			// The match runs on past the dictionary into the input.
+			l += matchLen(buf, 0, p+l, m.limit)
+		}
+		best, found = l, s-dl
+		return true
+	}
+	// From the place down (sa[lo-1], ...), then up (sa[lo], ...): the
+	// first suffix in reach, if it shares more than best bytes.
+	for i, w := lo-1, 0; w < suffixWalk && i >= first; i, w = i-1, w+1 {
+		l := min(lcp(i), len(q))
+		if l <= best || take(i, l) {
+			break
+		}
+	}
+	for i, w := lo, 0; w < suffixWalk && i < end; i, w = i+1, w+1 {
+		l := min(lcp(i), len(q))
+		if l <= best || take(i, l) {
+			break
+		}
+	}
+	return best, found
+}
+
+// place returns the place of q among the suffixes sa[first:end] that
+// share its first 4 bytes (the index of the first one that does not sort
+// before q), qk and qm being q's bytes 4..7 and 8..15 (findDict): one
+// binary search comparing bytes 4..7 (keys), then, where they are
+// equal, bytes 8..15 (more), and only where those are equal too, or
+// sa[mid] or q is shorter than 16 bytes, the dictionary's bytes from the
+// 16th (suffixCmp). more is zero past the dictionary's end: a difference
+// there means the suffix ends first, a prefix of q. A function of its
+// own, so that the loop's values stay in registers.
+func (x *suffixIndex) place(q []byte, qk uint32, qm uint64, first, end int) int {
+	dict := x.b
+	dl := len(dict)
+	sa, keys, more := x.sa[:end], x.keys[:end], x.more[:end]
+	qMore := len(q) >= suffixMoreEnd
 	// Every suffix in sa[lo:hi] shares min(llo, lhi) bytes with q: llo
-	// with sa[lo-1], lhi with sa[hi], suffixKeyEnd at the run's ends.
-	llo, lhi := suffixKeyEnd, suffixKeyEnd
+	// with sa[lo-1], lhi with sa[hi].
+	lo, hi := first, end
+	llo, lhi := minMatch, minMatch
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		l, less := suffixCmp(dict[sa[mid]:], q, min(llo, lhi))
+		var l int
+		var less bool
+		if d := keys[mid] ^ qk; d != 0 {
+			l, less = minMatch+bits.LeadingZeros32(d)>>3, keys[mid] < qk
+		} else if s, d := int(sa[mid]), more[mid]^qm; d != 0 && qMore {
+			l, less = suffixKeyEnd+bits.LeadingZeros64(d)>>3, more[mid] < qm
+			if l >= dl-s {
+				l, less = dl-s, true
+			}
+		} else {
+			l, less = suffixCmp(dict[s:], q, max(min(llo, lhi), suffixKeyEnd))
+		}
 		if less {
 			lo, llo = mid+1, l
 		} else {
 			hi, lhi = mid, l
 		}
 	}
-	// lcp returns the length of the prefix q shares with sa[i].
-	lcp := func(i int) int {
-		if d := keys[i] ^ qk; d != 0 {
-			return minMatch + bits.LeadingZeros32(d)>>3
-		}
-		l, _ := suffixCmp(dict[sa[i]:], q, suffixKeyEnd)
-		return l
-	}
-	lowest := dl + p - maxOffset // the farthest dictionary byte an offset reaches
-	found := noMatch
-	// From the place down (sa[lo-1], ...), then up (sa[lo], ...): the
-	// first suffix in reach, if it shares more than best bytes.
-	for _, dir := range [2]int{-1, 1} {
-		i := lo + min(dir, 0)
-		for w := 0; w < suffixWalk && i >= first && i < end; w++ {
-			l := min(lcp(i), len(q))
-			if l <= best {
-				break
-			}
-			if s := int(sa[i]); s >= lowest {
-				if s+l == dl {
-					// The match runs on past the dictionary into the input.
-					l += matchLen(buf, 0, p+l, m.limit)
-				}
-				best, found = l, s-dl
-				break
-			}
-			i += dir
-		}
-	}
-	return best, found
-}
-
-// lowerBound returns the first index i in [lo, hi) with keys[i] >= k, or
-// hi. The loop has no branch on the keys, whose outcome a processor
-// cannot predict: the step is masked with the sign of their difference.
-func lowerBound(keys []uint32, lo, hi int, k uint32) int {
-	n := hi - lo
-	if n == 0 {
-		return lo
-	}
-	for n > 1 {
-		half := n >> 1
-		// lt is all ones if keys[lo+half-1] < k, else 0.
-		lt := int((int64(keys[lo+half-1]) - int64(k)) >> 63)
-		lo += half & lt
-		n -= half
-	}
-	if keys[lo] < k {
-		lo++
-	}
 	return lo
-}
-
-// gallopUpper returns the first index i in (lo, hi) with keys[i] > k, or
-// hi, given keys[lo] <= k: it doubles its step from lo before it
-// searches, since runs of equal keys are mostly short and hi far.
-func gallopUpper(keys []uint32, lo, hi int, k uint32) int {
-	step := 1
-	for lo+step < hi && keys[lo+step] <= k {
-		lo += step
-		step <<= 1
-	}
-	return upperBound(keys, lo+1, min(lo+step, hi), k)
-}
-
-// upperBound returns the first index i in [lo, hi) with keys[i] > k, or
-// hi.
-func upperBound(keys []uint32, lo, hi int, k uint32) int {
-	if k == math.MaxUint32 {
-		return hi
-	}
-	return lowerBound(keys, lo, hi, k+1)
 }

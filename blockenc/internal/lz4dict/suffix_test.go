@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -89,16 +88,31 @@ func TestFindDictLongest(t *testing.T) {
 	// the input's later positions: random bytes, and then the text (only
 	// the input's last 100 positions are searched in it).
 	long := append(rnd(MaxDictLen-len(text)), text...)
-	for name, dict := range map[string][]byte{"text": text, "long": long} {
+	// Bytes 0 and 1 ending in zeros, and an input of its pieces (its end
+	// first, running on): suffixes whose bytes 8..15 run past the
+	// dictionary's end (zeros beside them in the index), compared with
+	// inputs that have zeros there, and others.
+	r := rand.New(rand.NewPCG(14, 14))
+	bin := make([]byte, 3000)
+	for i := range bin {
+		bin[i] = byte(r.IntN(2))
+	}
+	copy(bin[len(bin)-6:], make([]byte, 6))
+	binSrc := append(bytes.Clone(bin[len(bin)-14:]), 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+	binSrc = append(binSrc, bin[len(bin)-11:]...)
+	binSrc = append(binSrc, 1, 1, 0)
+	binSrc = append(binSrc, bin[500:700]...)
+	for _, tc := range []struct {
+		name      string
+		dict, src []byte
+		from      int // the first position searched
+	}{{"text", text, src, 0}, {"long", long, src, len(src) - 100}, {"binary", bin, binSrc, 0}} {
+		name, dict, src, from := tc.name, tc.dict, tc.src, tc.from
 		d := NewDict(dict)
 		dl := len(dict)
 		var c Compressor
 		m := c.matcher(src, 1, d)
 		found := 0
-		from := 0
-		if name == "long" {
-			from = len(src) - 100
-		}
 		for p := from; p+mfLimit <= len(src); p += 1 + p%3 { // about every other position
 			// 5..7 and 12: the searches the filters decide (6 bytes
 			// needed, 7, 8, 13).
@@ -162,28 +176,6 @@ func TestFiltersOnlyPrune(t *testing.T) {
 			got := c.CompressBlockDict(nil, sub, d)
 			want := c.CompressBlockDict(nil, sub, open)
 			require.Equal(t, want, got, "level %d, sub-block at %d", level, off)
-		}
-	}
-}
-
-// TestBounds: lowerBound, upperBound and gallopUpper agree with
-// sort.Search on sorted keys with repeats, for every range.
-func TestBounds(t *testing.T) {
-	r := rand.New(rand.NewPCG(14, 14))
-	for range 5000 {
-		keys := make([]uint32, r.IntN(20))
-		for i := range keys {
-			keys[i] = math.MaxUint32 - uint32(r.IntN(6)) // the largest keys too
-		}
-		sort.Slice(keys, func(a, b int) bool { return keys[a] < keys[b] })
-		k := math.MaxUint32 - uint32(r.IntN(7))
-		lo := r.IntN(len(keys) + 1)
-		hi := lo + r.IntN(len(keys)-lo+1)
-		require.Equal(t, lo+sort.Search(hi-lo, func(i int) bool { return keys[lo+i] >= k }), lowerBound(keys, lo, hi, k), "lowerBound(%v, %d, %d, %d)", keys, lo, hi, k)
-		up := lo + sort.Search(hi-lo, func(i int) bool { return keys[lo+i] > k })
-		require.Equal(t, up, upperBound(keys, lo, hi, k), "upperBound(%v, %d, %d, %d)", keys, lo, hi, k)
-		if lo < hi && keys[lo] <= k {
-			require.Equal(t, up, gallopUpper(keys, lo, hi, k), "gallopUpper(%v, %d, %d, %d)", keys, lo, hi, k)
 		}
 	}
 }
