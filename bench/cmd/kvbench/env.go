@@ -126,4 +126,3 @@ func (e *env) cleanupOnSignal() (stop func()) {
 }
 
 func (e *env) elapsed() time.Duration { return time.Since(e.start).Round(100 * time.Millisecond) }
-
