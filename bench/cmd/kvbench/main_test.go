@@ -435,3 +435,24 @@ func TestStoreGoalsTable(t *testing.T) {
 	assert.Equal(t, []string{"1.400", "1.50", "yes"}, got["reverse scan <= 1.5x kvenc's warm scan"])
 	assert.Len(t, goals.Rows, 16)
 }
+
+// TestEnginesFlag: -engines picks store's engines (kvenc-set only when
+// named or with -kvenc) and refuses unknown names.
+func TestEnginesFlag(t *testing.T) {
+	names := func(args ...string) []string {
+		cfg, _, err := parseFlags(append([]string{"store"}, args...), io.Discard)
+		require.NoError(t, err)
+		var n []string
+		for _, e := range storeEngines(cfg) {
+			n = append(n, e.Name)
+		}
+		return n
+	}
+	assert.Equal(t, []string{"kvenc", "pebble-zstd"}, names("-engines", "pebble-zstd,kvenc"))
+	assert.Equal(t, []string{"kvenc-set"}, names("-engines", "kvenc-set"))
+	assert.NotContains(t, names(), "kvenc-set")
+	assert.Contains(t, names("-kvenc", "CompactionLevel=12"), "kvenc-set")
+	assert.Len(t, names(), len(storeEngineNames())-1)
+	_, _, err := parseFlags([]string{"store", "-engines", "kvenc,leveldb"}, io.Discard)
+	assert.Error(t, err)
+}
