@@ -76,9 +76,10 @@ type Options struct {
 	// order, one write per group. This is Pebble's Sync false: on a crash
 	// of the process the writes whose records were still queued are
 	// lost, a suffix of the acknowledged writes (every write acknowledged
-	// before a surviving write began survives too), at most
-	// WALBufferSize bytes of records plus the write in progress; on a
-	// power loss, also what the operating system had not written back.
+	// before a surviving write began survives too): at most the
+	// WALBufferSize bytes of records queued and those of the write in
+	// progress (up to as many again); on a power loss, also what the
+	// operating system had not written back.
 	// A writer waits while WALBufferSize bytes of records are queued.
 	// Flush, Close and Sync write every queued record first; a failed
 	// background write fails every later write with its error, as a
@@ -156,7 +157,8 @@ const (
 	maxBlockSize              = 256 << 10
 	DefaultLease              = 10 * time.Second
 	// WALBufferSize bounds the WAL record bytes queued in memory with
-	// Options.WALBuffered (per WAL file).
+	// Options.WALBuffered (those of one memstore: a frozen memstore's
+	// are written before the next one's queue).
 	WALBufferSize = 1 << 20
 )
 
