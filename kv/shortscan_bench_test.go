@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -61,6 +62,49 @@ func BenchmarkShortScan(b *testing.B) {
 					return nil
 				})
 				return got, err
+			})
+		})
+	}
+}
+
+// BenchmarkShortScanInserts: YCSB workload E whole, on a fresh copy of
+// BenchmarkShortScan's store: each op is a scan as there (95%) or an
+// insert of a new 1,000-byte record (5%), from g goroutines, into
+// memstores of 128 KiB, so that they fill and flush (and segments
+// compact) while the scans read, every 2,500 ops or so. ns/op is wall
+// time per op over all goroutines.
+//
+//	go test -run '^$' -bench ShortScanInserts -benchtime 10000x -benchmem -count 6 ./kv/
+func BenchmarkShortScanInserts(b *testing.B) {
+	d := shortScanData()
+	sorted := sortedKeys(d)
+	for _, g := range []int{4, 16} {
+		b.Run(fmt.Sprintf("g=%d", g), func(b *testing.B) {
+			s, dir := loadKV(b, d, nil)
+			if err := s.Close(); err != nil {
+				b.Fatal(err)
+			}
+			s = openKV(b, dir, func(o *Options) { o.CacheSize, o.MemstoreSize = 4<<20, 128<<10 })
+			defer s.Close()
+			var inserts atomic.Uint64
+			rng := rand.New(rand.NewPCG(13, 14))
+			val := make([]byte, 2000)
+			for j := 0; j < len(val); j += 8 {
+				binary.LittleEndian.PutUint64(val[j:], rng.Uint64())
+			}
+			benchShortScans(b, sorted, g, func(start []byte, n int) (int, error) {
+				if n <= 5 { // n is uniform in 1..100
+					i := inserts.Add(1)
+					h := (uint64(len(d.keys))+i)*0xbf58476d1ce4e5b9 ^ 0x94d049bb133111eb
+					return 1, s.Put(fmt.Appendf(nil, "user%019d", h>>1), val[i%1000:i%1000+1000])
+				}
+				it := s.NewIterator(IterOptions{LowerBound: start})
+				got := 0
+				for ok := it.First(); ok && got < n; ok = it.Next() {
+					got += len(it.Value()) & 1
+					got++
+				}
+				return got, it.Close()
 			})
 		})
 	}

@@ -299,6 +299,7 @@ func (s *Store) logWAL(mt *memtable, frame []byte, ops []wal.Op, need int64, beg
 	}
 	var b engine.Batch
 	wal.EngineBatch(&b, s.keys, seq, rec)
+	b.SetUnseen() // only Open reads WAL records
 	if s.async == nil {
 		if err := s.eng.Write(&b); err != nil {
 			return false, nil, err

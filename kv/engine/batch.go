@@ -13,9 +13,22 @@ type Op struct {
 // It keeps the slices it is given (no copy): they must not change until
 // the write is done. The zero value is an empty batch.
 type Batch struct {
-	ops  []Op
-	size int
+	ops    []Op
+	size   int
+	unseen bool
 }
+
+// SetUnseen marks the batch as writing only keys that no read looks up
+// until a later write without the mark makes them reachable: the blocks
+// and dictionaries of a segment before its meta, WAL records, and deletes
+// of keys that no read reaches any longer (WAL records flushed, blocks
+// without a meta). An engine that lends its readers snapshots (Badger's
+// lent read transactions) may keep lending those taken before such a
+// write, as no read they serve can miss it. Reset clears the mark.
+func (b *Batch) SetUnseen() { b.unseen = true }
+
+// Unseen reports whether SetUnseen marked the batch.
+func (b *Batch) Unseen() bool { return b.unseen }
 
 // Set adds a set of key to value.
 func (b *Batch) Set(key, value []byte) { b.add(Op{Key: key, Value: value}) }
@@ -45,14 +58,15 @@ func (b *Batch) Reset() {
 	clear(b.ops)
 	b.ops = b.ops[:0]
 	b.size = 0
+	b.unseen = false
 }
 
 // Split returns the batches of the first half and the rest of b's
-// operations (for a caller that need not write b atomically and got
+// operations (marked as b is) (for a caller that need not write b atomically and got
 // ErrTooLarge). b must hold at least two.
 func (b *Batch) Split() (*Batch, *Batch) {
 	h := len(b.ops) / 2
-	x, y := &Batch{}, &Batch{}
+	x, y := &Batch{unseen: b.unseen}, &Batch{unseen: b.unseen}
 	for _, o := range b.ops[:h] {
 		x.add(o)
 	}

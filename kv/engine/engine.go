@@ -22,7 +22,8 @@
 //     places large values apart (Badger's value log) may use it.
 //
 // Reads see every Write (and DeleteRange) that returned before they
-// began. kv writes each block key once and never overwrites it, and
+// began; the keys of a Write of a batch marked unseen (Batch.SetUnseen),
+// at least once a later Write without the mark returned. kv writes each block key once and never overwrites it, and
 // writes a segment's meta only after its blocks: an engine whose reads
 // are snapshots may cache one as long as this holds.
 //

@@ -67,3 +67,17 @@ func TestWriteSplit(t *testing.T) {
 	require.Zero(t, b.Len())
 	require.Zero(t, b.Size())
 }
+
+// Split keeps the unseen mark on both halves; Reset clears it.
+func TestBatchUnseen(t *testing.T) {
+	var b Batch
+	b.Set([]byte("a"), []byte("1"))
+	b.Set([]byte("b"), []byte("2"))
+	require.False(t, b.Unseen())
+	b.SetUnseen()
+	x, y := b.Split()
+	require.True(t, x.Unseen())
+	require.True(t, y.Unseen())
+	b.Reset()
+	require.False(t, b.Unseen())
+}

@@ -211,8 +211,17 @@ func (e *Engine) Write(b *engine.Batch) error {
 	if err := txn.Commit(); err != nil {
 		return err
 	}
-	e.txns.invalidate()
+	e.committed(b)
 	return nil
+}
+
+// committed ends the lending of the read transactions begun before b
+// committed (readTxns.invalidate), unless b is unseen
+// (engine.Batch.SetUnseen): no read they serve needs its keys.
+func (e *Engine) committed(b *engine.Batch) {
+	if !b.Unseen() {
+		e.txns.invalidate()
+	}
 }
 
 // WriteAsync commits b with Txn.CommitWith: it returns once Badger's
@@ -227,7 +236,7 @@ func (e *Owned) WriteAsync(b *engine.Batch, done func(error)) error {
 	}
 	e.commitWith(txn, func(err error) {
 		if err == nil {
-			e.txns.invalidate()
+			e.committed(b)
 		}
 		done(err)
 	})

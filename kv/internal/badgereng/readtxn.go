@@ -18,7 +18,11 @@ import (
 // A transaction reads at its read timestamp, so that a Get sees every
 // write that returned before it began, every commit of the engine moves
 // to a new epoch (invalidate): a transaction begun in an older epoch is
-// discarded, not lent. A transaction is also discarded once it is txnMaxAge old (an idle
+// discarded, not lent. A commit of an unseen batch (engine.Batch.SetUnseen:
+// a segment's blocks before its meta, WAL records) does not: no read
+// looks its keys up before a later commit that is seen (the segment's
+// meta) moves the epoch, and a read that finds the segment listed began
+// after that commit, so it takes a transaction of the new epoch. A transaction is also discarded once it is txnMaxAge old (an idle
 // one within twice that), so that Badger's compactions, which keep every
 // version newer than the oldest open transaction, may drop what was
 // deleted since.

@@ -130,3 +130,38 @@ func TestReadTxnsClose(t *testing.T) {
 	requireDiscarded(t, idle[0])
 	require.False(t, db.IsClosed(), "Close of a wrapped DB")
 }
+
+// An unseen write (engine.Batch.SetUnseen), synchronous or not, keeps the
+// idle transactions lent: a Get after it reuses the transaction of the
+// Get before and so does not see its key, until a seen write makes the
+// next Get take a new transaction, which sees both.
+func TestReadTxnsUnseenWrites(t *testing.T) {
+	e := memEngine(t)
+	set(t, e, "a", "1")
+	_, err := get(e, "a")
+	require.NoError(t, err)
+	before := idleTxns(e.txns)
+	require.Len(t, before, 1)
+
+	var b engine.Batch
+	b.Set([]byte("block"), []byte("x"))
+	b.SetUnseen()
+	require.NoError(t, e.Write(&b))
+	var c engine.Batch
+	c.Set([]byte("wal"), []byte("y"))
+	c.SetUnseen()
+	done := make(chan error, 1)
+	require.NoError(t, e.WriteAsync(&c, func(err error) { done <- err }))
+	require.NoError(t, <-done)
+	require.Equal(t, before, idleTxns(e.txns), "unseen writes keep the idle transaction")
+	_, err = get(e, "block")
+	require.ErrorIs(t, err, engine.ErrNotFound, "the lent transaction began before the block")
+
+	set(t, e, "meta", "m")
+	for _, k := range []string{"block", "wal", "meta"} {
+		_, err = get(e, k)
+		require.NoError(t, err, k)
+	}
+	require.NotContains(t, idleTxns(e.txns), before[0])
+	requireDiscarded(t, before[0])
+}

@@ -44,7 +44,11 @@
 // further as the engine needs (engine.WriteSplit): Badger writes a
 // transaction into one value-log file, so a segment written in one
 // transaction would fill a file of its own size, where value-log GC
-// cannot free the garbage that later shares the file.
+// cannot free the garbage that later shares the file. The batches of
+// blocks, dictionaries and filters, and the deletes of what a failed
+// writer wrote, are unseen (engine.Batch.SetUnseen): no read looks those
+// keys up before the meta commits, so an engine that lends snapshots to
+// readers keeps lending them until the meta's write.
 //
 // Errors from stored bytes (a block copied whose head does not decode)
 // wrap blockenc.ErrCorrupt; a segment or meta too large for the engine

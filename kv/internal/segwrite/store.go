@@ -72,7 +72,9 @@ func (st *Store) WriteSplit(b *engine.Batch) error {
 	return space.Classify(engine.WriteSplit(st.c.Engine, b))
 }
 
-// DeleteKeys deletes keys in as many writes as it takes.
+// DeleteKeys deletes keys that no read reaches (WAL records, blocks
+// without a meta), in as many writes as it takes, unseen
+// (engine.Batch.SetUnseen).
 func (st *Store) DeleteKeys(keys [][]byte) error {
 	if len(keys) == 0 {
 		return nil
@@ -81,6 +83,7 @@ func (st *Store) DeleteKeys(keys [][]byte) error {
 	for _, k := range keys {
 		b.Delete(k)
 	}
+	b.SetUnseen()
 	if err := st.WriteSplit(&b); err != nil {
 		return fmt.Errorf("kv: delete %d keys: %w", len(keys), err)
 	}

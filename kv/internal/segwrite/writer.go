@@ -396,6 +396,7 @@ func (w *Writer) writeBatch() error {
 	if w.batch.Len() == 0 {
 		return nil
 	}
+	w.batch.SetUnseen() // the meta, written last, makes them reachable
 	err := w.st.WriteSplit(&w.batch)
 	w.batch.Reset()
 	if errors.Is(err, engine.ErrTooLarge) {
