@@ -3,6 +3,7 @@ package kv
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
@@ -188,6 +189,9 @@ func (s *Store) compactRun(in []*segment.Segment, dropTombstones bool) error {
 			return err
 		}
 		w = s.sw.NewWriter(s.opts.compactionBlock(), dict)
+	}
+	if slices.ContainsFunc(in, s.oldest) {
+		w.SkipFilter() // the output is the oldest segment (see oldest)
 	}
 	rp, points := s.gcPoints()
 	// The merged cells go between the copied segments, which no other

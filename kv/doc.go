@@ -374,9 +374,13 @@
 // Bloom filter of its keys (Pebble's table filter, HBase's ROW bloom;
 // package kv/internal/bloom specifies it): 10 bits per distinct key,
 // about 1% false positives, so a Get reads a block of a segment that does
-// not hold its key about once in a hundred. A flush and a compaction write
-// one filter for their segment, each extension of a segment one for its
-// blocks (a run), under keys of their own that the meta names with length
+// not hold its key about once in a hundred. The oldest segment has none
+// (RocksDB's optimize_filters_for_hits): a Get looks in it last, so its
+// filter would only spare the reads of keys no segment holds, and it is
+// the largest (after a full compaction, all the data). A flush and a
+// compaction that write any other segment write one filter for it, each
+// extension of a segment one for its blocks (a run), under keys of their
+// own that the meta names with length
 // and CRC-32C (meta format version 6); Open reads them into memory with
 // the metas (about 1.25 bytes per key). Segments with version 5 metas
 // and before have no filter: a Get searches their blocks, and a

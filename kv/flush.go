@@ -129,6 +129,9 @@ func (s *Store) flushMemtable(mt *memtable) error {
 	default:
 		w = s.sw.NewWriter(block, s.memtableDict(mt))
 	}
+	if s.oldest(ext) {
+		w.SkipFilter()
+	}
 	f := gcfilter.Filter{RP: rp, Points: points, Emit: w.Add, Dels: mt.dels.Load()}
 	it := mt.ms.NewIterator(math.MaxUint64, true)
 	for it.First(); it.Valid(); it.Next() {
@@ -210,6 +213,19 @@ func (s *Store) flushBlock(mt *memtable) (block blockenc.Options, lo []byte, fin
 		}
 	}
 	return s.opts.compactionBlock(), lo, true
+}
+
+// oldest reports whether a flush into g (nil: a segment of its own) writes
+// the oldest segment, whose key filter a Get would consult only for keys
+// no segment holds: the oldest segment is the last a Get looks in, so it
+// gets no filter (RocksDB's optimize_filters_for_hits). It stays the
+// oldest: every later segment is newer, and a compaction of it writes the
+// oldest again (compactRun).
+func (s *Store) oldest(g *segment.Segment) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	n := len(s.segs)
+	return n == 0 || g != nil && s.segs[n-1] == g
 }
 
 // extendable returns the segment that a final flush (flushBlock) of cells

@@ -67,7 +67,8 @@
 // The filters cut the blocks, in order, into runs (each of at least one
 // block, together all of them; none in a segment without blocks) whose
 // cells' keys one key filter holds (package bloom, 10 bits per key: about
-// 1% false positives). A flushed or compacted segment has one run; an
+// 1% false positives). kv writes none for the oldest segment
+// (filters 0: its blocks are searched for every key). A flushed or compacted segment has one run; an
 // extension adds one for its blocks, since a Bloom filter cannot grow. A
 // point read looks a key up in the block of a segment that may hold it
 // only when that block's run's filter passes the key. The filter

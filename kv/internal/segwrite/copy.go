@@ -75,7 +75,7 @@ func (w *Writer) CopyBlocks(g *segment.Segment, lo, hi int) error {
 				if !whole {
 					cells, first, err = countBlock(data, sk, cells, first, i == lo)
 				}
-				if err == nil {
+				if err == nil && !w.noFilter {
 					w.hashes, err = hashKeys(sk, w.hashes)
 				}
 				cache.Recycle(sk)

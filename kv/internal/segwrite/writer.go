@@ -32,7 +32,9 @@ type Writer struct {
 	hashes []uint64
 	// baseBlocks: the blocks of the segment an extension extends.
 	baseBlocks uint64
-	err        error // the writer failed (or the engine was closed under the Store)
+	// noFilter: write no key filter for the blocks (SkipFilter).
+	noFilter bool
+	err      error // the writer failed (or the engine was closed under the Store)
 
 	// Between Add and the other goroutines: every full encoder with its
 	// block's last key goes out on work (to a compressor) and on order
@@ -178,7 +180,9 @@ func (w *Writer) Add(c blockenc.Cell) error {
 	}
 	if w.meta.Cells == 0 || !bytes.Equal(c.Key, w.lastKey) {
 		w.meta.Keys++
-		w.hashes = append(w.hashes, bloom.Hash(c.Key))
+		if !w.noFilter {
+			w.hashes = append(w.hashes, bloom.Hash(c.Key))
+		}
 	}
 	w.lastKey = append(w.lastKey[:0], c.Key...)
 	w.meta.Cells++
@@ -361,12 +365,22 @@ func (w *Writer) Finish(walSeq uint64, replaces []*segment.Segment) (*segment.Se
 	return w.seg, nil
 }
 
+// SkipFilter makes w write no key filter for its blocks (a run without
+// one when the segment it extends has filters). Call it before Add.
+func (w *Writer) SkipFilter() { w.noFilter = true }
+
 // addFilter adds the run of the blocks written since the writer started
 // and its key filter, built from w.hashes, to the meta and to the last
 // batch of blocks (once the writing goroutine has stopped). The blocks of
 // an extended segment that has no filters (meta version 5 and before) get
 // a run without a filter.
 func (w *Writer) addFilter() {
+	if w.noFilter {
+		if len(w.meta.Filters) > 0 && w.meta.Blocks > w.baseBlocks {
+			w.meta.Filters = append(w.meta.Filters, segment.NewFilterRun(w.meta.Blocks-w.baseBlocks, nil))
+		}
+		return
+	}
 	if w.baseBlocks > 0 && len(w.meta.Filters) == 0 {
 		w.meta.Filters = append(w.meta.Filters, segment.NewFilterRun(w.baseBlocks, nil))
 	}
