@@ -9,6 +9,7 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
+	"github.com/kvenc/kvenc/kv/internal/bloom"
 	"github.com/kvenc/kvenc/kv/internal/rangedel"
 	"github.com/kvenc/kvenc/kv/internal/space"
 	"github.com/kvenc/kvenc/kv/internal/wal"
@@ -492,8 +493,9 @@ func (s *Store) get(key []byte, rp uint64, pinned bool) ([]byte, error) {
 			return cellValue(c, cover)
 		}
 	}
+	h := bloom.Hash(key) // the key filters' hash, the same for every segment
 	for _, g := range s.segs {
-		v, kind, seq, found, err := s.rd.Get(g, key, rp, nil)
+		v, kind, seq, found, err := s.rd.Get(g, key, h, rp, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
-	"github.com/kvenc/kvenc/kv/internal/bloom"
 	"github.com/kvenc/kvenc/kv/internal/cache"
 	"github.com/kvenc/kvenc/kv/internal/layout"
 	"github.com/kvenc/kvenc/kv/internal/segment"
@@ -214,13 +213,14 @@ func (r *Reader) ViewBlock(g *segment.Segment, i int, v engine.Viewer) error {
 // Get looks key up in g at read point rp: the newest version with Seq <=
 // rp, its value appended to dst, and its seq. It returns found=false when
 // g has no such version, without reading a block when the key filter of
-// the block that would hold key says g has no cell of key.
-func (r *Reader) Get(g *segment.Segment, key []byte, rp uint64, dst []byte) (val []byte, kind blockenc.Kind, seq uint64, found bool, err error) {
+// the block that would hold key says g has no cell of key. h is
+// bloom.Hash(key), computed once by a caller that looks in many segments.
+func (r *Reader) Get(g *segment.Segment, key []byte, h uint64, rp uint64, dst []byte) (val []byte, kind blockenc.Kind, seq uint64, found bool, err error) {
 	if bytes.Compare(key, g.Meta.FirstKey) < 0 {
 		return nil, 0, 0, false, nil
 	}
 	i := g.FindBlock(key)
-	if i < 0 || len(g.Filters) > 0 && !g.MayHold(i, bloom.Hash(key)) {
+	if i < 0 || len(g.Filters) > 0 && !g.MayHold(i, h) {
 		return nil, 0, 0, false, nil
 	}
 	var cb *cache.Block
