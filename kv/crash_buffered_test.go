@@ -3,7 +3,6 @@ package kv
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,17 +36,10 @@ func crashBufKey(round uint64, w, n int) string { return fmt.Sprintf("r%d/w%d/%0
 func crashBufValue(k string, pad int) string { return k + strings.Repeat("x", pad) }
 
 func TestCrashBuffered(t *testing.T) {
-	if dir := os.Getenv(crashBufDirEnv); dir != "" {
-		round, _ := strconv.ParseUint(os.Getenv(crashSeedEnv), 10, 64)
-		crashBufChild(dir, round)
+	rounds, dir, rng, ok := crashSetup(t, crashBufDirEnv, crashBufChild, 8, 2, 32)
+	if !ok {
 		return
 	}
-	rounds := 8
-	if testing.Short() {
-		rounds = 2
-	}
-	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(2026, 32))
 	kept := map[string]bool{} // the keys of earlier rounds that survived
 	lost := 0
 	for round := range rounds {

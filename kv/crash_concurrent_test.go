@@ -106,17 +106,10 @@ func readCrashChild(t *testing.T, cmd *exec.Cmd, out io.Reader, round int, on fu
 }
 
 func TestCrashConcurrent(t *testing.T) {
-	if dir := os.Getenv(crashConcDirEnv); dir != "" {
-		seed, _ := strconv.ParseUint(os.Getenv(crashSeedEnv), 10, 64)
-		crashConcChild(dir, seed)
+	rounds, dir, rng, ok := crashSetup(t, crashConcDirEnv, crashConcChild, 8, 2, 31)
+	if !ok {
 		return
 	}
-	rounds := 8
-	if testing.Short() {
-		rounds = 2
-	}
-	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(2026, 31))
 	m := model{}
 	for round := range rounds {
 		cmd, out := startCrashChild(t, "TestCrashConcurrent", crashConcDirEnv+"="+dir, fmt.Sprintf("%s=%d", crashSeedEnv, round+1))

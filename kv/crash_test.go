@@ -105,6 +105,24 @@ func crashChild(dir string, seed uint64) {
 	}
 }
 
+// crashSetup begins a crash test. In the child process the test starts
+// (dirEnv set) it runs child on that directory with the seed
+// (crashSeedEnv) and returns ok false, and the test returns. In the test
+// it returns the rounds to run (short under -short), a directory for the
+// children's store and a random source on the stream given.
+func crashSetup(t *testing.T, dirEnv string, child func(dir string, seed uint64), rounds, short int, stream uint64) (int, string, *rand.Rand, bool) {
+	t.Helper()
+	if dir := os.Getenv(dirEnv); dir != "" {
+		seed, _ := strconv.ParseUint(os.Getenv(crashSeedEnv), 10, 64)
+		child(dir, seed)
+		return 0, "", nil, false
+	}
+	if testing.Short() {
+		rounds = short
+	}
+	return rounds, t.TempDir(), rand.New(rand.NewPCG(2026, stream)), true
+}
+
 // startCrashChild re-executes the test binary as a child running only the
 // test named run, with env added, and returns it with its stdout.
 func startCrashChild(t *testing.T, run string, env ...string) (*exec.Cmd, io.Reader) {
@@ -169,17 +187,10 @@ func applyLine(m model, line string) {
 }
 
 func TestCrash(t *testing.T) {
-	if dir := os.Getenv(crashDirEnv); dir != "" {
-		seed, _ := strconv.ParseUint(os.Getenv(crashSeedEnv), 10, 64)
-		crashChild(dir, seed)
+	rounds, dir, rng, ok := crashSetup(t, crashDirEnv, crashChild, 20, 4, 11)
+	if !ok {
 		return
 	}
-	rounds := 20
-	if testing.Short() {
-		rounds = 4
-	}
-	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(2026, 11))
 	m := model{}
 	acked := 0
 	for round := 0; round < rounds; round++ {
