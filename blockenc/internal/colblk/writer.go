@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/kvenc/kvenc/blockenc/internal/cell"
@@ -111,6 +112,7 @@ type Writer struct {
 	areaData         int    // bytes of sub-block data at the end of area (external dictionary)
 	seqSec           []byte // the seq column section
 	subs             []byte // LZ4Dict sub-blocks
+	out              []byte // the block being made; Finish returns a copy
 	ints             []int64
 	lz               lz4area.Writer
 	cuts             []int // LZ4Dict: where the sub-blocks start
@@ -657,9 +659,15 @@ func (c *Writer) finishValues(b []byte) ([]byte, byte) {
 	return b, flags
 }
 
-// Finish returns the block of the n cells added.
+// Finish returns the block of the n cells added, in a new slice of its
+// exact length: the block is made in a buffer the Writer keeps, sized for
+// the values uncompressed, so that each block allocates only the bytes it
+// keeps (a compressed block is a third of that bound or less).
 func (c *Writer) Finish(n int) []byte {
-	b := make([]byte, 0, c.Size(n))
+	b := c.out[:0]
+	if sz := c.Size(n); cap(b) < sz {
+		b = make([]byte, 0, sz)
+	}
 	b = append(b, frame.Version1, frame.Columnar, 0)
 	b = binary.AppendUvarint(b, uint64(n))
 	b = binary.AppendUvarint(b, uint64(c.interval))
@@ -668,11 +676,16 @@ func (c *Writer) Finish(n int) []byte {
 	switch {
 	case flags&frame.FlagExtDict != 0:
 		b[0] = frame.Version4
-		return frame.AppendHeadTrailer(b, len(b)-c.areaData)
-	case c.v5:
-		b[0] = frame.Version5
-	case c.v2:
-		b[0] = frame.Version2
+		b = frame.AppendHeadTrailer(b, len(b)-c.areaData)
+	default:
+		switch {
+		case c.v5:
+			b[0] = frame.Version5
+		case c.v2:
+			b[0] = frame.Version2
+		}
+		b = frame.AppendTrailer(b)
 	}
-	return frame.AppendTrailer(b)
+	c.out = b
+	return slices.Clone(b)
 }
