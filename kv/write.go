@@ -526,13 +526,14 @@ func (m *memtable) add(ops []wal.Op, seq uint64, need int64) error {
 	var dels []rangedel.Tombstone
 	var delBytes int64
 	defer func() { m.release(need - delBytes) }()
+	ins := m.ms.Inserter() // a batch in key order links each cell after the last
 	for _, o := range ops {
 		if o.Ranged {
 			dels = append(dels, rangedel.Tombstone{Start: clone(o.Key), End: clone(o.Value), Seq: seq})
 			delBytes += rangedel.Bound(o.Key, o.Value)
 			continue
 		}
-		if err := m.ms.AddReserved(blockenc.Cell{Key: o.Key, Value: o.Value, Seq: seq, Kind: o.Kind}); err != nil {
+		if err := ins.AddReserved(blockenc.Cell{Key: o.Key, Value: o.Value, Seq: seq, Kind: o.Kind}); err != nil {
 			delBytes = 0
 			return err
 		}

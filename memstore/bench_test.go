@@ -42,22 +42,22 @@ var (
 // BenchmarkAdd adds cells with 16-byte keys to a 64 MiB memstore, starting a
 // new one when it is full (the new arena's page faults are part of the cost,
 // as in the store). keys=random draws from 2^20 random keys; keys=sequential
-// adds ascending keys (time series). impl=skl is the peer: bare skl.Put of
-// the same keys, which shows the wrapper's overhead (bound check, arena
-// reservation). writers=2 splits b.N among two goroutines.
+// adds ascending keys (time series). impl=inserter adds through an Inserter
+// (a store's batches); impl=skl is the peer: bare skl.Put (Badger's arena
+// skiplist) of the same keys. writers=2 splits b.N among two goroutines.
 func BenchmarkAdd(b *testing.B) {
 	random := benchKeys(1<<20, 1)
 	for _, writers := range []int{1, 2} {
 		for _, valLen := range []int{8, 100} {
 			for _, order := range []string{"random", "sequential"} {
-				for _, impl := range []string{"memstore", "skl"} {
+				for _, impl := range []string{"memstore", "inserter", "skl"} {
 					name := fmt.Sprintf("writers=%d/value=%d/keys=%s/impl=%s", writers, valLen, order, impl)
 					b.Run(name, func(b *testing.B) {
 						var keys [][]byte
 						if order == "random" {
 							keys = random
 						}
-						benchAdd(b, keys, writers, make([]byte, valLen), impl == "skl")
+						benchAdd(b, keys, writers, make([]byte, valLen), impl)
 					})
 				}
 			}
@@ -65,8 +65,12 @@ func BenchmarkAdd(b *testing.B) {
 	}
 }
 
-// benchAdd runs the Adds; keys == nil means sequential keys.
-func benchAdd(b *testing.B, keys [][]byte, writers int, value []byte, bare bool) {
+// benchAdd runs the Adds; keys == nil means sequential keys. impl
+// "inserter" adds through one Inserter per writer and memstore (Reserve,
+// AddReserved, Release per cell, as a store adds a batch), "skl" bare
+// skl.Put.
+func benchAdd(b *testing.B, keys [][]byte, writers int, value []byte, impl string) {
+	bare := impl == "skl"
 	var cur atomic.Pointer[Memstore]
 	var curSkl atomic.Pointer[skl.Skiplist]
 	if bare {
@@ -85,6 +89,7 @@ func benchAdd(b *testing.B, keys [][]byte, writers int, value []byte, bare bool)
 			defer wg.Done()
 			var kbuf [24]byte
 			seqKey := make([]byte, 16)
+			var ins Inserter
 			for i := w; i < b.N; i += writers {
 				var key []byte
 				if keys != nil {
@@ -104,13 +109,26 @@ func benchAdd(b *testing.B, keys [][]byte, writers int, value []byte, bare bool)
 						mu.Unlock()
 						s = curSkl.Load()
 					}
-					s.Put(appendKeyTs(kbuf[:0], key, seq), y.ValueStruct{Meta: metaCell | 1, Value: value})
+					s.Put(binary.BigEndian.AppendUint64(append(kbuf[:0], key...), math.MaxUint64-seq), y.ValueStruct{Meta: 0x81, Value: value})
 					continue
 				}
 				c := blockenc.Cell{Key: key, Value: value, Seq: seq, Kind: blockenc.KindPut}
 				for {
 					m := cur.Load()
-					if err := m.Add(c); err == nil {
+					if impl == "inserter" {
+						if ins.m != m {
+							ins = m.Inserter()
+						}
+						if need := CellArenaBound(c); m.Reserve(need) {
+							err := ins.AddReserved(c)
+							m.Release(need)
+							if err != nil {
+								b.Error(err)
+								return
+							}
+							break
+						}
+					} else if err := m.Add(c); err == nil {
 						break
 					}
 					mu.Lock()

@@ -3,18 +3,41 @@
 //
 // # Structure
 //
-// A Memstore wraps Badger's lock-free arena skiplist
-// (github.com/dgraph-io/badger/v4/skl). Each cell is one skiplist node:
+// A Memstore is a lock-free skiplist in one arena allocated at New (the
+// design of Badger's skl and Pebble's arenaskl, without deletion). Nodes
+// are addressed by uint32 offsets into the arena; offset 0 is nil and the
+// head node follows it. A node, 8-byte aligned:
 //
-//	skiplist key   = cell key | ^seq (8 bytes, big endian)        (y.KeyWithTs)
-//	skiplist value = meta u8 (0x80 | kind) | user meta u8 (0) | expires-at uvarint (0) | value
+//	value  u64         value region offset << 32 | value length (atomic)
+//	seq    u64
+//	klen   u16
+//	height u16         1..20; each level above the first with probability 1/4
+//	tower  u32 * height  the next node at each level (atomic)
+//	key    klen bytes
+//	kind   u8          the value region: the cell's blockenc.Kind,
+//	value  bytes       then its value
 //
-// skl compares keys with y.CompareKeys: the user key with bytes.Compare,
-// then the 8-byte suffix, which holds MaxUint64-seq so that a higher seq
-// sorts first. That is exactly blockenc.Compare's order (key ascending, seq
-// descending), so the skiplist order is the cell order. The high meta bit
-// tells a stored cell from skl's empty "not found" answer, since
-// blockenc.KindDelete is 0.
+// Nodes are in cell order: key ascending (bytes.Compare), then seq
+// descending, which is blockenc.Compare's order. For example the cells
+// "a"@5 (Put "x"), "a"@3 (Delete) and "b"@4 (Put "") sit in that order at
+// level 0; a node of "a"@5 of height 2 takes 8+8+2+2+2*4 = 28 bytes, then
+// "a", then 0x01 'x': 31 bytes, 32 with the padding to the next node.
+//
+// An insert finds, at every level, the nodes the new one goes between (its
+// splice), writes the whole node, then links it with a compare-and-swap
+// level by level from the lowest: linked at level 0 it is in the list, and
+// a search meets it at a higher level only after that. A failed swap (an
+// insert between the same two nodes) searches that level again from the
+// node before. An Inserter keeps the splices of its last insert: a cell
+// that sorts right after the last one (a batch in key order, a time
+// series) is linked from them without a search from the top, in
+// constant time.
+//
+// On Linux New asks for transparent huge pages for the arena (madvise
+// MADV_HUGEPAGE, a hint honoured when the kernel's transparent_hugepage
+// setting is "always" or "madvise"): a fresh arena is written once from
+// start to end, and with 4 KiB pages every page of it faults on first
+// touch where a huge page faults once per 2 MiB.
 //
 // # Reads at a read point
 //
@@ -24,7 +47,7 @@
 // that one seek; an iterator that meets a version above its read point seeks
 // past the newer versions the same way.
 //
-// skl links its nodes forward only. An iterator moving backward searches the
+// The list links its nodes forward only. An iterator moving backward searches the
 // skiplist for the node before the current one (or for the last node below
 // a key with its smallest suffix: the oldest version of the previous key);
 // when that oldest version is above the read point, so are the key's newer
@@ -38,14 +61,13 @@
 //
 // # Arena and ErrFull
 //
-// skl ends the whole process when its arena overflows. Add therefore reserves, before
-// it touches the skiplist, an upper bound of the arena bytes the cell can
-// take (CellArenaBound: a node of maximum height with alignment padding, the
-// key plus its 8-byte suffix, the value plus its 3-byte header) and refuses
-// the cell with ErrFull when the arena could overflow. Reservations of Adds
-// still running count against the arena until they finish, so with many
-// concurrent writers ErrFull can come a few hundred bytes early; it never
-// comes late, and the process never exits.
+// The arena never grows. Add therefore reserves, before it touches the
+// list, an upper bound of the arena bytes the cell can take
+// (CellArenaBound: a node of maximum height with alignment padding, the
+// key, the value and its kind byte) and refuses the cell with ErrFull when
+// the arena could overflow. Reservations of Adds still running count
+// against the arena until they finish, so with many concurrent writers
+// ErrFull can come a few hundred bytes early; it never comes late.
 //
 // A caller that adds a batch of cells at once reserves their bounds
 // together (Reserve), adds them with AddReserved, which does not check the
@@ -67,8 +89,7 @@
 // A second Add of a cell with the same Key and Seq replaces the first one's
 // kind and value (the last Add wins, as a put of an equal key in HBase's
 // CellSet does). Readers that already hold the old value keep it unchanged.
-// Len counts the second Add too: it counts Adds, because skl does not report
-// a replacement and a lookup per Add to find out costs 35-45% of Add. In
+// Len counts the second Add too: it counts Adds. In
 // kvenc such a pair happens only inside one batch, whose seq is above every
 // reader's read point until the batch completes, so no reader can see the
 // replacement happen.

@@ -1,15 +1,12 @@
 package memstore
 
 import (
-	"encoding/binary"
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 	"sync/atomic"
 
-	"github.com/dgraph-io/badger/v4/skl"
-	"github.com/dgraph-io/badger/v4/y"
 	"github.com/kvenc/kvenc/blockenc"
 )
 
@@ -28,40 +25,28 @@ var (
 )
 
 const (
-	// tsSize is the length of the seq suffix skl keys carry (y.KeyWithTs).
-	tsSize = 8
-	// MaxKeyLen is the longest key Add accepts: skl stores a key length as
-	// a uint16 and the key carries an 8-byte seq suffix.
-	MaxKeyLen = math.MaxUint16 - tsSize
-	// nodeAlign mirrors skl's unexported nodeAlign: putNode pads every node
-	// by 7 bytes to align it on 8 bytes.
-	nodeAlign = 7
-	// valueHeader is what skl's y.ValueStruct encoding adds to a value:
-	// Meta, UserMeta and ExpiresAt as a uvarint (0 takes one byte).
-	valueHeader = 3
-	// headBytes is what NewSkiplist takes from a fresh arena: offset 0 is
-	// reserved, then the head node of maximum height and its empty value.
-	headBytes = 1 + int64(skl.MaxNodeSize) + nodeAlign + valueHeader
-	// MaxArenaBytes is the largest arena New accepts: skl addresses its
-	// arena with uint32 offsets.
+	// MaxKeyLen is the longest key Add accepts: a node stores its key's
+	// length in 16 bits.
+	MaxKeyLen = math.MaxUint16
+	// MaxArenaBytes is the largest arena New accepts: nodes are addressed
+	// by uint32 offsets.
 	MaxArenaBytes = math.MaxUint32
-	// metaCell marks a skiplist value as a stored cell; the low bits hold
-	// its blockenc.Kind.
-	metaCell = 0x80
+	// headBytes is what a fresh arena gives the list itself (offset 0,
+	// which is nil, and the head node of maximum height).
+	headBytes int64 = listHead
 )
 
 // CellArenaBound returns the most arena bytes Add can use for c: a node of
-// maximum height (skl.MaxNodeSize) plus alignment padding, the key with its
-// seq suffix and the value with its header. A node of average height takes
-// about 70 bytes less.
+// maximum height with its alignment padding, the key, and the value with
+// its kind byte. A node of average height takes about 75 bytes less.
 func CellArenaBound(c blockenc.Cell) int64 {
-	return int64(skl.MaxNodeSize+nodeAlign) + int64(len(c.Key)+tsSize) + int64(len(c.Value)+valueHeader)
+	return int64(maxNodeHead) + int64(len(c.Key)) + int64(1+len(c.Value))
 }
 
 // Memstore is a concurrent sorted set of cells in a fixed-size arena.
 type Memstore struct {
-	list     *skl.Skiplist
-	capacity int64 // arena length: skl's arena offset never passes it
+	list     *skiplist
+	capacity int64 // arena length: the list's allocations never pass it
 
 	// Arena reservations (see Add): sums of CellArenaBound over every Add
 	// admitted and over every Add finished. Both only grow.
@@ -69,19 +54,15 @@ type Memstore struct {
 	finished atomic.Int64
 
 	adds atomic.Int64 // Adds accepted
-
-	iters sync.Pool // *skl.Iterator, reused by Get
 }
 
 // New returns an empty Memstore with an arena of arenaBytes bytes, allocated
-// at once. arenaBytes is raised to the few hundred bytes skl needs for its
+// at once. arenaBytes is raised to the 112 bytes the list needs for its
 // head node and lowered to MaxArenaBytes.
 func New(arenaBytes int64) *Memstore {
 	arenaBytes = max(arenaBytes, headBytes)
 	arenaBytes = min(arenaBytes, MaxArenaBytes, math.MaxInt)
-	m := &Memstore{list: skl.NewSkiplist(arenaBytes), capacity: arenaBytes}
-	m.iters.New = func() any { return m.list.NewIterator() }
-	return m
+	return &Memstore{list: newSkiplist(arenaBytes), capacity: arenaBytes}
 }
 
 // Add copies c into the memstore. It returns an error wrapping ErrFull when
@@ -100,11 +81,12 @@ func (m *Memstore) Add(c blockenc.Cell) error {
 	}
 	if !m.Reserve(need) {
 		return fmt.Errorf("%w: cell needs up to %d bytes, %d of %d in use",
-			ErrFull, need, m.list.MemSize(), m.capacity)
+			ErrFull, need, m.Size(), m.capacity)
 	}
-	m.put(c)
+	var ins inserter
+	err := m.put(c, &ins)
 	m.Release(need)
-	return nil
+	return err
 }
 
 // check returns the error of a cell Add refuses whatever the room.
@@ -118,12 +100,15 @@ func check(c blockenc.Cell) error {
 	return nil
 }
 
-// put copies c into the skiplist, whose arena bytes are reserved.
-func (m *Memstore) put(c blockenc.Cell) {
-	var buf [64]byte
-	key := appendKeyTs(buf[:0], c.Key, c.Seq)
-	m.list.Put(key, y.ValueStruct{Meta: metaCell | byte(c.Kind), Value: c.Value})
+// put copies c into the skiplist, whose arena bytes are reserved,
+// starting its search from ins.
+func (m *Memstore) put(c blockenc.Cell, ins *inserter) error {
+	if !m.list.add(c.Key, c.Seq, byte(c.Kind), c.Value, ins) {
+		// Only when more was added than reserved.
+		return fmt.Errorf("%w: arena of %d bytes overflowed (more added than reserved)", ErrFull, m.capacity)
+	}
 	m.adds.Add(1)
+	return nil
 }
 
 // Reserve admits Adds (AddReserved) of cells whose CellArenaBound sum to
@@ -142,7 +127,7 @@ func (m *Memstore) Reserve(n int64) bool {
 	for {
 		a := m.admitted.Load()
 		f := m.finished.Load()
-		used := m.list.MemSize()
+		used := m.Size()
 		if used+(a-f)+n > m.capacity {
 			return false
 		}
@@ -159,15 +144,35 @@ func (m *Memstore) Release(n int64) { m.finished.Add(n) }
 // AddReserved adds c, whose CellArenaBound a reservation (Reserve) not
 // yet released holds, without checking the arena again: the reservation
 // guarantees the room. It returns ErrKeyTooLong or ErrInvalidKind as Add
-// does. Adding more than the reservation holds is a bug that may make
-// skl end the process.
+// does, and ErrFull only if more was added than reserved.
 func (m *Memstore) AddReserved(c blockenc.Cell) error {
+	var ins inserter
+	return m.addReserved(c, &ins)
+}
+
+func (m *Memstore) addReserved(c blockenc.Cell, ins *inserter) error {
 	if err := check(c); err != nil {
 		return err
 	}
-	m.put(c)
-	return nil
+	return m.put(c, ins)
 }
+
+// An Inserter adds cells to one Memstore within a reservation, as
+// AddReserved does, remembering where its last cell went: a cell that
+// sorts just after it (a batch in key order, a time series) is linked
+// from there instead of after a search from the top of the skiplist.
+// An Inserter is used by one goroutine at a time; the zero Inserter is
+// not usable: get one from Memstore.Inserter.
+type Inserter struct {
+	m   *Memstore
+	ins inserter
+}
+
+// Inserter returns an Inserter for m.
+func (m *Memstore) Inserter() Inserter { return Inserter{m: m} }
+
+// AddReserved is Memstore.AddReserved.
+func (in *Inserter) AddReserved(c blockenc.Cell) error { return in.m.addReserved(c, &in.ins) }
 
 // Get returns the newest version of key with Seq <= readPoint; a Delete is
 // returned as such. The cell's slices alias the arena (see the package doc).
@@ -175,54 +180,26 @@ func (m *Memstore) Get(key []byte, readPoint uint64) (blockenc.Cell, bool) {
 	if len(key) > MaxKeyLen {
 		return blockenc.Cell{}, false
 	}
-	var buf [64]byte
-	seek := appendKeyTs(buf[:0], key, readPoint)
-	it := m.iters.Get().(*skl.Iterator)
-	it.Seek(seek)
-	var c blockenc.Cell
-	ok := it.Valid() && y.SameKey(seek, it.Key())
-	if ok {
-		c = cellAt(it)
+	nd := m.list.seekGE(key, readPoint)
+	if nd == 0 || !bytes.Equal(m.list.key(nd), key) {
+		return blockenc.Cell{}, false
 	}
-	m.iters.Put(it)
-	return c, ok
+	return m.list.cell(nd), true
 }
 
-// Size returns the arena bytes in use, including skl's head node.
-func (m *Memstore) Size() int64 { return m.list.MemSize() }
+// Size returns the arena bytes in use, including the list's head node.
+func (m *Memstore) Size() int64 { return m.list.size() }
 
 // Capacity returns the arena size: Size never exceeds it.
 func (m *Memstore) Capacity() int64 { return m.capacity }
 
 // Len returns the number of Adds accepted. That is the number of cells
-// stored unless a cell replaced one with the same key and seq: skl does not
-// say whether a Put replaced a node, and finding out with a lookup first
-// cost 35-45% of Add's time in BenchmarkAdd.
+// stored unless a cell replaced one with the same key and seq.
 func (m *Memstore) Len() int { return int(m.adds.Load()) }
 
-// appendKeyTs appends key and the skl suffix of seq (y.KeyWithTs without the
-// allocation).
-func appendKeyTs(dst, key []byte, seq uint64) []byte {
-	dst = append(dst, key...)
-	return binary.BigEndian.AppendUint64(dst, math.MaxUint64-seq)
-}
-
-// seqOf returns the seq of a skiplist key. (y.ParseTs returns 0 for a key of
-// 8 bytes, which is an empty cell key here.)
-func seqOf(k []byte) uint64 {
-	return math.MaxUint64 - binary.BigEndian.Uint64(k[len(k)-tsSize:])
-}
-
-// cellAt decodes the cell under a valid skl iterator. Key and Value alias the
-// arena with their capacity cut to their length.
-func cellAt(it *skl.Iterator) blockenc.Cell {
-	k := it.Key()
-	n := len(k) - tsSize
-	v := it.Value()
-	return blockenc.Cell{
-		Key:   k[:n:n],
-		Value: v.Value[:len(v.Value):len(v.Value)],
-		Seq:   seqOf(k),
-		Kind:  blockenc.Kind(v.Meta &^ metaCell),
-	}
+// cell returns the cell of node nd. Key and Value alias the arena with
+// their capacity cut to their length.
+func (s *skiplist) cell(nd uint32) blockenc.Cell {
+	kind, v := s.value(nd)
+	return blockenc.Cell{Key: s.key(nd), Value: v, Seq: s.seq(nd), Kind: blockenc.Kind(kind)}
 }
