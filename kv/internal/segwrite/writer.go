@@ -57,8 +57,9 @@ type Writer struct {
 }
 
 // pendingBlock is a full encoder and the last key of its block; a
-// compressor sets blk or err, then closes ready. A block copied from
-// another segment has no encoder and comes with blk set and ready closed.
+// compressor sets blk or err, takes the encoder back (enc nil), then
+// closes ready. A block copied from another segment has no encoder and
+// comes with blk set and ready closed.
 type pendingBlock struct {
 	enc     *blockenc.Encoder
 	dict    *blockenc.Dict // the block's Dict, or nil
@@ -73,13 +74,21 @@ type pendingBlock struct {
 // CPU: two compressors beside the merging goroutine keep two cores busy.
 const segCompressors = 2
 
+// segPending bounds the blocks compressed, or being compressed, that
+// wait for the writer: it writes them to the engine in batches
+// (segBatchBytes), and the compressors go on meanwhile.
+const segPending = 64
+
 // segBatchBytes bounds the block bytes of one write of a segment's
 // blocks. Badger counts a value in its value log as a pointer against its
 // transaction limit and writes a transaction into one value log file,
 // which it closes only after the write: without a bound, a compaction's
 // output would land in one file as large as the segment, where value-log
-// GC cannot free the garbage that shares the file.
-const segBatchBytes = 4 << 20
+// GC cannot free the garbage that shares the file. It is also small
+// beside a flush's blocks (an 8 MiB memstore makes about 2 MB of them),
+// so that the writer commits most of them while the compressors work on
+// the next, leaving one small batch for Finish.
+const segBatchBytes = 1 << 20
 
 // NewWriter starts a segment of blocks encoded with block, their value
 // areas compressed against dict when it is not empty.
@@ -144,8 +153,8 @@ func (w *Writer) start(block blockenc.Options, d *blockenc.Dict) *Writer {
 	w.enc = blockenc.NewEncoder(block)
 	n := max(1, min(segCompressors, runtime.GOMAXPROCS(0)))
 	w.work = make(chan *pendingBlock, n)
-	w.order = make(chan *pendingBlock, n+1)
-	w.free = make(chan *blockenc.Encoder, n+1)
+	w.order = make(chan *pendingBlock, segPending)
+	w.free = make(chan *blockenc.Encoder, n+2)
 	for range n + 1 {
 		w.free <- blockenc.NewEncoder(block)
 	}
@@ -234,7 +243,15 @@ func (w *Writer) compress() {
 		if w.werr.Load() == nil {
 			p.blk, p.err = p.enc.Finish()
 		}
+		// The block is a copy: the encoder goes back at once, so that
+		// the compressors keep working while the writer waits on a
+		// batch. free holds every encoder but the one being filled, so
+		// the send never blocks.
+		enc := p.enc
+		p.enc = nil
 		close(p.ready)
+		enc.Reset()
+		w.free <- enc
 		// Yield between blocks: while the compressors keep every
 		// processor busy, a writer waiting to run (an Apply) gets one
 		// within a block's compression rather than the scheduler's 10 ms
@@ -244,7 +261,7 @@ func (w *Writer) compress() {
 }
 
 // write is the writing goroutine: it writes each block once compressed,
-// in order; after an error it only gives encoders back.
+// in order; after an error it skips them.
 func (w *Writer) write() {
 	defer close(w.done)
 	for p := range w.order {
@@ -253,10 +270,6 @@ func (w *Writer) write() {
 			if err := w.writeBlock(p); err != nil {
 				w.werr.CompareAndSwap(nil, &err)
 			}
-		}
-		if p.enc != nil {
-			p.enc.Reset()
-			w.free <- p.enc
 		}
 	}
 }
