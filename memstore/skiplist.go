@@ -83,7 +83,10 @@ func newSkiplist(size int64) *skiplist {
 // alloc takes n bytes (rounded up to 8) from the arena, or reports that
 // they do not fit.
 func (s *skiplist) alloc(n int) (uint32, bool) {
-	size := uint32(n+7) &^ 7
+	if n < 0 || uint64(n)+7 > uint64(len(s.buf)) {
+		return 0, false
+	}
+	size := uint32(uint64(n)+7) &^ 7
 	end := s.used.Add(size)
 	if end < size || int(end) > len(s.buf) {
 		return 0, false
