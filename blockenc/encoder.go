@@ -152,12 +152,25 @@ func (e *Encoder) Add(c Cell) error {
 // With Compression or IntValues, Finish builds each form the options allow
 // (values inline or as a column; cells compressed or not) and returns the
 // smallest; the flags byte says which.
-func (e *Encoder) Finish() ([]byte, error) {
+func (e *Encoder) Finish() ([]byte, error) { return e.AppendFinish(nil) }
+
+// AppendFinish is Finish appending the block to dst instead of a new
+// slice: it returns dst extended by the block's bytes (the block is
+// b[len(dst):] of the result b), growing dst only when it has too little
+// room. The bytes are those Finish returns. dst is the caller's: once done
+// with a block, it may pass the buffer back (b[:0]) for the next one, so
+// that a stream of blocks reuses one allocation. On error dst is returned
+// unchanged.
+//
+// A Columnar block is made in a buffer the Encoder keeps, so dst grows
+// by the block's length only; a row block is made in place, so dst first
+// grows by Size, a bound on the block.
+func (e *Encoder) AppendFinish(dst []byte) ([]byte, error) {
 	if e.err != nil {
-		return nil, e.err
+		return dst, e.err
 	}
 	if e.row != nil {
-		return e.row.Finish(), nil
+		return e.row.AppendFinish(dst), nil
 	}
-	return e.col.Finish(e.n), nil
+	return e.col.AppendFinish(dst, e.n), nil
 }

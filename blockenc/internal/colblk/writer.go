@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/kvenc/kvenc/blockenc/internal/cell"
@@ -659,11 +658,11 @@ func (c *Writer) finishValues(b []byte) ([]byte, byte) {
 	return b, flags
 }
 
-// Finish returns the block of the n cells added, in a new slice of its
-// exact length: the block is made in a buffer the Writer keeps, sized for
-// the values uncompressed, so that each block allocates only the bytes it
-// keeps (a compressed block is a third of that bound or less).
-func (c *Writer) Finish(n int) []byte {
+// AppendFinish appends the block of the n cells added to dst and returns
+// the extended slice: the block is made in a buffer the Writer keeps,
+// sized for the values uncompressed, so that dst grows only by the bytes
+// of the block (a compressed block is a third of that bound or less).
+func (c *Writer) AppendFinish(dst []byte, n int) []byte {
 	b := c.out[:0]
 	if sz := c.Size(n); cap(b) < sz {
 		b = make([]byte, 0, sz)
@@ -687,5 +686,5 @@ func (c *Writer) Finish(n int) []byte {
 		b = frame.AppendTrailer(b)
 	}
 	c.out = b
-	return slices.Clone(b)
+	return append(dst, b...)
 }

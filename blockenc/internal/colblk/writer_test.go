@@ -26,7 +26,7 @@ func TestDictHashCollision(t *testing.T) {
 		w.Add(cell.Cell{Key: []byte(fmt.Sprintf("k%d", i)), Value: v, Seq: uint64(i + 1), Kind: cell.KindPut}, i)
 	}
 	assert.Equal(t, []int64{0, 1, 0, 2, 0}, w.dictIdx, "b twice as a distinct value, a deduplicated")
-	blk := w.Finish(len(vals))
+	blk := w.AppendFinish(nil, len(vals))
 	var r Reader
 	require.NoError(t, r.Init(blk, nil))
 	var got [][]byte

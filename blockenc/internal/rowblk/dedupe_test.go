@@ -52,7 +52,7 @@ func TestDedupeCutOff(t *testing.T) {
 		for _, c := range cells {
 			e.Add(c)
 		}
-		return e.Finish()
+		return e.AppendFinish(nil)
 	}
 
 	// Distinct values: off after warm-up and a window of misses.

@@ -3,6 +3,7 @@ package rowblk
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 
 	"github.com/kvenc/kvenc/blockenc/internal/cell"
 	"github.com/kvenc/kvenc/blockenc/internal/frame"
@@ -396,15 +397,29 @@ func (e *Writer) addFastDiff(c cell.Cell, shared int) {
 	}
 }
 
-// Finish returns the block holding every cell added so far, in a new slice
-// the caller owns. The Encoder is unchanged: more cells may be added and
-// Finish called again, or Reset starts a new block.
+// AppendFinish appends the block holding every cell added so far to dst
+// and returns the extended slice; dst grows first by Size, a bound on the
+// block, and the block is made in place. The Writer is unchanged: more
+// cells may be added and AppendFinish called again, or Reset starts a new
+// block.
 //
-// With Compression or IntValues, Finish builds each form the options allow
-// (values inline or as a column; cells compressed or not) and returns the
-// smallest; flags byte 2 says which.
-func (e *Writer) Finish() []byte {
-	b := make([]byte, 0, e.Size())
+// With Compression or IntValues, AppendFinish builds each form the options
+// allow (values inline or as a column; cells compressed or not) and keeps
+// the smallest; flags byte 2 says which.
+func (e *Writer) AppendFinish(dst []byte) []byte {
+	dst = slices.Grow(dst, e.Size())
+	n := len(dst)
+	room := cap(dst) - n
+	b := e.finish(dst[n:n])
+	if cap(b) != room {
+		// Size fell short and append moved the block.
+		return append(dst, b...)
+	}
+	return dst[:n+len(b)]
+}
+
+// finish appends the block to b, which is empty.
+func (e *Writer) finish(b []byte) []byte {
 	b = append(b, frame.Version1, e.opts.Layout, 0)
 	b = binary.AppendUvarint(b, uint64(e.n))
 	if e.opts.Layout == RowIndex {
