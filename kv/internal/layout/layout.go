@@ -59,8 +59,13 @@ func (k Keys) Segment(id uint64) []byte {
 	return binary.BigEndian.AppendUint64(b, id)
 }
 
+// Block returns N+'s'+id+lastKey, the key of the block of segment id
+// whose last key is lastKey.
 func (k Keys) Block(id uint64, lastKey []byte) []byte {
-	return append(k.Segment(id), lastKey...)
+	b := make([]byte, 0, len(k.NS)+segKeyLen+len(lastKey))
+	b = append(append(b, k.NS...), TagSegment)
+	b = binary.BigEndian.AppendUint64(b, id)
+	return append(b, lastKey...)
 }
 
 // DictSegment returns N+'d'+id, the prefix of the dictionary keys of

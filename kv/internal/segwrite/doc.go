@@ -11,7 +11,7 @@
 //
 // A segment is written in this order:
 //
-//	block 0 [dict 0] block 1 ... block n-1   batches of about 4 MiB,
+//	block 0 [dict 0] block 1 ... block n-1   batches of about 1 MiB,
 //	filter                                    not atomic together
 //	meta [replaced meta ...]                  one transaction, last
 //
@@ -40,7 +40,7 @@
 //
 // # Batches
 //
-// The blocks go in batches of about 4 MiB (segBatchBytes), each split
+// The blocks go in batches of about 1 MiB (segBatchBytes), each split
 // further as the engine needs (engine.WriteSplit): Badger writes a
 // transaction into one value-log file, so a segment written in one
 // transaction would fill a file of its own size, where value-log GC
@@ -49,6 +49,11 @@
 // writer wrote, are unseen (engine.Batch.SetUnseen): no read looks those
 // keys up before the meta commits, so an engine that lends snapshots to
 // readers keeps lending them until the meta's write.
+//
+// The compressors finish blocks into buffers the Store keeps: once a
+// batch is written the engine holds none of its values (Engine.Write), so
+// its blocks' buffers take the next blocks, of the same segment or a later
+// one. The Store keeps at most two batches of free buffers.
 //
 // Errors from stored bytes (a block copied whose head does not decode)
 // wrap blockenc.ErrCorrupt; a segment or meta too large for the engine

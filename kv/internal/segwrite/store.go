@@ -2,6 +2,7 @@ package segwrite
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/kvenc/kvenc/blockenc"
 	"github.com/kvenc/kvenc/kv/engine"
@@ -27,6 +28,9 @@ type Config struct {
 	// they make a segment's settings (segment.Settings).
 	BlockSize int
 	DictSize  int
+	// BatchBytes bounds the block bytes of one write of a segment's
+	// blocks; 0 is segBatchBytes (1 MiB).
+	BatchBytes int
 	// NextID returns the id of a new segment, larger than every id
 	// before.
 	NextID func() uint64
@@ -44,10 +48,25 @@ type Config struct {
 // concurrent use; a Writer it starts serves one goroutine.
 type Store struct {
 	c Config
+
+	// bufs are block buffers free for the writers' next blocks: those of
+	// a batch come back once it is written (the engine keeps no reference
+	// past its Write), so that blocks reuse the buffers of blocks written
+	// before, in the same segment or an earlier one, instead of
+	// allocating one each. bufBytes is their capacity in bytes, at most
+	// two batches' (Config.BatchBytes).
+	bufMu    sync.Mutex
+	bufs     [][]byte
+	bufBytes int
 }
 
 // New returns the Store that c describes.
-func New(c Config) *Store { return &Store{c: c} }
+func New(c Config) *Store {
+	if c.BatchBytes <= 0 {
+		c.BatchBytes = segBatchBytes
+	}
+	return &Store{c: c}
+}
 
 // Settings returns the settings of the segments written with block
 // (segment.Settings).
@@ -109,4 +128,33 @@ func (st *Store) DeleteSegment(g *segment.Segment) error {
 		return fmt.Errorf("kv: delete segment %d key filters: %w", g.Meta.ID, err)
 	}
 	return nil
+}
+
+// getBuf returns an empty block buffer: a free one, or nil.
+func (st *Store) getBuf() []byte {
+	st.bufMu.Lock()
+	defer st.bufMu.Unlock()
+	n := len(st.bufs)
+	if n == 0 {
+		return nil
+	}
+	b := st.bufs[n-1]
+	st.bufs[n-1] = nil
+	st.bufs = st.bufs[:n-1]
+	st.bufBytes -= cap(b)
+	return b[:0]
+}
+
+// putBufs frees bufs, the buffers of blocks that were written, keeping at
+// most two batches' bytes of free buffers.
+func (st *Store) putBufs(bufs [][]byte) {
+	st.bufMu.Lock()
+	defer st.bufMu.Unlock()
+	for _, b := range bufs {
+		if st.bufBytes+cap(b) > 2*st.c.BatchBytes {
+			return
+		}
+		st.bufs = append(st.bufs, b)
+		st.bufBytes += cap(b)
+	}
 }

@@ -49,24 +49,28 @@ type Writer struct {
 	stopped bool
 
 	// Owned by the writing goroutine until done: the blocks not yet
-	// written (a batch of up to segBatchBytes), the block keys written or
-	// in the batch (for cleanup), and meta.Blocks, meta.Bytes,
-	// meta.Parts, seg.BlockKeys, seg.LastKeys and seg.Parts.
-	batch   engine.Batch
-	written [][]byte
+	// written (a batch of up to segBatchBytes) and their buffers, which
+	// go back to the Store's free ones once the batch is written
+	// (batchBufs), the block keys written or in the batch (for cleanup),
+	// and meta.Blocks, meta.Bytes, meta.Parts, seg.BlockKeys,
+	// seg.LastKeys and seg.Parts.
+	batch     engine.Batch
+	batchBufs [][]byte
+	written   [][]byte
 }
 
-// pendingBlock is a full encoder and the last key of its block; a
-// compressor sets blk or err, takes the encoder back (enc nil), then
-// closes ready. A block copied from another segment has no encoder and
-// comes with blk set and ready closed.
+// pendingBlock is a full encoder and the key of its block; a compressor
+// sets blk (in a buffer of the Store's, Store.getBuf) or err, takes the encoder
+// back (enc nil), then closes ready. A block copied from another segment
+// has no encoder and comes with blk set and ready closed.
 type pendingBlock struct {
-	enc     *blockenc.Encoder
-	dict    *blockenc.Dict // the block's Dict, or nil
-	lastKey []byte
-	blk     []byte
-	err     error
-	ready   chan struct{}
+	enc   *blockenc.Encoder
+	dict  *blockenc.Dict // the block's Dict, or nil
+	key   []byte         // layout.Keys.Block of the block's last key
+	last  int            // the length of the last key at the end of key
+	blk   []byte
+	err   error
+	ready chan struct{}
 }
 
 // segCompressors is the number of goroutines a segment writer compresses
@@ -210,7 +214,7 @@ func (w *Writer) cut() error {
 		w.err = err
 		return err
 	}
-	p := &pendingBlock{enc: w.enc, dict: w.dict, lastKey: append([]byte(nil), w.lastKey...), ready: make(chan struct{})}
+	p := &pendingBlock{enc: w.enc, dict: w.dict, key: w.st.c.Keys.Block(w.meta.ID, w.lastKey), last: len(w.lastKey), ready: make(chan struct{})}
 	w.work <- p
 	w.order <- p
 	w.enc = <-w.free
@@ -241,12 +245,12 @@ func (w *Writer) stop() error {
 func (w *Writer) compress() {
 	for p := range w.work {
 		if w.werr.Load() == nil {
-			p.blk, p.err = p.enc.Finish()
+			p.blk, p.err = p.enc.AppendFinish(w.st.getBuf())
 		}
-		// The block is a copy: the encoder goes back at once, so that
-		// the compressors keep working while the writer waits on a
-		// batch. free holds every encoder but the one being filled, so
-		// the send never blocks.
+		// The block is in a buffer of its own: the encoder goes back at
+		// once, so that the compressors keep working while the writer
+		// waits on a batch. free holds every encoder but the one being
+		// filled, so the send never blocks.
 		enc := p.enc
 		p.enc = nil
 		close(p.ready)
@@ -279,13 +283,14 @@ func (w *Writer) writeBlock(b *pendingBlock) error {
 	if err != nil {
 		return fmt.Errorf("kv: segment %d: %w", w.meta.ID, err)
 	}
-	key := w.st.c.Keys.Block(w.meta.ID, b.lastKey)
-	if w.batch.Size() >= segBatchBytes {
+	key := b.key
+	if w.batch.Size() >= w.st.c.BatchBytes {
 		if err := w.writeBatch(); err != nil {
 			return err
 		}
 	}
 	w.batch.SetLarge(key, blk)
+	w.batchBufs = append(w.batchBufs, blk)
 	w.written = append(w.written, key)
 	if n := len(w.seg.Parts); n == 0 || !sameDict(w.seg.Parts[n-1].Dict, b.dict) {
 		// A new part: its dictionary goes under a key of its own, with
@@ -302,7 +307,7 @@ func (w *Writer) writeBlock(b *pendingBlock) error {
 	}
 	w.meta.Parts[len(w.meta.Parts)-1].Blocks++
 	w.seg.BlockKeys = append(w.seg.BlockKeys, key)
-	w.seg.LastKeys = append(w.seg.LastKeys, key[len(key)-len(b.lastKey):])
+	w.seg.LastKeys = append(w.seg.LastKeys, key[len(key)-b.last:])
 	w.meta.Blocks++
 	w.meta.Bytes += uint64(len(blk))
 	return nil
@@ -426,6 +431,7 @@ func (w *Writer) writeBatch() error {
 	w.batch.SetUnseen() // the meta, written last, makes them reachable
 	err := w.st.WriteSplit(&w.batch)
 	w.batch.Reset()
+	w.putBufs()
 	if errors.Is(err, engine.ErrTooLarge) {
 		err = fmt.Errorf("%w: %w", w.st.c.TooLarge, err)
 	}
@@ -440,5 +446,15 @@ func (w *Writer) writeBatch() error {
 func (w *Writer) Abort() {
 	_ = w.stop()
 	w.batch.Reset()
+	w.putBufs()
 	_ = w.st.DeleteKeys(w.written)
+}
+
+// putBufs gives the buffers of the blocks that were in the batch, which
+// the engine no longer references (Engine.Write has returned), back to the
+// Store.
+func (w *Writer) putBufs() {
+	w.st.putBufs(w.batchBufs)
+	clear(w.batchBufs)
+	w.batchBufs = w.batchBufs[:0]
 }
