@@ -409,7 +409,7 @@
 // shows per key the newest version at or below the read point: a segment
 // source lands on a key's last (oldest) cell first and steps back over
 // its visible versions to the newest one; a memstore source searches its
-// skiplist for the previous key (skl links forward only). Among sources
+// skiplist for the previous key (its nodes link forward only). Among sources
 // the highest seq of the largest key wins, and whether it is live (a Put
 // that no range tombstone visible at the read point covers) is decided by
 // the same check as forward. Changing direction re-seeks every

@@ -134,7 +134,7 @@ type memtable struct {
 	// take (opsArenaBound) in the memstore, which admits it when the bytes
 	// in use and the reservations in flight leave room, so that its cells'
 	// Adds never meet ErrFull. capacity is the most one write may need
-	// (the arena minus skl's head). rangeBytes sums the rangedel.Bound of
+	// (the arena minus the skiplist's head). rangeBytes sums the rangedel.Bound of
 	// the range tombstones added: they live beside the arena, and their
 	// part of a reservation is never released, so they count against it.
 	capacity   int64
