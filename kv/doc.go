@@ -531,7 +531,7 @@
 //
 // A Store's heap is, with the defaults:
 //
-//	memstores   one active arena of MemstoreSize (8 MiB, allocated whole
+//	memstores   one active arena of MemstoreSize (64 MiB, allocated whole
 //	            when the memstore starts), and while they flush up to two
 //	            frozen ones (writers stall rather than freeze a third)
 //	cache       up to CacheSize (64 MiB) of decoded blocks
@@ -548,7 +548,7 @@
 //	            seconds after a flush Badger's table builder buffers
 //
 // so that once no flush runs it holds one memstore, one Badger memtable,
-// the cache and the index: about 8 + 21 MiB + CacheSize + index. That is
+// the cache and the index: about 64 + 21 MiB + CacheSize + index. That is
 // no more than raw Badger with its default options (one 64 MiB memtable
 // and its batch room) holding the same cells, plus CacheSize.
 // TestMemoryModel checks it: cells of 16-byte keys and 8-byte values
@@ -559,13 +559,17 @@
 // NumMemtables; a Store under Wrap adds only its memstores, cache and
 // index to the caller's DB.
 //
-// MemstoreSize is 8 MiB rather than more because a load spends most of
-// its processor time between the memstore and the flush that compresses
-// it: a small arena stays in the processor's caches while cells go in
-// and while the flush reads them, and the last flush, which a load waits
-// for, is short (a load in key order extends one segment whatever the
-// number of flushes). A larger memstore makes fewer segments of writes in
-// random key order, so fewer compactions; set it for such loads.
+// MemstoreSize is 64 MiB, Badger's own MemTableSize, so that recent
+// writes are read from the memstore for as long as raw Badger would read
+// them from its memtable: a point read there is a skiplist lookup, from a
+// segment a block fetched and decoded (kvbench ycsb compares the
+// engines). A load hardly depends on it: one in key order extends one
+// segment whatever the number of flushes, and a smaller arena that stays
+// in the processor's caches saved less than the noise of kvbench store
+// measures. What grows with it is the heap and the last flush, which
+// Flush and Close wait for: it compresses up to a whole memstore. A
+// smaller MemstoreSize gives both back, at the cost of more segments to
+// compact under writes in random key order.
 //
 // # Full disks
 //
@@ -583,6 +587,11 @@
 //	flush         the memstore's bytes, from half of the reserve on
 //	compaction    the bytes of its input segments, from half of the reserve on
 //	value-log GC  the live part of one value-log file, from half of the reserve on
+//
+// With less than 32 memstores' worth of room for new data, a new
+// memstore's arena is a 32nd of the room (at least 8 MiB), so that the
+// uncompressed WAL of the memstores not yet flushed stays small beside
+// the volume (Options.MemstoreSize).
 //
 // A refused write returns an error wrapping ErrNoSpace; reads, iterators
 // and snapshots go on, and so does Close (a memstore it cannot flush stays

@@ -114,23 +114,31 @@ func TestFaultBackgroundEIOStopsWrites(t *testing.T) {
 	require.ErrorIs(t, s.Close(), syscall.EIO, "Close returns, naming the fault")
 }
 
+// openFakeSpace opens a test Store of memstoreSize whose space Gate sees
+// a fake filesystem of total bytes, free of them at first; the Gate asks
+// the returned counter at every step and keeps an 8 MiB reserve.
+func openFakeSpace(t *testing.T, memstoreSize, total, free int64) (*Store, Options, *atomic.Int64) {
+	dir := t.TempDir()
+	o := testOptions(dir)
+	o.MemstoreSize = memstoreSize
+	s := mustOpen(t, o)
+	f := new(atomic.Int64)
+	f.Store(free)
+	g := space.NewGate(dir, func(string) (space.Usage, error) {
+		return space.Usage{Total: total, Free: f.Load()}, nil
+	}, 8<<20)
+	g.RefreshEvery = 0 // the tests change the figures between steps
+	s.space = g
+	s.wal.SetGate(g, walChunkSize(memstoreSize))
+	return s, o, f
+}
+
 // The Store's steps go through its space Gate: with a fake filesystem,
 // writes fail with ErrNoSpace when their WAL chunk does not fit, reads go
 // on, a flush that does not fit fails, and writes resume once space
 // appears; Stats reports the figures.
 func TestSpaceGateFake(t *testing.T) {
-	dir := t.TempDir()
-	o := testOptions(dir)
-	o.MemstoreSize = 1 << 20
-	s := mustOpen(t, o)
-	var free atomic.Int64
-	free.Store(1 << 30)
-	g := space.NewGate(dir, func(string) (space.Usage, error) {
-		return space.Usage{Total: 2 << 30, Free: free.Load()}, nil
-	}, 8<<20)
-	g.RefreshEvery = 0 // the test changes the figures between steps
-	s.space = g
-	s.wal.SetGate(g, walChunkSize(o.MemstoreSize))
+	s, o, free := openFakeSpace(t, 1<<20, 2<<30, 1<<30)
 
 	require.NoError(t, s.Put([]byte("a"), []byte("1")))
 	st := s.Stats()

@@ -41,8 +41,12 @@ type Options struct {
 	BlockSize int
 	// MemstoreSize is the arena size of one memstore; a full memstore is
 	// frozen and flushed to a segment in the background, and a batch
-	// must fit in one. Default 8 MiB (DefaultMemstoreSize; the package
-	// doc, Memory, says why).
+	// must fit in one. Default 64 MiB (DefaultMemstoreSize, Badger's own
+	// MemTableSize; the package doc, Memory, says why). On a filesystem
+	// with less than 32 times MemstoreSize free for new data, a new
+	// memstore's arena is a 32nd of that room, at least 8 MiB, so that
+	// unflushed memstores (whose WAL holds their cells uncompressed) stay
+	// a small part of a small volume; a batch must fit in that.
 	MemstoreSize int64
 	// DictSize bounds the preset dictionary of a segment: with
 	// Block.Compression LZ4Dict, each flush and compaction samples the
@@ -131,7 +135,7 @@ type Options struct {
 	// Badger writes through memory-mapped files and the process dies
 	// (SIGBUS) when the filesystem cannot back a page: the Store stops
 	// before that (see the package doc, Full disks). Default (0):
-	// MemstoreSize + ValueLogFileSize/2 (16 MiB with the defaults), at
+	// MemstoreSize (at most 8 MiB) + ValueLogFileSize/2 (16 MiB with the defaults), at
 	// most an eighth of the filesystem's size; negative: no checks.
 	Reserve int64
 	// Badger, if set, adjusts the Badger options Open derived from the
@@ -143,7 +147,7 @@ type Options struct {
 // Defaults (see Options).
 const (
 	DefaultBlockSize         = 16 << 10
-	DefaultMemstoreSize      = 8 << 20
+	DefaultMemstoreSize      = 64 << 20
 	DefaultCacheSize         = 64 << 20
 	DefaultCompactionTrigger = 4
 	DefaultValueThreshold    = 1 << 10
@@ -192,7 +196,7 @@ func DefaultBlockOptions() blockenc.Options {
 }
 
 // DefaultOptions returns the defaults for a Store in dir ("" for memory):
-// Prefix "kv", DefaultBlockOptions(), BlockSize 16 KiB, MemstoreSize 8
+// Prefix "kv", DefaultBlockOptions(), BlockSize 16 KiB, MemstoreSize 64
 // MiB, DictSize 64 KiB - 1, CacheSize 64 MiB, SyncWrites and WALBuffered false, CompactionTrigger 4,
 // CompactionLevel 9, a silent Badger, ValueThreshold 1 KiB and
 // ValueLogFileSize 16 MiB.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -155,6 +156,33 @@ type memtable struct {
 func newMemtable(size int64, lo uint64) *memtable {
 	ms := memstore.New(size)
 	return &memtable{ms: ms, lo: lo, capacity: ms.Capacity() - ms.Size()}
+}
+
+// newMemtable returns an empty memtable whose writes start at lo, with an
+// arena of MemstoreSize, or on a filesystem short of space of
+// shortArena.
+func (s *Store) newMemtable(lo uint64) *memtable {
+	return newMemtable(min(s.opts.MemstoreSize, shortArena(s.space.Room(space.Write))), lo)
+}
+
+// Memstores on a filesystem short of space: a memstore's arena is at
+// most 1/arenaShare of the room for new data, and at least minShortArena
+// (the arena size below which a batch that fits one must not be refused
+// for space alone), so that the WAL files of the memstores not yet
+// flushed, which hold their cells uncompressed, and each flush's claim on
+// the reserve stay a small part of a small volume.
+const (
+	arenaShare    = 32
+	minShortArena = 8 << 20
+)
+
+// shortArena returns the largest memstore arena for room bytes free for
+// new data (math.MaxInt64: no limit).
+func shortArena(room int64) int64 {
+	if room == math.MaxInt64 {
+		return room
+	}
+	return max(room/arenaShare, minShortArena)
 }
 
 // reserve admits a write whose ops may take need arena bytes
@@ -343,7 +371,8 @@ func (s *Store) recover() error {
 	s.segsChanged()
 	s.nextSegID.Store(l.MaxID)
 	if s.opts.ReadOnly {
-		s.active = newMemtable(s.opts.MemstoreSize, l.Last)
+		// Never written: the smallest arena.
+		s.active = newMemtable(0, l.Last)
 		s.tracker = mvcc.NewTracker(l.Last)
 		return nil
 	}
@@ -427,7 +456,7 @@ func (s *Store) replayWAL(walSeq, last uint64) error {
 		slices.SortFunc(recs, func(a, b wal.Rec) int { return cmp.Compare(a.Seq, b.Seq) })
 		recs = slices.CompactFunc(recs, func(a, b wal.Rec) bool { return a.Seq == b.Seq })
 	}
-	s.active = newMemtable(s.opts.MemstoreSize, walSeq)
+	s.active = s.newMemtable(walSeq)
 	replayed := walSeq
 	for _, rec := range recs {
 		seq, ops, err := wal.Decode(rec.B)

@@ -75,7 +75,7 @@ func TestOptions(t *testing.T) {
 		assert.ErrorIs(t, err, ErrInvalidOptions, "Open(%+v)", o)
 	}
 	d := DefaultOptions("x")
-	want := Options{Dir: "x", Prefix: []byte("kv"), Block: DefaultBlockOptions(), BlockSize: 16 << 10, MemstoreSize: 8 << 20,
+	want := Options{Dir: "x", Prefix: []byte("kv"), Block: DefaultBlockOptions(), BlockSize: 16 << 10, MemstoreSize: 64 << 20,
 		DictSize: 64<<10 - 1, CacheSize: 64 << 20, CompactionTrigger: 4, CompactionLevel: 9, ValueThreshold: 1 << 10, ValueLogFileSize: 16 << 20}
 	assert.Equal(t, want, d, "DefaultOptions")
 	// Every encoding and compression works end to end.

@@ -186,7 +186,7 @@ func (s *Store) write(ops []wal.Op) error {
 		mt = s.active
 		if need > mt.capacity {
 			s.writeMu.RUnlock()
-			return fmt.Errorf("%w: batch of %d ops needs %d memstore bytes, a memstore of MemstoreSize %d holds %d; split the batch or raise MemstoreSize", ErrTooLarge, len(ops), need, s.opts.MemstoreSize, mt.capacity)
+			return fmt.Errorf("%w: batch of %d ops needs %d memstore bytes, the memstore holds %d (MemstoreSize %d, less on a filesystem short of space); split the batch or raise MemstoreSize", ErrTooLarge, len(ops), need, mt.capacity, s.opts.MemstoreSize)
 		}
 		if mt.reserve(need) {
 			break
@@ -349,10 +349,10 @@ func (s *Store) freezeInto(mt, next *memtable) bool {
 
 // successor returns the memtable that follows mt, full, as the active one:
 // allocated once, by the first writer that asks, before it holds writes
-// (zeroing the arena of the default MemstoreSize takes about a
-// millisecond, which writers held by freeze would wait).
+// (zeroing the arena of the default MemstoreSize takes milliseconds,
+// which writers held by freeze would wait).
 func (s *Store) successor(mt *memtable) *memtable {
-	mt.nextOnce.Do(func() { mt.next = newMemtable(s.opts.MemstoreSize, 0) })
+	mt.nextOnce.Do(func() { mt.next = s.newMemtable(0) })
 	return mt.next
 }
 
@@ -372,7 +372,7 @@ func (s *Store) freezeActiveInto(next *memtable) {
 	}
 	mt.hi = s.tracker.WritePoint()
 	if next == nil {
-		next = newMemtable(s.opts.MemstoreSize, 0)
+		next = s.newMemtable(0)
 	}
 	next.lo = mt.hi
 	s.mu.Lock()

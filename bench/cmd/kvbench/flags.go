@@ -49,7 +49,7 @@ func parseFlags(args []string, stderr io.Writer) (config, string, error) {
 	fs.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile to this file")
 	cache := fs.String("cache", "8MiB", "store: block cache size given to every engine (kvenc CacheSize, Badger BlockCacheSize, Pebble Cache), in bytes or with a KiB, MiB or GiB suffix")
 	fs.StringVar(&cfg.results, "results", "", "also write the whole output, with links to the plots (copied to docs/ beside it), to this Markdown file")
-	fs.StringVar(&cfg.kvenc, "kvenc", "", "store: also measure kvenc's store with these kv.Options settings applied to its defaults, as engine kvenc-set:\nField=value,... of BlockSize, DictSize, CompactionLevel, Encoding, Compression, RestartInterval, CompressionLevel\n(what kvenc advise prints, e.g. CompactionLevel=12)")
+	fs.StringVar(&cfg.kvenc, "kvenc", "", "store: also measure kvenc's store with these kv.Options settings applied to its defaults, as engine kvenc-set:\nField=value,... of BlockSize, MemstoreSize, DictSize, CompactionLevel, Encoding, Compression, RestartInterval, CompressionLevel\n(what kvenc advise prints, e.g. CompactionLevel=12)")
 	fs.StringVar(&cfg.engine, "engine", "", "store: \"tikv\" compares kvenc's store on TiKV (kvtikv) with one TiKV key per cell instead of the local engines")
 	pd := fs.String("pd", "", "store -engine tikv: comma-separated PD addresses (host:port) of a real TiKV cluster; default client-go's in-process mock")
 	engines := fs.String("engines", "", "store: comma-separated local engines to measure (default all): "+strings.Join(storeEngineNames(), ", ")+

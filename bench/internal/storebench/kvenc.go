@@ -38,7 +38,7 @@ func openKvencSet(settings string) func(dir string, cache int64) (DB, error) {
 }
 
 // KvencSettings applies settings, "Field=value,..." of kv.Options
-// (BlockSize, DictSize, CompactionLevel) and of its Block
+// (BlockSize, MemstoreSize, DictSize, CompactionLevel) and of its Block
 // (Encoding, Compression, RestartInterval, CompressionLevel; encodings and
 // compressions by their String names), to o.
 func KvencSettings(o *kv.Options, settings string) error {
@@ -73,6 +73,8 @@ func KvencSettings(o *kv.Options, settings string) error {
 		switch name {
 		case "BlockSize":
 			o.BlockSize = n
+		case "MemstoreSize":
+			o.MemstoreSize = int64(n)
 		case "DictSize":
 			o.DictSize = n
 		case "CompactionLevel":
