@@ -33,20 +33,17 @@ func newGate(dir string, o Options, vlogFileSize int64) *space.Gate {
 }
 
 // defaultReserve is Options.Reserve's default: a memstore's flush (of
-// at most maxReserveFlush bytes: short of space, memstores are smaller,
+// at most minShortArena bytes: short of space, memstores are that small,
 // see shortArena) and half a value-log file (what GC
 // rewrites of a file half discarded), at most an eighth of the
 // filesystem, so that a small volume still takes writes.
 func defaultReserve(memstoreSize, vlogFileSize int64, dir string) int64 {
-	r := min(memstoreSize, maxReserveFlush) + vlogFileSize/2
+	r := min(memstoreSize, minShortArena) + vlogFileSize/2
 	if u, err := space.Statfs(dir); err == nil && u.Total > 0 {
 		r = min(r, u.Total/8)
 	}
 	return r
 }
-
-// maxReserveFlush bounds the flush defaultReserve keeps room for.
-const maxReserveFlush = minShortArena
 
 // gateDir returns the directory whose filesystem holds db's values: its
 // ValueDir, where the value log (the bulk of the Store's bytes) lives;

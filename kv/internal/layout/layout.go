@@ -53,19 +53,24 @@ func (k Keys) WAL(seq uint64, chunk uint16) []byte {
 }
 
 // Segment returns N+'s'+id; append a block's last key for the block key.
-func (k Keys) Segment(id uint64) []byte {
-	b := make([]byte, 0, len(k.NS)+segKeyLen)
-	b = append(append(b, k.NS...), TagSegment)
-	return binary.BigEndian.AppendUint64(b, id)
-}
+func (k Keys) Segment(id uint64) []byte { return k.idKey(TagSegment, id, segKeyLen) }
 
 // Block returns N+'s'+id+lastKey, the key of the block of segment id
-// whose last key is lastKey.
+// whose last key is lastKey, allocated at its length.
 func (k Keys) Block(id uint64, lastKey []byte) []byte {
-	b := make([]byte, 0, len(k.NS)+segKeyLen+len(lastKey))
-	b = append(append(b, k.NS...), TagSegment)
-	b = binary.BigEndian.AppendUint64(b, id)
-	return append(b, lastKey...)
+	return append(k.idKey(TagSegment, id, segKeyLen+len(lastKey)), lastKey...)
+}
+
+// BlockLastKey returns the last key of the block whose key (one Own
+// accepts under TagSegment) is key: the bytes after N+'s'+id.
+func (k Keys) BlockLastKey(key []byte) []byte { return key[len(k.NS)+segKeyLen:] }
+
+// idKey returns N+tag+id in a new slice with room for n bytes after the
+// namespace.
+func (k Keys) idKey(tag byte, id uint64, n int) []byte {
+	b := make([]byte, 0, len(k.NS)+n)
+	b = append(append(b, k.NS...), tag)
+	return binary.BigEndian.AppendUint64(b, id)
 }
 
 // DictSegment returns N+'d'+id, the prefix of the dictionary keys of
@@ -86,11 +91,7 @@ func (k Keys) Filter(id uint64, run uint32) []byte {
 	return binary.BigEndian.AppendUint32(k.FilterSegment(id), run)
 }
 
-func (k Keys) runSegment(tag byte, id uint64) []byte {
-	b := make([]byte, 0, len(k.NS)+runKeyLen)
-	b = append(append(b, k.NS...), tag)
-	return binary.BigEndian.AppendUint64(b, id)
-}
+func (k Keys) runSegment(tag byte, id uint64) []byte { return k.idKey(tag, id, runKeyLen) }
 
 // ParseRun returns the segment id and the part or run of a dictionary or
 // key filter key (one that Own accepts under TagDict or TagFilter).
@@ -99,11 +100,7 @@ func (k Keys) ParseRun(key []byte) (id uint64, n uint32) {
 	return binary.BigEndian.Uint64(rest), binary.BigEndian.Uint32(rest[8:])
 }
 
-func (k Keys) Meta(id uint64) []byte {
-	b := make([]byte, 0, len(k.NS)+metaKeyLen)
-	b = append(append(b, k.NS...), TagMeta)
-	return binary.BigEndian.AppendUint64(b, id)
-}
+func (k Keys) Meta(id uint64) []byte { return k.idKey(TagMeta, id, metaKeyLen) }
 
 // IsWAL reports whether key (under the namespace) is a WAL key.
 func (k Keys) IsWAL(key []byte) bool {

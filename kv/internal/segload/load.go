@@ -110,7 +110,7 @@ func Load(keys layout.Keys, scan Scan, foreign func(k []byte)) (Found, error) {
 			// A block without a meta, or past its meta's last key, is
 			// one of a segment or an extension
 			// (segwrite.Store.ExtendWriter) whose meta was never written.
-			g, last := metas[id], k[len(segPrefix)+8:]
+			g, last := metas[id], keys.BlockLastKey(k)
 			if g == nil || bytes.Compare(last, g.Meta.LastKey) > 0 {
 				l.Orphans = append(l.Orphans, k)
 				return nil

@@ -88,7 +88,7 @@ func (w *Writer) CopyBlocks(g *segment.Segment, lo, hi int) error {
 			w.err = fmt.Errorf("kv: segment %d: copy: %w", w.meta.ID, err)
 			return w.err
 		}
-		p := &pendingBlock{dict: g.DictFor(i), key: w.st.c.Keys.Block(w.meta.ID, g.LastKeys[i]), last: len(g.LastKeys[i]), blk: data, ready: closedChan}
+		p := &pendingBlock{dict: g.DictFor(i), key: w.st.c.Keys.Block(w.meta.ID, g.LastKeys[i]), blk: data, ready: closedChan}
 		w.order <- p
 	}
 	if whole {

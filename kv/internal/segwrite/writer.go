@@ -67,7 +67,6 @@ type pendingBlock struct {
 	enc   *blockenc.Encoder
 	dict  *blockenc.Dict // the block's Dict, or nil
 	key   []byte         // layout.Keys.Block of the block's last key
-	last  int            // the length of the last key at the end of key
 	blk   []byte
 	err   error
 	ready chan struct{}
@@ -89,9 +88,9 @@ const segPending = 64
 // which it closes only after the write: without a bound, a compaction's
 // output would land in one file as large as the segment, where value-log
 // GC cannot free the garbage that shares the file. It is also small
-// beside a flush's blocks (an 8 MiB memstore makes about 2 MB of them),
-// so that the writer commits most of them while the compressors work on
-// the next, leaving one small batch for Finish.
+// beside a flush's blocks (a full 64 MiB memstore of lineitem rows makes
+// about 20 MB of them), so that the writer commits most of them while the
+// compressors work on the next, leaving one small batch for Finish.
 const segBatchBytes = 1 << 20
 
 // NewWriter starts a segment of blocks encoded with block, their value
@@ -214,7 +213,7 @@ func (w *Writer) cut() error {
 		w.err = err
 		return err
 	}
-	p := &pendingBlock{enc: w.enc, dict: w.dict, key: w.st.c.Keys.Block(w.meta.ID, w.lastKey), last: len(w.lastKey), ready: make(chan struct{})}
+	p := &pendingBlock{enc: w.enc, dict: w.dict, key: w.st.c.Keys.Block(w.meta.ID, w.lastKey), ready: make(chan struct{})}
 	w.work <- p
 	w.order <- p
 	w.enc = <-w.free
@@ -307,7 +306,7 @@ func (w *Writer) writeBlock(b *pendingBlock) error {
 	}
 	w.meta.Parts[len(w.meta.Parts)-1].Blocks++
 	w.seg.BlockKeys = append(w.seg.BlockKeys, key)
-	w.seg.LastKeys = append(w.seg.LastKeys, key[len(key)-b.last:])
+	w.seg.LastKeys = append(w.seg.LastKeys, w.st.c.Keys.BlockLastKey(key))
 	w.meta.Blocks++
 	w.meta.Bytes += uint64(len(blk))
 	return nil
