@@ -221,6 +221,30 @@
 // their batches too, which value-log GC reclaims once the flushes have
 // deleted them.
 //
+// # Many goroutines
+//
+// Writes from many goroutines run at once: they share WAL writes (group
+// commit) and insert into the memstore without a lock. Their cells
+// become visible in seq order, so a write returns once every write with
+// an earlier seq has completed, and a writer that took its seq and then
+// waits for a processor holds back every write after it. Go's scheduler
+// lets a goroutine that does not block run for up to 10 ms, so with more
+// goroutines than processors that wait, not the write itself, makes the
+// slowest writes. A write that finds more writes in flight than
+// GOMAXPROCS (as it was at Open) therefore first gives up its processor
+// once (runtime.Gosched), before it takes a seq: the goroutines ready to
+// run, writers holding earlier seqs among them, run first, and the writes
+// that arrive meanwhile queue together and share a WAL write. A goroutine
+// that gave up its processor waits in the runtime's global run queue,
+// which a processor busy with goroutines that never block (reads served
+// from memory) looks at rarely, so while a write waits there Get,
+// NewIterator and an Iterator's Next and Prev give up their processor
+// once too. With no more writes in flight than processors nothing
+// yields, nor with SyncWrites: a durable write waits for an fsync, far
+// longer than for a processor, and a writer about to lead a group commit
+// yields once before its write instead, so that the writers it lets run
+// join the group. Stats.Yields counts the yields.
+//
 // # Range deletes
 //
 // DeleteRange(start, end) (and Batch.DeleteRange) writes one range

@@ -32,6 +32,7 @@ type Iterator struct {
 // NewIterator returns an unpositioned Iterator over the Store's current
 // state (later writes are not seen): call First, SeekGE, Last or SeekLT.
 func (s *Store) NewIterator(o IterOptions) *Iterator {
+	s.yieldToWrites()
 	return s.newIterator(o, 0, false)
 }
 
@@ -127,12 +128,18 @@ func (it *Iterator) SeekLT(key []byte) bool { return it.m.SeekLT(key) }
 // Next moves to the next key. After a backward move that ran off the
 // start (Prev or SeekLT returned false without an error) it moves to the
 // first key, as First does; after a forward one it returns false.
-func (it *Iterator) Next() bool { return it.m.Next() }
+func (it *Iterator) Next() bool {
+	it.s.yieldToWrites()
+	return it.m.Next()
+}
 
 // Prev moves to the previous key. After a forward move that ran off the
 // end (Next, First or SeekGE returned false without an error) it moves to
 // the last key, as Last does; after a backward one it returns false.
-func (it *Iterator) Prev() bool { return it.m.Prev() }
+func (it *Iterator) Prev() bool {
+	it.s.yieldToWrites()
+	return it.m.Prev()
+}
 
 // Valid reports whether the Iterator is on a key.
 func (it *Iterator) Valid() bool { return it.m.Valid() }

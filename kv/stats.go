@@ -28,6 +28,10 @@ type Stats struct {
 	// WriteStallTime the time they waited in all.
 	WriteStalls    int64
 	WriteStallTime time.Duration
+	// Yields counts the reads and writes that gave up their processor to
+	// other goroutines since Open (see Many goroutines in the package
+	// doc).
+	Yields int64
 	// BufsOut is the number of pooled block buffers not yet released:
 	// 0 when no compaction runs.
 	BufsOut int64
@@ -64,6 +68,7 @@ func (s *Store) Stats() Stats {
 	st.Flushes = s.flushes.Load()
 	st.Compactions = s.compactions.Load()
 	st.WriteStalls, st.WriteStallTime = s.stalls.Load(), time.Duration(s.stallTime.Load())
+	st.Yields = s.yields.Load()
 	if s.wal != nil {
 		st.WALBytes, st.WALWrites = s.wal.Written(), s.wal.Writes()
 	}

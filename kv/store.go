@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -68,6 +69,11 @@ type Store struct {
 	frozenTaken chan struct{}
 	// writers counts the writes in write (see logWAL).
 	writers atomic.Int64
+	// procs is GOMAXPROCS at Open; yielding counts the writes giving up
+	// their processor, yields the reads and writes that gave it up
+	// since Open (see yield).
+	procs            int64
+	yielding, yields atomic.Int64
 	// stalls counts write stalls (stall), stallTime their nanoseconds.
 	stalls, stallTime atomic.Int64
 	segs              []*segment.Segment // newest first (maxSeq descending)
@@ -322,6 +328,7 @@ func newStore(eng engine.Engine, id any, opts Options, walDir string) (*Store, e
 		cache:       cache.New(opts.CacheSize),
 		snaps:       make(map[uint64]int),
 		frozenTaken: make(chan struct{}),
+		procs:       int64(runtime.GOMAXPROCS(0)),
 		kick:        make(chan struct{}, 1),
 		quit:        make(chan struct{}),
 		bgDone:      make(chan struct{}),

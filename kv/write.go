@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"time"
 
@@ -163,7 +164,9 @@ func (s *Store) write(ops []wal.Op) error {
 	if p := s.ioErr.Load(); p != nil {
 		return fmt.Errorf("kv: store %q: writes stopped by a background failure: %w", s.opts.Prefix, *p)
 	}
-	s.writers.Add(1)
+	if n := s.writers.Add(1); n > 1 && n > s.procs && !s.opts.SyncWrites {
+		s.yield()
+	}
 	defer s.writers.Add(-1)
 	need := opsArenaBound(ops)
 	// The record goes after wal.FrameLen bytes of room, where a WAL file
@@ -233,6 +236,33 @@ func (s *Store) write(ops []wal.Op) error {
 	}
 	s.tracker.CompleteAndWait(w)
 	return nil
+}
+
+// yield gives up the processor of a write that finds more writes in
+// flight than GOMAXPROCS, before it takes a seq (see Many goroutines in
+// the package doc): the goroutines ready to run, writers that hold
+// earlier seqs among them, run first, and the writes that then arrive
+// together share a WAL write. While it waits, reads yield too
+// (yieldToWrites). With SyncWrites writes do not yield here: they wait
+// for an fsync, far longer than for a processor, and a group's leader
+// yields before its write instead (logWAL).
+func (s *Store) yield() {
+	s.yields.Add(1)
+	s.yielding.Add(1)
+	runtime.Gosched()
+	s.yielding.Add(-1)
+}
+
+// yieldToWrites gives up a reader's processor once while a write yields
+// (yield): a yielded goroutine waits in the runtime's global run queue,
+// which a processor busy with goroutines that never block looks at
+// rarely, so without it a write would wait behind every read served from
+// memory.
+func (s *Store) yieldToWrites() {
+	if s.yielding.Load() > 0 {
+		s.yields.Add(1)
+		runtime.Gosched()
+	}
 }
 
 // sealUnderLock is the largest WAL record whose seq a write takes (and
@@ -459,6 +489,7 @@ func (s *Store) frozenGone() {
 
 // Get returns a copy of key's newest value, or ErrNotFound.
 func (s *Store) Get(key []byte) ([]byte, error) {
+	s.yieldToWrites()
 	return s.get(key, 0, false)
 }
 
