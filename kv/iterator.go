@@ -32,11 +32,11 @@ type Iterator struct {
 // NewIterator returns an unpositioned Iterator over the Store's current
 // state (later writes are not seen): call First, SeekGE, Last or SeekLT.
 func (s *Store) NewIterator(o IterOptions) *Iterator {
-	s.yieldToWrites()
 	return s.newIterator(o, 0, false)
 }
 
 func (s *Store) newIterator(o IterOptions, rp uint64, pinned bool) *Iterator {
+	s.yieldToWrites()
 	it := &Iterator{s: s}
 	it.m.Bounds.Lower, it.m.Bounds.Upper = iterBounds(o)
 	s.snapMu.Lock()

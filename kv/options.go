@@ -135,8 +135,9 @@ type Options struct {
 	// Badger writes through memory-mapped files and the process dies
 	// (SIGBUS) when the filesystem cannot back a page: the Store stops
 	// before that (see the package doc, Full disks). Default (0):
-	// MemstoreSize (at most 8 MiB) + ValueLogFileSize/2 (16 MiB with the defaults), at
-	// most an eighth of the filesystem's size; negative: no checks.
+	// MemstoreSize (at most 8 MiB) + ValueLogFileSize/2 (16 MiB with the
+	// defaults), at most an eighth of the filesystem's size; negative: no
+	// checks.
 	Reserve int64
 	// Badger, if set, adjusts the Badger options Open derived from the
 	// fields above (for example a smaller MemTableSize) before opening.

@@ -35,7 +35,6 @@ func (sn *Snapshot) Get(key []byte) ([]byte, error) {
 	if sn.closed.Load() {
 		return nil, sn.errClosed()
 	}
-	sn.s.yieldToWrites()
 	return sn.s.get(key, sn.seq, true)
 }
 
@@ -47,7 +46,6 @@ func (sn *Snapshot) NewIterator(o IterOptions) *Iterator {
 		it.m.Fail(sn.errClosed())
 		return it
 	}
-	sn.s.yieldToWrites()
 	return sn.s.newIterator(o, sn.seq, true)
 }
 

@@ -69,11 +69,16 @@ type Store struct {
 	frozenTaken chan struct{}
 	// writers counts the writes in write (see logWAL).
 	writers atomic.Int64
-	// procs is GOMAXPROCS at Open; yielding counts the writes giving up
-	// their processor, yields the reads and writes that gave it up
-	// since Open (see yield).
-	procs            int64
-	yielding, yields atomic.Int64
+	// procs is GOMAXPROCS at Open; yields counts the reads and writes
+	// that gave up their processor since Open (see yield).
+	procs  int64
+	yields atomic.Int64
+	// yielding counts the writes giving up their processor (yield).
+	// Every read and Iterator step reads it, so it sits on a cache line
+	// of its own, apart from writers, which every write changes.
+	_        [56]byte
+	yielding atomic.Int64
+	_        [56]byte
 	// stalls counts write stalls (stall), stallTime their nanoseconds.
 	stalls, stallTime atomic.Int64
 	segs              []*segment.Segment // newest first (maxSeq descending)

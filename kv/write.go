@@ -164,7 +164,7 @@ func (s *Store) write(ops []wal.Op) error {
 	if p := s.ioErr.Load(); p != nil {
 		return fmt.Errorf("kv: store %q: writes stopped by a background failure: %w", s.opts.Prefix, *p)
 	}
-	if n := s.writers.Add(1); n > 1 && n > s.procs && !s.opts.SyncWrites {
+	if s.writers.Add(1) > s.procs && !s.opts.SyncWrites {
 		s.yield()
 	}
 	defer s.writers.Add(-1)
@@ -489,12 +489,12 @@ func (s *Store) frozenGone() {
 
 // Get returns a copy of key's newest value, or ErrNotFound.
 func (s *Store) Get(key []byte) ([]byte, error) {
-	s.yieldToWrites()
 	return s.get(key, 0, false)
 }
 
 // get reads key at the read point (or at rp when pinned).
 func (s *Store) get(key []byte, rp uint64, pinned bool) ([]byte, error) {
+	s.yieldToWrites() // before any lock
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed.Load() {
